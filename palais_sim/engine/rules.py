@@ -1,0 +1,694 @@
+"""The rules of Palais Royal as a state machine of decision points (RULES.md sections 2 to 7).
+
+``decision(state)`` describes the pending decision, ``apply(state, choice)`` checks a choice completely before it
+changes anything (an illegal choice raises :class:`IllegalChoice` and leaves the state untouched), applies it and
+runs every automatic step up to the next decision. A turn offers, in order:
+
+    cards(start) -> reinforce -> cards(move) -> move -> [mint, automatic] -> seals -> [office, automatic]
+    -> cards(recruit) -> recruit (one noble per decision, until the player stops) -> keep -> cards(end)
+
+A decision with nothing to decide (no playable card, zero reinforcement, no movement points, ...) is skipped.
+
+Choices:
+- setup: 9 counts (room order of ``board.ROOM_KEYS``) summing to 5;
+- cards: a sequence of card keys from the hand, played in that order (gold4 pays for later cards);
+- reinforce: ``(count, sources)``: servants to the Gate; ``sources`` names a room per servant beyond the supply;
+- move: a sequence of ``(from_room, to_room, count)`` transfers, each costing ``count * distance``;
+- seals: ``(king, madame, sources)``: new servants into the King's cabinet and Madame's room;
+- recruit: ``None`` to stop, or ``(field, wild_violet, wild_turquoise)``: the wild seals from two_seals cards;
+- keep: indices into the drawn cards to keep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from palais_sim.board import (
+    BACK,
+    CARDINAL,
+    GATE,
+    IS_EDGE,
+    KING,
+    MADAME,
+    MINT,
+    OFFICE,
+    PARADE,
+    PARK_NEIGHBOURS,
+    STAIRWAY,
+)
+from palais_sim.components import POINT_CARDS
+from palais_sim.engine.setup import SETUP_PLACEMENT
+from palais_sim.engine.state import (
+    EMPTY,
+    P_CARDS,
+    P_DIAGONAL,
+    P_KING,
+    P_MADAME,
+    P_MINT,
+    P_MOVE,
+    P_REINFORCE,
+    P_SERV1,
+    P_SERV3,
+    PH_ACTION3,
+    PH_CARDS,
+    PH_DRAW,
+    PH_END_TURN,
+    PH_KEEP,
+    PH_MOVE,
+    PH_OFFICE,
+    PH_OVER,
+    PH_RECRUIT,
+    PH_REINFORCE,
+    PH_SEALS,
+    PH_SETUP,
+    PHASE_NAMES,
+    PRIV_INDEX,
+    W_END,
+    W_MOVE,
+    W_RECRUIT,
+    W_START,
+    WINDOW_CARDS,
+    WINDOW_NAMES,
+    GameState,
+    servant_code,
+    sub_rng,
+)
+
+END_TRIGGER_NOBLES = 12
+
+
+class IllegalChoice(ValueError):
+    """A choice that the rules do not allow at the pending decision."""
+
+
+@dataclass(slots=True)
+class Decision:
+    """A pending decision: its kind, the seat (0-based) and what bounds the choice."""
+
+    kind: str
+    seat: int
+    window: str = ""  # cards: start, move, recruit or end
+    playable: tuple[str, ...] = ()  # cards: the hand's cards allowed in this window
+    max_count: int = 0  # setup: servants to place; reinforce: most servants to the Gate; keep: most cards
+    points: int = 0  # move: movement points
+    diagonal: bool = False  # move: diagonal moves allowed
+    king_max: int = 0  # seals: most new servants for the King's cabinet
+    madame_max: int = 0  # seals: most new servants for Madame
+    recruits_left: int = 0  # recruit: recruitments still allowed this turn
+    wild_seals: int = 0  # recruit: seals of either colour from two_seals cards, left this turn
+    drawn: tuple[str, ...] = ()  # keep: the cards drawn
+
+
+# ---------------------------------------------------------------------------------------------- queries
+
+
+def has_majority(state: GameState, seat: int, room: int) -> bool:
+    """Majority with the Cardinal tie-break; the all_majorities card gives it wherever the seat has a servant."""
+    counts = state.rooms[room]
+    mine = counts[seat]
+    if mine == 0:
+        return False
+    if state.all_maj and seat == state.current:
+        return True
+    best_other = 0
+    tied: list[int] = []
+    for other, c in enumerate(counts):
+        if other == seat:
+            continue
+        if c > best_other:
+            best_other = c
+            tied = [other]
+        elif c == best_other:
+            tied.append(other)
+    if mine > best_other:
+        return True
+    if mine < best_other:
+        return False
+    cardinal = state.rooms[CARDINAL]
+    my_cardinal = cardinal[seat]
+    return all(my_cardinal > cardinal[other] for other in tied)
+
+
+def recruit_cost(state: GameState, field: int) -> int:
+    """Gold to recruit the noble on ``field``: its cost less 1 per empty (or servant-held) neighbour field."""
+    noble = state.park[field]
+    if noble < 0:
+        raise IllegalChoice(f"field {field} holds no noble")
+    park = state.park
+    empty = 0
+    for f in PARK_NEIGHBOURS[field]:
+        if park[f] < 0:
+            empty += 1
+    cost = state.components.nobles[noble].gold - empty
+    return cost if cost > 0 else 0
+
+
+def reinforce_count(state: GameState, seat: int) -> int:
+    """Servants the seat may place on the Gate in action 1 (without the free_reinforce card)."""
+    n = state.rooms[PARADE][seat] + 2 * state.priv[seat][P_REINFORCE] + state.extra_reinforce
+    if has_majority(state, seat, PARADE):
+        n += 1
+    return n
+
+
+def movement_points(state: GameState, seat: int) -> int:
+    n = state.rooms[STAIRWAY][seat] + 2 * state.priv[seat][P_MOVE] + state.extra_move
+    if has_majority(state, seat, STAIRWAY):
+        n += 1
+    return n
+
+
+def mint_income(state: GameState, seat: int) -> int:
+    n = state.rooms[MINT][seat] + 2 * state.priv[seat][P_MINT]
+    if has_majority(state, seat, MINT):
+        n += 1
+    return n
+
+
+def can_recruit(state: GameState, seat: int, field: int, wild: int) -> bool:
+    """Whether the noble on ``field`` is affordable now (gold, seals with ``wild`` extra seals, an Office servant)."""
+    noble_idx = state.park[field]
+    if noble_idx < 0 or state.rooms[OFFICE][seat] == 0:
+        return False
+    noble = state.components.nobles[noble_idx]
+    short = max(0, noble.violet - state.rooms[MADAME][seat]) + max(
+        0, noble.turquoise - state.rooms[KING][seat]
+    )
+    return short <= wild and recruit_cost(state, field) <= state.gold[seat]
+
+
+def any_recruit(state: GameState, seat: int) -> bool:
+    return any(can_recruit(state, seat, f, state.wild) for f in range(36) if state.park[f] >= 0)
+
+
+def playable_cards(state: GameState, seat: int, window: int) -> tuple[str, ...]:
+    """Cards of the hand allowed in ``window`` that the seat can pay for now (gold4 counted as money)."""
+    hand = state.hands[seat]
+    if not hand:
+        return ()
+    allowed = WINDOW_CARDS[window]
+    prices = state.components.card_prices
+    money = state.gold[seat] + (4 * hand.count("gold4") if "gold4" in hand else 0)
+    return tuple(sorted(c for c in hand if c in allowed and prices[c] <= money))
+
+
+# ---------------------------------------------------------------------------------------------- the pending decision
+
+
+def decision(state: GameState) -> Decision:
+    """The decision the game waits for. Raises if the game is over."""
+    phase = state.phase
+    seat = state.current
+    if phase == PH_CARDS:
+        return Decision(
+            "cards",
+            seat,
+            window=WINDOW_NAMES[state.window],
+            playable=playable_cards(state, seat, state.window),
+        )
+    if phase == PH_REINFORCE:
+        return Decision("reinforce", seat, max_count=_reinforce_max(state, seat))
+    if phase == PH_MOVE:
+        return Decision(
+            "move", seat, points=movement_points(state, seat), diagonal=state.priv[seat][P_DIAGONAL] > 0
+        )
+    if phase == PH_SEALS:
+        king, madame = _seal_bonus(state, seat)
+        return Decision("seals", seat, king_max=king, madame_max=madame)
+    if phase == PH_RECRUIT:
+        return Decision("recruit", seat, recruits_left=state.recruits_left, wild_seals=state.wild)
+    if phase == PH_KEEP:
+        return Decision("keep", seat, max_count=state.keep_max, drawn=tuple(state.drawn))
+    if phase == PH_SETUP:
+        return Decision("setup", state.setup_seat, max_count=SETUP_PLACEMENT)
+    raise IllegalChoice("the game is over")
+
+
+def _reinforce_max(state: GameState, seat: int) -> int:
+    if state.free_reinforce:
+        # Any number: everything in the supply, then every servant in a room other than the Gate.
+        return state.supply[seat] + sum(state.rooms[r][seat] for r in range(1, 9))
+    return reinforce_count(state, seat)
+
+
+def _seal_bonus(state: GameState, seat: int) -> tuple[int, int]:
+    priv = state.priv[seat]
+    king = priv[P_KING] + (1 if has_majority(state, seat, KING) else 0)
+    madame = priv[P_MADAME] + (1 if has_majority(state, seat, MADAME) else 0)
+    return king, madame
+
+
+# ---------------------------------------------------------------------------------------------- apply
+
+
+def apply(state: GameState, choice: object) -> None:
+    """Check ``choice`` against the pending decision, apply it and advance to the next decision."""
+    phase = state.phase
+    if phase == PH_CARDS:
+        _apply_cards(state, choice)
+    elif phase == PH_REINFORCE:
+        _apply_reinforce(state, choice)
+    elif phase == PH_MOVE:
+        _apply_move(state, choice)
+    elif phase == PH_SEALS:
+        _apply_seals(state, choice)
+    elif phase == PH_RECRUIT:
+        _apply_recruit(state, choice)
+    elif phase == PH_KEEP:
+        _apply_keep(state, choice)
+    elif phase == PH_SETUP:
+        _apply_setup(state, choice)
+    else:
+        raise IllegalChoice("the game is over")
+
+
+def _ints(value: object, what: str) -> list[int]:
+    if not isinstance(value, list | tuple):
+        raise IllegalChoice(f"{what} must be a list, got {value!r}")
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise IllegalChoice(f"{what} must hold whole numbers, got {v!r}")
+    return list(value)
+
+
+def _take_new_servants(state: GameState, seat: int, count: int, sources: object, target: int) -> list[int]:
+    """Check where ``count`` new servants come from: the supply first, then one listed room per servant.
+
+    Returns the list of source rooms to take from (checked against the seat's servants); changes nothing.
+    """
+    sources_list = _ints(sources, "sources")
+    beyond = count - state.supply[seat]
+    need = beyond if beyond > 0 else 0
+    if len(sources_list) != need:
+        raise IllegalChoice(
+            f"{count} new servants with {state.supply[seat]} in supply need {need} source room(s), "
+            f"got {len(sources_list)}"
+        )
+    taken = [0] * 9
+    for room in sources_list:
+        if not 0 <= room < 9 or room == target:
+            raise IllegalChoice(f"source room {room} is not a room servants can come from here")
+        taken[room] += 1
+        if taken[room] > state.rooms[room][seat]:
+            raise IllegalChoice(f"not enough own servants in room {room} to take from")
+    return sources_list
+
+
+def _place_new_servants(state: GameState, seat: int, count: int, sources: list[int], target: int) -> None:
+    from_supply = count - len(sources)
+    state.supply[seat] -= from_supply
+    for room in sources:
+        state.rooms[room][seat] -= 1
+    state.rooms[target][seat] += count
+
+
+def _apply_setup(state: GameState, choice: object) -> None:
+    counts = _ints(choice, "setup placement")
+    seat = state.setup_seat
+    if len(counts) != 9 or any(c < 0 for c in counts) or sum(counts) != SETUP_PLACEMENT:
+        raise IllegalChoice(f"setup placement must be 9 non-negative counts summing to {SETUP_PLACEMENT}")
+    for room, c in enumerate(counts):
+        state.rooms[room][seat] += c
+    state.supply[seat] -= SETUP_PLACEMENT
+    state.setup_seat += 1
+    if state.setup_seat == state.n:
+        state.round = 1
+        state.current = 0
+        _begin_turn(state)
+        _advance(state)
+
+
+def _apply_cards(state: GameState, choice: object) -> None:
+    if not isinstance(choice, list | tuple):
+        raise IllegalChoice(f"cards to play must be a list of card keys, got {choice!r}")
+    seat = state.current
+    allowed = WINDOW_CARDS[state.window]
+    prices = state.components.card_prices
+    hand = state.hands[seat][:]
+    gold = state.gold[seat]
+    bank = state.bank
+    for card in choice:
+        if card not in allowed:
+            raise IllegalChoice(f"card {card!r} cannot be played in the {WINDOW_NAMES[state.window]} window")
+        if card not in hand:
+            raise IllegalChoice(f"card {card!r} is not in the hand")
+        price = prices[card]
+        if price > gold:
+            raise IllegalChoice(f"card {card!r} costs {price} gold, the seat has {gold}")
+        hand.remove(card)
+        gold -= price
+        if bank is not None:
+            bank += price
+        if card == "gold4":
+            gain = 4 if bank is None else min(4, bank)
+            gold += gain
+            if bank is not None:
+                bank -= gain
+    # Checked: now apply.
+    for card in choice:
+        state.hands[seat].remove(card)
+        if card in POINT_CARDS:
+            state.played_points[seat].append(card)
+        else:
+            state.discard.append(card)
+        if card == "all_majorities":
+            state.all_maj = True
+        elif card == "free_reinforce":
+            state.free_reinforce = True
+        elif card == "reinforce2_move6":
+            state.extra_reinforce += 2
+            state.extra_move += 6
+        elif card == "move5":
+            state.extra_move += 5
+        elif card == "move9":
+            state.extra_move += 9
+        elif card == "two_seals":
+            state.wild += 2
+    state.gold[seat] = gold
+    state.bank = bank
+    _close_window(state)
+    _advance(state)
+
+
+def _apply_reinforce(state: GameState, choice: object) -> None:
+    if isinstance(choice, int) and not isinstance(choice, bool):
+        count, sources = choice, ()
+    elif isinstance(choice, list | tuple) and len(choice) == 2:
+        count, sources = choice
+    else:
+        raise IllegalChoice(f"reinforce takes (count, sources), got {choice!r}")
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise IllegalChoice(f"reinforce count must be a whole number, got {count!r}")
+    seat = state.current
+    most = _reinforce_max(state, seat)
+    if not 0 <= count <= most:
+        raise IllegalChoice(f"reinforce count {count} is outside 0..{most}")
+    source_rooms = _take_new_servants(state, seat, count, sources, GATE)
+    _place_new_servants(state, seat, count, source_rooms, GATE)
+    state.phase = PH_CARDS
+    state.window = W_MOVE
+    _advance(state)
+
+
+def _apply_move(state: GameState, choice: object) -> None:
+    if not isinstance(choice, list | tuple):
+        raise IllegalChoice(f"moves must be a list of (from, to, count), got {choice!r}")
+    seat = state.current
+    points = movement_points(state, seat)
+    dist = state.layout.distances(state.priv[seat][P_DIAGONAL] > 0)
+    mine = [state.rooms[r][seat] for r in range(9)]
+    cost = 0
+    for move in choice:
+        if not isinstance(move, list | tuple) or len(move) != 3:
+            raise IllegalChoice(f"a move must be (from, to, count), got {move!r}")
+        src, dst, count = _ints(move, "move")
+        if not (0 <= src < 9 and 0 <= dst < 9) or src == dst or count < 1:
+            raise IllegalChoice(f"move {move!r} is not a move between two rooms")
+        if mine[src] < count:
+            raise IllegalChoice(f"move {move!r}: only {mine[src]} own servants in room {src}")
+        mine[src] -= count
+        mine[dst] += count
+        cost += count * dist[src][dst]
+    if cost > points:
+        raise IllegalChoice(f"moves cost {cost} movement points, the seat has {points}")
+    for r in range(9):
+        state.rooms[r][seat] = mine[r]
+    state.phase = PH_ACTION3
+    _advance(state)
+
+
+def _apply_seals(state: GameState, choice: object) -> None:
+    if not isinstance(choice, list | tuple) or len(choice) not in (2, 3):
+        raise IllegalChoice(f"seals takes (king, madame, sources), got {choice!r}")
+    king, madame = _ints(choice[:2], "seal servants")
+    sources = _ints(choice[2] if len(choice) == 3 else (), "sources")
+    seat = state.current
+    king_max, madame_max = _seal_bonus(state, seat)
+    if not (0 <= king <= king_max and 0 <= madame <= madame_max):
+        raise IllegalChoice(f"seals ({king}, {madame}) exceed the allowed ({king_max}, {madame_max})")
+    # The King's new servants come first (RULES.md Decision on the order of action 3).
+    supply = state.supply[seat]
+    king_sources = sources[: max(0, king - supply)]
+    madame_sources = sources[len(king_sources) :]
+    _take_new_servants(state, seat, king, king_sources, KING)
+    _place_new_servants(state, seat, king, king_sources, KING)
+    try:
+        _take_new_servants(state, seat, madame, madame_sources, MADAME)
+    except IllegalChoice:
+        # Undo the King's part so the state is untouched.
+        state.rooms[KING][seat] -= king
+        state.supply[seat] += king - len(king_sources)
+        for room in king_sources:
+            state.rooms[room][seat] += 1
+        raise
+    _place_new_servants(state, seat, madame, madame_sources, MADAME)
+    state.phase = PH_OFFICE
+    _advance(state)
+
+
+def _parse_recruit(choice: object, wild: int) -> tuple[int, int, int] | None:
+    if choice is None:
+        return None
+    if isinstance(choice, int) and not isinstance(choice, bool):
+        return choice, -1, -1
+    values = _ints(choice, "recruit")
+    if len(values) != 3:
+        raise IllegalChoice(f"recruit takes (field, wild_violet, wild_turquoise) or None, got {choice!r}")
+    return values[0], values[1], values[2]
+
+
+def default_wild_split(violet_short: int, turquoise_short: int, violet: int, turquoise: int, wild: int):
+    """Use wild seals for what the seat lacks first, then as many more as the noble asks (they lapse anyway)."""
+    wv, wt = violet_short, turquoise_short
+    spare = wild - wv - wt
+    extra_t = min(spare, turquoise - wt)
+    wt += extra_t
+    spare -= extra_t
+    wv += min(spare, violet - wv)
+    return wv, wt
+
+
+def _apply_recruit(state: GameState, choice: object) -> None:
+    parsed = _parse_recruit(choice, state.wild)
+    if parsed is None:
+        state.phase = PH_DRAW
+        _advance(state)
+        return
+    field, wv, wt = parsed
+    seat = state.current
+    if not 0 <= field < 36 or state.park[field] < 0:
+        raise IllegalChoice(f"field {field} holds no noble")
+    noble_idx = state.park[field]
+    noble = state.components.nobles[noble_idx]
+    king_have, madame_have = state.rooms[KING][seat], state.rooms[MADAME][seat]
+    if wv == -1:
+        wv, wt = default_wild_split(
+            max(0, noble.violet - madame_have),
+            max(0, noble.turquoise - king_have),
+            noble.violet,
+            noble.turquoise,
+            state.wild,
+        )
+    if wv < 0 or wt < 0 or wv > noble.violet or wt > noble.turquoise or wv + wt > state.wild:
+        raise IllegalChoice(
+            f"wild seals ({wv}, {wt}) do not fit noble {noble.id} with {state.wild} wild seals"
+        )
+    if noble.violet - wv > madame_have or noble.turquoise - wt > king_have:
+        raise IllegalChoice(f"not enough seals for noble {noble.id}")
+    if state.recruits_left < 1 or state.rooms[OFFICE][seat] < 1:
+        raise IllegalChoice("no Office servant left to recruit with")
+    cost = recruit_cost(state, field)
+    if cost > state.gold[seat]:
+        raise IllegalChoice(f"noble {noble.id} costs {cost} gold, the seat has {state.gold[seat]}")
+    # Pay: the Office servant and the seal servants return to the supply, then the edge servant leaves it.
+    rooms = state.rooms
+    rooms[OFFICE][seat] -= 1
+    rooms[MADAME][seat] -= noble.violet - wv
+    rooms[KING][seat] -= noble.turquoise - wt
+    state.supply[seat] += 1 + (noble.violet - wv) + (noble.turquoise - wt)
+    state.wild -= wv + wt
+    state.gold[seat] -= cost
+    if state.bank is not None:
+        state.bank += cost
+    edge = IS_EDGE[field]
+    if edge:
+        state.park[field] = servant_code(seat)
+        state.supply[seat] -= 1
+    else:
+        state.park[field] = EMPTY
+    state.nobles_left -= 1
+    state.nobles[seat].append(noble_idx)
+    state.recruit_log.append((seat, noble_idx, field, state.round, cost, edge))
+    state.recruits_left -= 1
+    if noble.privilege is not None:
+        p = PRIV_INDEX[noble.privilege]
+        state.priv[seat][p] += 1
+        if p in (P_SERV1, P_SERV3):
+            gain = min(1 if p == P_SERV1 else 3, state.general[seat])
+            state.general[seat] -= gain
+            state.supply[seat] += gain
+    _advance(state)
+
+
+def _apply_keep(state: GameState, choice: object) -> None:
+    picks = _ints(choice, "cards to keep")
+    drawn = state.drawn
+    if len(set(picks)) != len(picks) or any(not 0 <= i < len(drawn) for i in picks):
+        raise IllegalChoice(f"keep indices {picks} do not name distinct drawn cards (0..{len(drawn) - 1})")
+    if len(picks) > state.keep_max:
+        raise IllegalChoice(
+            f"keeping {len(picks)} cards needs as many Back entrance servants ({state.keep_max})"
+        )
+    seat = state.current
+    chosen = set(picks)
+    for i, card in enumerate(drawn):
+        if i in chosen:
+            state.hands[seat].append(card)
+        else:
+            state.discard.append(card)
+    state.rooms[BACK][seat] -= len(picks)
+    state.supply[seat] += len(picks)
+    state.drawn = []
+    state.phase, state.window = PH_CARDS, W_END
+    _advance(state)
+
+
+# ---------------------------------------------------------------------------------------------- automatic steps
+
+
+def _advance(state: GameState) -> None:
+    """Run automatic steps until a decision with a real choice is pending or the game is over.
+
+    A decision with nothing to decide is skipped. This is a loop, not recursion: whole turns may pass without a
+    single decision (no cards, no servants in the Parade ground or the Stairway, nothing to recruit).
+    """
+    while True:
+        phase = state.phase
+        seat = state.current
+        if phase == PH_CARDS:
+            if state.hands[seat] and playable_cards(state, seat, state.window):
+                return
+            _close_window(state)
+        elif phase == PH_REINFORCE:
+            if _reinforce_max(state, seat) > 0:
+                return
+            state.phase, state.window = PH_CARDS, W_MOVE
+        elif phase == PH_MOVE:
+            if movement_points(state, seat) > 0:
+                return
+            state.phase = PH_ACTION3
+        elif phase == PH_ACTION3:
+            # Action 3a (mint) is automatic: gold is never worth refusing. Then the seals decision, if any.
+            income = mint_income(state, seat)
+            if income:
+                _gain_gold(state, seat, income)
+            king, madame = _seal_bonus(state, seat)
+            if king or madame:
+                state.phase = PH_SEALS
+                return
+            state.phase = PH_OFFICE
+        elif phase == PH_OFFICE:
+            # Action 3c: count the Office servants; then the recruit card window and action 4.
+            state.recruits_left = state.rooms[OFFICE][seat]
+            if state.recruits_left > 0:
+                state.phase, state.window = PH_CARDS, W_RECRUIT
+            else:
+                state.phase = PH_DRAW
+        elif phase == PH_RECRUIT:
+            if state.recruits_left > 0 and any_recruit(state, seat):
+                return
+            state.phase = PH_DRAW
+        elif phase == PH_DRAW:
+            if _start_draw(state):
+                return
+            state.phase, state.window = PH_CARDS, W_END
+        elif phase == PH_END_TURN:
+            _end_turn(state)
+        else:  # a pending decision (setup, seals, keep) or the end of the game
+            return
+
+
+def _close_window(state: GameState) -> None:
+    """Move on from a card window to the action it precedes."""
+    window = state.window
+    if window == W_START:
+        state.phase = PH_REINFORCE
+    elif window == W_MOVE:
+        state.phase = PH_MOVE
+    elif window == W_RECRUIT:
+        state.phase = PH_RECRUIT
+    else:
+        state.phase = PH_END_TURN
+
+
+def _begin_turn(state: GameState) -> None:
+    if state.current == 0 and not state.final_round and state.nobles_left <= END_TRIGGER_NOBLES:
+        state.final_round = True
+    state.reset_turn()
+    state.turn_no += 1
+    state.phase, state.window = PH_CARDS, W_START
+
+
+def _end_turn(state: GameState) -> None:
+    state.current += 1
+    if state.current == state.n:
+        state.current = 0
+        if state.final_round:
+            _finish(state, finished=True)
+            return
+        if state.round >= state.options.max_rounds:
+            _finish(state, finished=False)
+            return
+        state.round += 1
+    _begin_turn(state)
+
+
+def _finish(state: GameState, finished: bool) -> None:
+    state.over = True
+    state.finished = finished
+    state.phase = PH_OVER
+    state.reset_turn()
+
+
+def _gain_gold(state: GameState, seat: int, amount: int) -> None:
+    if state.bank is not None:
+        amount = min(amount, state.bank)
+        state.bank -= amount
+    state.gold[seat] += amount
+
+
+def _draw_card(state: GameState) -> str | None:
+    if not state.deck:
+        if not state.discard:
+            return None
+        state.shuffles += 1
+        state.deck = state.discard
+        state.discard = []
+        sub_rng(state.seed, f"shuffle:{state.shuffles}").shuffle(state.deck)
+    return state.deck.pop(0)
+
+
+def _start_draw(state: GameState) -> bool:
+    """Action 5: draw 1 card per Back entrance servant, +3 per cards_plus3 noble. True if there is a keep
+    decision (cards were drawn)."""
+    seat = state.current
+    back = state.rooms[BACK][seat]
+    if back == 0:
+        return False
+    count = back + 3 * state.priv[seat][P_CARDS]
+    drawn: list[str] = []
+    for _ in range(count):
+        card = _draw_card(state)
+        if card is None:
+            break
+        drawn.append(card)
+    if not drawn:
+        return False
+    state.drawn = drawn
+    state.keep_max = back
+    state.phase = PH_KEEP
+    return True
+
+
+def phase_name(state: GameState) -> str:
+    return PHASE_NAMES[state.phase]

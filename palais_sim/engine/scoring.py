@@ -1,0 +1,96 @@
+"""Final scoring (RULES.md section 8): nobles, point cards, unplayed cards, the four park rows, the winners."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from palais_sim.board import CARDINAL, PARK_ROWS
+from palais_sim.components import POINT_CARDS
+from palais_sim.engine.state import GameState, servant_code
+
+UNPLAYED_CARD_CAP = 6
+ROW_FIRST, ROW_SECOND, ROW_SHARED_FIRST = 6, 2, 2
+
+
+@dataclass(frozen=True)
+class SeatScore:
+    seat: int  # 0-based
+    nobles: int
+    cards_played: int
+    cards_unplayed: int
+    park: int
+    cardinal: int
+
+    @property
+    def total(self) -> int:
+        return self.nobles + self.cards_played + self.cards_unplayed + self.park
+
+
+def row_points(strengths: list[int]) -> list[int]:
+    """Points of one edge row from each seat's strength: 6 for the strongest, 2 for the second;
+    tied first each get 2 and nobody scores second; tied second get nothing; strength 0 scores nothing."""
+    points = [0] * len(strengths)
+    top = max(strengths)
+    if top == 0:
+        return points
+    leaders = [s for s, v in enumerate(strengths) if v == top]
+    if len(leaders) > 1:
+        for s in leaders:
+            points[s] = ROW_SHARED_FIRST
+        return points
+    points[leaders[0]] = ROW_FIRST
+    rest = [v for s, v in enumerate(strengths) if s != leaders[0]]
+    second = max(rest) if rest else 0
+    if second > 0:
+        seconds = [s for s, v in enumerate(strengths) if v == second]
+        if len(seconds) == 1:
+            points[seconds[0]] = ROW_SECOND
+    return points
+
+
+def park_points(state: GameState) -> list[int]:
+    x2 = state.components.x2_fields
+    park = state.park
+    totals = [0] * state.n
+    for fields in PARK_ROWS.values():
+        strengths = [0] * state.n
+        for f in fields:
+            code = park[f]
+            if code <= -2:
+                strengths[-2 - code] += 2 if f in x2 else 1
+        for seat, p in enumerate(row_points(strengths)):
+            totals[seat] += p
+    return totals
+
+
+def row_strengths(state: GameState, row: str) -> list[int]:
+    """Each seat's strength in one edge row (x2 fields count double)."""
+    x2 = state.components.x2_fields
+    return [
+        sum((2 if f in x2 else 1) for f in PARK_ROWS[row] if state.park[f] == servant_code(seat))
+        for seat in range(state.n)
+    ]
+
+
+def final_scores(state: GameState) -> list[SeatScore]:
+    nobles = state.components.nobles
+    park = park_points(state)
+    return [
+        SeatScore(
+            seat=seat,
+            nobles=sum(nobles[i].points for i in state.nobles[seat]),
+            cards_played=sum(POINT_CARDS[c] for c in state.played_points[seat]),
+            cards_unplayed=min(UNPLAYED_CARD_CAP, len(state.hands[seat])),
+            park=park[seat],
+            cardinal=state.rooms[CARDINAL][seat],
+        )
+        for seat in range(state.n)
+    ]
+
+
+def winners(scores: list[SeatScore]) -> list[int]:
+    """Most points wins; ties go to most servants in the Cardinal; still tied, the win is shared."""
+    best = max(s.total for s in scores)
+    tied = [s for s in scores if s.total == best]
+    most_cardinal = max(s.cardinal for s in tied)
+    return [s.seat for s in tied if s.cardinal == most_cardinal]

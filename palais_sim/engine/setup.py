@@ -1,0 +1,90 @@
+"""Setup (RULES.md section 3): park, layout, deck, servants and start gold, from one seed."""
+
+from __future__ import annotations
+
+from palais_sim.board import PARADE, PARK_SIZE, STAIRWAY, parse_layout, random_layout_code
+from palais_sim.components import ComponentSet
+from palais_sim.engine.state import PH_SETUP, GameState, RuleOptions, sub_rng
+
+SERVANTS_PER_COLOUR = 25
+PLAYER_SERVANTS = 18
+START_STAIRWAY = 3
+START_PARADE = 2
+SETUP_PLACEMENT = 5
+
+
+class SetupError(ValueError):
+    """Rule options that cannot start a game."""
+
+
+def resolve_layout(options: RuleOptions, components: ComponentSet, seed: int) -> str:
+    """The layout code for a game: random per game (from the seed), the set's first-game layout, or a code."""
+    spec = options.layout.strip()
+    if spec.lower() == "random":
+        return random_layout_code(sub_rng(seed, "layout"))
+    if spec.lower() in ("first-game", "first_game", "firstgame"):
+        return components.first_game_layout
+    return parse_layout(spec).code
+
+
+def start_gold(players: int) -> list[int]:
+    """Seat 1 gets 0 gold, seat 2 gets 1, and so on."""
+    return list(range(players))
+
+
+def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameState:
+    """A game at its first decision: seat 1 placing its five setup servants.
+
+    Each random element has its own stream derived from the seed, so the park of a seed stays the same whatever
+    the layout option, which makes A/B comparisons of rule options paired.
+    """
+    n = options.players
+    if not 2 <= n <= 4:
+        raise SetupError(f"players must be 2, 3 or 4, got {n}")
+    if options.max_rounds < 1:
+        raise SetupError(f"max_rounds must be at least 1, got {options.max_rounds}")
+    gold = start_gold(n)
+    if options.gold_limit is not None and options.gold_limit < sum(gold):
+        raise SetupError(f"gold_limit {options.gold_limit} is less than the start gold {sum(gold)}")
+
+    order = list(range(len(components.nobles)))
+    sub_rng(seed, "park").shuffle(order)
+    deck = components.deck()
+    sub_rng(seed, "deck").shuffle(deck)
+
+    state = GameState.__new__(GameState)
+    state.components = components
+    state.options = options
+    state.layout = parse_layout(resolve_layout(options, components, seed))
+    state.seed = seed
+    state.n = n
+    state.rooms = [[0] * n for _ in range(9)]
+    for seat in range(n):
+        state.rooms[STAIRWAY][seat] = START_STAIRWAY
+        state.rooms[PARADE][seat] = START_PARADE
+    state.supply = [PLAYER_SERVANTS - START_STAIRWAY - START_PARADE] * n
+    state.general = [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * n
+    state.gold = gold
+    state.bank = None if options.gold_limit is None else options.gold_limit - sum(gold)
+    state.park = order[:PARK_SIZE]
+    state.box = order[PARK_SIZE:]
+    state.nobles_left = PARK_SIZE
+    state.nobles = [[] for _ in range(n)]
+    state.priv = [[0] * 9 for _ in range(n)]
+    state.hands = [[] for _ in range(n)]
+    state.played_points = [[] for _ in range(n)]
+    state.deck = deck
+    state.discard = []
+    state.shuffles = 0
+    state.round = 0
+    state.current = 0
+    state.final_round = False
+    state.finished = False
+    state.over = False
+    state.turn_no = 0
+    state.phase = PH_SETUP
+    state.window = 0
+    state.setup_seat = 0
+    state.recruit_log = []
+    state.reset_turn()
+    return state
