@@ -82,9 +82,7 @@ class ComponentSet:
 @lru_cache(maxsize=64)
 def _content_hash(components: ComponentSet) -> str:
     payload = {
-        "nobles": [
-            [n.id, n.gold, n.violet, n.turquoise, n.points, n.privilege or ""] for n in components.nobles
-        ],
+        "nobles": [[n.id, n.gold, n.violet, n.turquoise, n.points, n.privilege or ""] for n in components.nobles],
         "prices": [components.card_prices[k] for k in CARD_KEYS],
         "copies": components.card_copies,
         "x2": sorted(components.x2_fields),

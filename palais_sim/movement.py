@@ -96,9 +96,7 @@ def _successive_shortest_paths(
             flow[i][j] += amount if forward else -amount
         left[path[-1][0]] -= amount
         need[sink] -= amount
-    transfers = [
-        (surplus[i][0], deficit[j][0], flow[i][j]) for i in range(ns) for j in range(nd) if flow[i][j] > 0
-    ]
+    transfers = [(surplus[i][0], deficit[j][0], flow[i][j]) for i in range(ns) for j in range(nd) if flow[i][j] > 0]
     return sum(c * dist[s][d] for s, d, c in transfers), transfers
 
 

@@ -74,11 +74,7 @@ class GreedyStrategy:
 
     def noble_ratio(self, view: PlayerView, field: int) -> float:
         noble = view.components.nobles[view.park[field]]
-        cost = (
-            1.0
-            + self.gold_weight * view.recruit_cost(field)
-            + self.seal_weight * (noble.violet + noble.turquoise)
-        )
+        cost = 1.0 + self.gold_weight * view.recruit_cost(field) + self.seal_weight * (noble.violet + noble.turquoise)
         return self.noble_value(view, field) / cost
 
     # ------------------------------------------------------------------ decisions
@@ -177,11 +173,7 @@ class GreedyStrategy:
         )
         for field in ranked[:6]:
             noble = view.components.nobles[view.park[field]]
-            need = (
-                max(0, 1 - mine[OFFICE])
-                + max(0, noble.turquoise - mine[KING])
-                + max(0, noble.violet - mine[MADAME])
-            )
+            need = max(0, 1 - mine[OFFICE]) + max(0, noble.turquoise - mine[KING]) + max(0, noble.violet - mine[MADAME])
             if need == 0:
                 return field
             spare = mine[GATE]

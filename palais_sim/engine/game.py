@@ -96,9 +96,7 @@ def run_to_end(
         try:
             rules.apply(state, choice)
         except IllegalChoice as exc:
-            raise StrategyError(
-                names[dec.seat], dec.seat, dec, state.seed, f"illegal choice: {exc}"
-            ) from None
+            raise StrategyError(names[dec.seat], dec.seat, dec, state.seed, f"illegal choice: {exc}") from None
         if observer is not None:
             observer(before, dec, choice)
         decision_no += 1
@@ -131,9 +129,7 @@ def play_game(
 ) -> GameResult:
     """Set up a game from ``seed`` and play it to the end."""
     if len(strategies) != options.players:
-        raise ValueError(
-            f"{options.players} players need {options.players} strategies, got {len(strategies)}"
-        )
+        raise ValueError(f"{options.players} players need {options.players} strategies, got {len(strategies)}")
     state = new_game(components, options, seed)
     decisions = run_to_end(state, strategies, observer)
     return result_of(state, strategies, decisions)

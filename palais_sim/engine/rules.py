@@ -171,9 +171,7 @@ def can_recruit(state: GameState, seat: int, field: int, wild: int) -> bool:
     if noble_idx < 0 or state.rooms[OFFICE][seat] == 0:
         return False
     noble = state.components.nobles[noble_idx]
-    short = max(0, noble.violet - state.rooms[MADAME][seat]) + max(
-        0, noble.turquoise - state.rooms[KING][seat]
-    )
+    short = max(0, noble.violet - state.rooms[MADAME][seat]) + max(0, noble.turquoise - state.rooms[KING][seat])
     return short <= wild and recruit_cost(state, field) <= state.gold[seat]
 
 
@@ -209,9 +207,7 @@ def decision(state: GameState) -> Decision:
     if phase == PH_REINFORCE:
         return Decision("reinforce", seat, max_count=_reinforce_max(state, seat))
     if phase == PH_MOVE:
-        return Decision(
-            "move", seat, points=movement_points(state, seat), diagonal=state.priv[seat][P_DIAGONAL] > 0
-        )
+        return Decision("move", seat, points=movement_points(state, seat), diagonal=state.priv[seat][P_DIAGONAL] > 0)
     if phase == PH_SEALS:
         king, madame = _seal_bonus(state, seat)
         return Decision("seals", seat, king_max=king, madame_max=madame)
@@ -490,9 +486,7 @@ def _apply_recruit(state: GameState, choice: object) -> None:
             state.wild,
         )
     if wv < 0 or wt < 0 or wv > noble.violet or wt > noble.turquoise or wv + wt > state.wild:
-        raise IllegalChoice(
-            f"wild seals ({wv}, {wt}) do not fit noble {noble.id} with {state.wild} wild seals"
-        )
+        raise IllegalChoice(f"wild seals ({wv}, {wt}) do not fit noble {noble.id} with {state.wild} wild seals")
     if noble.violet - wv > madame_have or noble.turquoise - wt > king_have:
         raise IllegalChoice(f"not enough seals for noble {noble.id}")
     if state.recruits_left < 1 or state.rooms[OFFICE][seat] < 1:
@@ -536,9 +530,7 @@ def _apply_keep(state: GameState, choice: object) -> None:
     if len(set(picks)) != len(picks) or any(not 0 <= i < len(drawn) for i in picks):
         raise IllegalChoice(f"keep indices {picks} do not name distinct drawn cards (0..{len(drawn) - 1})")
     if len(picks) > state.keep_max:
-        raise IllegalChoice(
-            f"keeping {len(picks)} cards needs as many Back entrance servants ({state.keep_max})"
-        )
+        raise IllegalChoice(f"keeping {len(picks)} cards needs as many Back entrance servants ({state.keep_max})")
     seat = state.current
     chosen = set(picks)
     for i, card in enumerate(drawn):

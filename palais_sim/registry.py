@@ -1,0 +1,145 @@
+"""Load strategies by name: built-ins (``greedy``), the user's own (``package.module:Class``), with parameters
+(``greedy:gold_weight=0.5,edge_bonus=2``). Every error says what is available."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+
+from strategies import BUILTINS
+
+
+class StrategySpecError(ValueError):
+    """A strategy name, class or parameter that cannot be used; the message lists what is available."""
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A parsed strategy spec: what to load and with which parameters."""
+
+    text: str
+    target: str  # "module:Class"
+    params: dict[str, object]
+
+    @property
+    def label(self) -> str:
+        """The name shown in results: the spec as written, so two parameterisations stay apart."""
+        return self.text
+
+
+def split_strategy_list(text: str) -> list[str]:
+    """Split ``a,b:x=1,y=2,c`` into ``["a", "b:x=1,y=2", "c"]``: a ``key=value`` item belongs to the spec before."""
+    specs: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        if "=" in item and ":" not in item.split("=", 1)[0] and specs:
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    if not specs:
+        raise StrategySpecError(f"no strategies in {text!r}; available: {', '.join(sorted(BUILTINS))}")
+    return specs
+
+
+def parse_spec(text: str) -> StrategySpec:
+    text = text.strip()
+    name, params_text = text, ""
+    if ":" in text:
+        head, rest = text.split(":", 1)
+        if head in BUILTINS:
+            name, params_text = head, rest
+        else:
+            # module:Class or module:Class:params
+            cls_part, _, params_text = rest.partition(":")
+            name = f"{head}:{cls_part}"
+    if name in BUILTINS:
+        target = BUILTINS[name]
+    elif ":" in name:
+        target = name
+    else:
+        raise StrategySpecError(
+            f"unknown strategy {name!r}; built-ins: {', '.join(sorted(BUILTINS))} (or your own as package.module:Class)"
+        )
+    params: dict[str, object] = {}
+    for item in filter(None, (p.strip() for p in params_text.split(","))):
+        if "=" not in item:
+            raise StrategySpecError(f"strategy {text!r}: parameter {item!r} must be written key=value")
+        key, value = (s.strip() for s in item.split("=", 1))
+        params[key] = value
+    return StrategySpec(text=text, target=target, params=params)
+
+
+def strategy_class(target: str) -> type:
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise StrategySpecError(f"cannot import strategy module {module_name!r}: {exc}") from None
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise StrategySpecError(f"module {module_name!r} has no class {class_name!r}")
+    if not callable(getattr(cls, "choose", None)):
+        raise StrategySpecError(f"{target} does not satisfy the Strategy protocol: it needs a choose(view, decision)")
+    return cls
+
+
+def strategy_parameters(cls: type) -> dict[str, object]:
+    """The keyword parameters of a strategy class with their defaults."""
+    sig = inspect.signature(cls.__init__)
+    return {
+        name: p.default
+        for name, p in sig.parameters.items()
+        if name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is not p.empty
+    }
+
+
+def _convert(value: object, default: object, where: str) -> object:
+    if not isinstance(value, str):
+        return value
+    try:
+        if isinstance(default, bool):
+            if value.lower() in ("1", "true", "yes", "on"):
+                return True
+            if value.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+    except ValueError:
+        raise StrategySpecError(f"{where}: {value!r} is not a valid {type(default).__name__}") from None
+    return value
+
+
+def load_strategy(text: str):
+    """An instance of the strategy ``text`` names, its ``name`` set to the spec as written."""
+    spec = parse_spec(text)
+    cls = strategy_class(spec.target)
+    known = strategy_parameters(cls)
+    kwargs = {}
+    for key, value in spec.params.items():
+        if key not in known:
+            available = ", ".join(f"{k}={v}" for k, v in known.items()) or "none"
+            raise StrategySpecError(f"strategy {spec.text!r}: unknown parameter {key!r}; parameters: {available}")
+        kwargs[key] = _convert(value, known[key], f"strategy {spec.text!r} parameter {key!r}")
+    try:
+        instance = cls(**kwargs)
+    except Exception as exc:  # noqa: BLE001 - a user's class may raise anything on bad parameters
+        raise StrategySpecError(f"strategy {spec.text!r} could not be created: {exc}") from None
+    try:
+        instance.name = spec.label
+    except AttributeError:
+        pass
+    return instance
+
+
+def load_strategies(text: str, players: int | None = None) -> list:
+    specs = split_strategy_list(text)
+    if players is not None and len(specs) == 1:
+        specs = specs * players
+    if players is not None and len(specs) != players:
+        raise StrategySpecError(f"{players} players need {players} strategies (or one for all), got {len(specs)}")
+    return [load_strategy(s) for s in specs]

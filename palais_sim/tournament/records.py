@@ -1,0 +1,165 @@
+"""The run's tables: one schema, defined here only, and the conversion of a game result into rows.
+
+Schema changes bump ``SCHEMA_VERSION``; the run manifest records it, and analytics check it.
+Seats are 1-based in every table.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from palais_sim.engine.game import GameResult
+
+SCHEMA_VERSION = 1
+
+GAMES_SCHEMA: dict[str, pl.DataType] = {
+    "game": pl.Int64(),  # index of the game in the run
+    "seed": pl.UInt64(),  # the game's seed, derived from the root seed and the game index
+    "group": pl.Int64(),  # seat-rotation group: one setup seed played in every rotation
+    "rotation": pl.Int8(),  # which rotation of the group (0 = the matchup as listed)
+    "players": pl.Int8(),
+    "matchup": pl.String(),  # strategies in seat order, comma-separated
+    "layout": pl.String(),  # the room layout code, e.g. PMS/KGD/COB
+    "components": pl.String(),  # component-set hash
+    "rounds": pl.Int16(),
+    "finished": pl.Boolean(),
+    "error": pl.String(),  # null, or the message of a failed game
+    "winners": pl.List(pl.Int8()),  # winning seats (several for a shared win)
+    "decisions": pl.Int32(),
+}
+
+SEATS_SCHEMA: dict[str, pl.DataType] = {
+    "game": pl.Int64(),
+    "group": pl.Int64(),
+    "seat": pl.Int8(),
+    "strategy": pl.String(),
+    "total": pl.Int16(),
+    "nobles_points": pl.Int16(),
+    "cards_played": pl.Int16(),  # points of played point cards
+    "cards_unplayed": pl.Int16(),  # points for cards left in hand (at most 6)
+    "park": pl.Int16(),  # points from the four park rows
+    "rank": pl.Int8(),  # 1 = best; tied totals share the better rank (Cardinal not applied)
+    "win": pl.Float64(),  # 1, 1/k for a win shared by k seats, or 0
+    "cardinal": pl.Int8(),  # servants in the Cardinal at the end
+    "gold": pl.Int16(),  # gold left at the end
+    "nobles_taken": pl.Int16(),
+    "start_gold": pl.Int8(),
+    "servants_in_park": pl.Int8(),
+    "hand_size": pl.Int8(),
+}
+
+RECRUITS_SCHEMA: dict[str, pl.DataType] = {
+    "game": pl.Int64(),
+    "seat": pl.Int8(),
+    "strategy": pl.String(),
+    "noble": pl.String(),  # noble id, e.g. N17
+    "field": pl.Int8(),  # park field 0..35
+    "round": pl.Int16(),
+    "gold_paid": pl.Int16(),
+    "base_cost": pl.Int16(),  # the noble's printed gold cost
+    "edge": pl.Boolean(),  # taken from an edge field (a servant was placed)
+    "order": pl.Int16(),  # 0-based order of recruitment in the game
+}
+
+TABLES: dict[str, dict[str, pl.DataType]] = {
+    "games": GAMES_SCHEMA,
+    "seats": SEATS_SCHEMA,
+    "recruits": RECRUITS_SCHEMA,
+}
+
+
+def ranks(totals: list[int]) -> list[int]:
+    """Competition ranks: 1 for the best total, tied totals share the better rank."""
+    return [1 + sum(1 for other in totals if other > t) for t in totals]
+
+
+def result_rows(
+    result: GameResult, game: int, group: int, rotation: int, components_hash: str
+) -> tuple[dict, list[dict], list[dict]]:
+    """One game's row, its seat rows and its recruit rows."""
+    state = result.final_state
+    assert state is not None
+    nobles = state.components.nobles
+    totals = [s.total for s in result.scores]
+    seat_ranks = ranks(totals)
+    share = 1.0 / len(result.winners)
+    game_row = {
+        "game": game,
+        "seed": result.seed,
+        "group": group,
+        "rotation": rotation,
+        "players": result.players,
+        "matchup": ",".join(result.strategies),
+        "layout": result.layout,
+        "components": components_hash,
+        "rounds": result.rounds,
+        "finished": result.finished,
+        "error": None,
+        "winners": [w + 1 for w in result.winners],
+        "decisions": result.decisions,
+    }
+    seat_rows = [
+        {
+            "game": game,
+            "group": group,
+            "seat": s.seat + 1,
+            "strategy": result.strategies[s.seat],
+            "total": s.total,
+            "nobles_points": s.nobles,
+            "cards_played": s.cards_played,
+            "cards_unplayed": s.cards_unplayed,
+            "park": s.park,
+            "rank": seat_ranks[s.seat],
+            "win": share if s.seat in result.winners else 0.0,
+            "cardinal": s.cardinal,
+            "gold": state.gold[s.seat],
+            "nobles_taken": len(state.nobles[s.seat]),
+            "start_gold": s.seat,
+            "servants_in_park": state.servants_in_park(s.seat),
+            "hand_size": len(state.hands[s.seat]),
+        }
+        for s in result.scores
+    ]
+    recruit_rows = [
+        {
+            "game": game,
+            "seat": seat + 1,
+            "strategy": result.strategies[seat],
+            "noble": nobles[noble].id,
+            "field": field,
+            "round": rnd,
+            "gold_paid": paid,
+            "base_cost": nobles[noble].gold,
+            "edge": edge,
+            "order": order,
+        }
+        for order, (seat, noble, field, rnd, paid, edge) in enumerate(result.recruits)
+    ]
+    return game_row, seat_rows, recruit_rows
+
+
+def failed_game_row(
+    game: int, seed: int, group: int, rotation: int, players: int, matchup: list[str], layout: str,
+    components_hash: str, error: str,
+) -> dict:  # fmt: skip
+    """The row of a game that failed: it keeps the seed and the error so it can be replayed."""
+    return {
+        "game": game,
+        "seed": seed,
+        "group": group,
+        "rotation": rotation,
+        "players": players,
+        "matchup": ",".join(matchup),
+        "layout": layout,
+        "components": components_hash,
+        "rounds": 0,
+        "finished": False,
+        "error": error,
+        "winners": [],
+        "decisions": 0,
+    }
+
+
+def frame(rows: list[dict], table: str) -> pl.DataFrame:
+    """Rows as a DataFrame cast to the table's schema (empty tables keep their columns)."""
+    return pl.DataFrame(rows, schema=TABLES[table], orient="row") if rows else pl.DataFrame(schema=TABLES[table])
