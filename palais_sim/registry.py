@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 from dataclasses import dataclass
@@ -129,10 +130,8 @@ def load_strategy(text: str):
         instance = cls(**kwargs)
     except Exception as exc:  # noqa: BLE001 - a user's class may raise anything on bad parameters
         raise StrategySpecError(f"strategy {spec.text!r} could not be created: {exc}") from None
-    try:
+    with contextlib.suppress(AttributeError):
         instance.name = spec.label
-    except AttributeError:
-        pass
     return instance
 
 
