@@ -11,7 +11,7 @@ from palais_sim.engine import rules
 from palais_sim.engine.rules import Decision, IllegalChoice
 from palais_sim.engine.scoring import SeatScore, final_scores, winners
 from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import GameState, RuleOptions
+from palais_sim.engine.state import PH_TURN_START, GameState, RuleOptions
 from palais_sim.strategy import PlayerView, Strategy
 
 
@@ -71,20 +71,28 @@ class GameResult:
 
 
 Observer = Callable[[GameState, Decision, object], None]
+TurnHook = Callable[[GameState], None]
 
 
 def run_to_end(
     state: GameState,
     strategies: Sequence[Strategy],
     observer: Observer | None = None,
+    on_turn_start: TurnHook | None = None,
 ) -> int:
     """Play ``state`` to the end in place; returns the number of decisions made.
 
-    ``observer(state_before, decision, choice)`` sees every accepted decision (replay logs, turn accounts).
+    ``observer(state_before, decision, choice)`` sees every accepted decision (replay logs, turn accounts);
+    ``on_turn_start(state)`` sees the state before every turn (position export).
     """
     names = [getattr(s, "name", type(s).__name__) for s in strategies]
     decision_no = 0
+    state.pause_at_turn = on_turn_start is not None
     while not state.over:
+        if state.phase == PH_TURN_START:
+            on_turn_start(state)  # type: ignore[misc]
+            rules.resume_turn(state)
+            continue
         dec = rules.decision(state)
         strategy = strategies[dec.seat]
         try:

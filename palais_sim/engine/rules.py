@@ -61,6 +61,7 @@ from palais_sim.engine.state import (
     PH_REINFORCE,
     PH_SEALS,
     PH_SETUP,
+    PH_TURN_START,
     PHASE_NAMES,
     PRIV_INDEX,
     W_END,
@@ -217,6 +218,8 @@ def decision(state: GameState) -> Decision:
         return Decision("keep", seat, max_count=state.keep_max, drawn=tuple(state.drawn))
     if phase == PH_SETUP:
         return Decision("setup", state.setup_seat, max_count=SETUP_PLACEMENT)
+    if phase == PH_TURN_START:
+        raise IllegalChoice("the game is paused before a turn: call resume_turn")
     raise IllegalChoice("the game is over")
 
 
@@ -618,7 +621,15 @@ def _begin_turn(state: GameState) -> None:
         state.final_round = True
     state.reset_turn()
     state.turn_no += 1
+    state.phase, state.window = (PH_TURN_START if state.pause_at_turn else PH_CARDS), W_START
+
+
+def resume_turn(state: GameState) -> None:
+    """Start the turn a state paused before (``pause_at_turn``) and run up to its first decision."""
+    if state.phase != PH_TURN_START:
+        raise IllegalChoice("the game is not paused before a turn")
     state.phase, state.window = PH_CARDS, W_START
+    _advance(state)
 
 
 def _end_turn(state: GameState) -> None:

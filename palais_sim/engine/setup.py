@@ -86,5 +86,6 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.window = 0
     state.setup_seat = 0
     state.recruit_log = []
+    state.pause_at_turn = False
     state.reset_turn()
     return state

@@ -23,9 +23,10 @@ def seat_of_code(code: int) -> int:
 # Phases of the decision state machine. The last four are automatic steps, never pending between decisions.
 PH_SETUP, PH_CARDS, PH_REINFORCE, PH_MOVE, PH_SEALS, PH_RECRUIT, PH_KEEP, PH_OVER = range(8)
 PH_ACTION3, PH_OFFICE, PH_DRAW, PH_END_TURN = range(8, 12)
+PH_TURN_START = 12  # paused before a turn (only with ``pause_at_turn``), where positions are exported
 PHASE_NAMES = (
     "setup", "cards", "reinforce", "move", "seals", "recruit", "keep", "over",
-    "action3", "office", "draw", "end_turn",
+    "action3", "office", "draw", "end_turn", "turn_start",
 )  # fmt: skip
 
 # Card windows: when privilege cards may be played, in turn order.
@@ -79,7 +80,7 @@ class GameState:
         "round", "current", "final_round", "finished", "over", "turn_no",
         "phase", "window", "setup_seat",
         "all_maj", "free_reinforce", "extra_reinforce", "extra_move", "wild",
-        "recruits_left", "drawn", "keep_max", "recruit_log",
+        "recruits_left", "drawn", "keep_max", "recruit_log", "pause_at_turn",
     )  # fmt: skip
 
     components: ComponentSet
@@ -120,6 +121,7 @@ class GameState:
     drawn: list[str]
     keep_max: int
     recruit_log: list[tuple[int, int, int, int, int, bool]]  # seat, noble, field, round, gold paid, edge
+    pause_at_turn: bool  # stop in PH_TURN_START before each turn (position export); resume with rules.resume_turn
 
     def copy(self) -> GameState:
         """A deep copy of the mutable parts; static parts (components, layout, options) are shared."""
