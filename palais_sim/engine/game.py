@@ -90,7 +90,8 @@ def run_to_end(
     state.pause_at_turn = on_turn_start is not None
     while not state.over:
         if state.phase == PH_TURN_START:
-            on_turn_start(state)  # type: ignore[misc]
+            if on_turn_start is not None:
+                on_turn_start(state)
             rules.resume_turn(state)
             continue
         dec = rules.decision(state)
