@@ -53,6 +53,9 @@ def play(
     gold_limit: int | None = GoldLimitOpt,
     max_rounds: int = MaxRoundsOpt,
     log: Path | None = typer.Option(None, "--log", help="Write a replay log (JSON lines) to this file"),
+    positions: Path | None = typer.Option(
+        None, "--positions", help="Write the position at the start of every turn into this directory"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON instead of the turn account"),
 ) -> None:
     """Play one game and print a turn-by-turn account (or the result as JSON)."""
@@ -72,7 +75,16 @@ def play(
             if account:
                 account.record(before, decision, choice)
 
-        result = play_game(comps, options, seed, seats, observer=observe)
+        on_turn = None
+        if positions:
+            from palais_sim.engine.notation import save_position
+
+            positions.mkdir(parents=True, exist_ok=True)
+
+            def on_turn(state) -> None:
+                save_position(state, positions / f"turn-{state.turn_no:04d}.json")
+
+        result = play_game(comps, options, seed, seats, observer=observe, on_turn_start=on_turn)
         if writer:
             writer.finish(result)
     except USER_ERRORS as exc:
@@ -83,6 +95,94 @@ def play(
         account.summary(result)
         if log:
             typer.echo(f"replay log written to {log}")
+
+
+def _position(path: Path):
+    from palais_sim.engine.notation import NotationError, load_position
+
+    try:
+        return load_position(path)
+    except NotationError as exc:
+        fail(str(exc))
+
+
+@app.command()
+def score(
+    position: Path = typer.Argument(..., help="A position file (palais-position/1)"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+) -> None:
+    """Final scoring of a position as if the game ended now."""
+    from palais_sim.engine.scoring import final_scores, winners
+
+    state = _position(position)
+    scores = final_scores(state)
+    best = winners(scores)
+    payload = {
+        "seats": [
+            {
+                "seat": s.seat + 1,
+                "nobles": s.nobles,
+                "cards_played": s.cards_played,
+                "cards_unplayed": s.cards_unplayed,
+                "park": s.park,
+                "total": s.total,
+                "cardinal": s.cardinal,
+            }
+            for s in scores
+        ],
+        "winners": [w + 1 for w in best],
+    }
+    if as_json:
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    for row in payload["seats"]:
+        typer.echo(
+            f"seat {row['seat']}: {row['total']} points (nobles {row['nobles']}, played cards {row['cards_played']}, "
+            f"hand {row['cards_unplayed']}, park {row['park']}; cardinal {row['cardinal']})"
+        )
+    typer.echo(f"winners: {', '.join(str(w) for w in payload['winners'])}")
+
+
+@app.command()
+def inspect(
+    position: Path = typer.Argument(..., help="A position file (palais-position/1)"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+) -> None:
+    """What the seat to move would get now: majorities, reinforcement, movement, recruit costs."""
+    from palais_sim.board import ROOM_KEYS
+    from palais_sim.engine import rules
+
+    state = _position(position)
+    seat = state.current
+    payload = {
+        "seat": seat + 1,
+        "majority": {key: rules.has_majority(state, seat, i) for i, key in enumerate(ROOM_KEYS)},
+        "reinforce": rules.reinforce_count(state, seat),
+        "movement": rules.movement_points(state, seat),
+        "mint": rules.mint_income(state, seat),
+        "recruit_cost": {str(f): rules.recruit_cost(state, f) for f in range(36) if state.park[f] >= 0},
+    }
+    if as_json:
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    typer.echo(f"seat {payload['seat']} to move")
+    typer.echo("majority in: " + (", ".join(k for k, v in payload["majority"].items() if v) or "no room"))
+    typer.echo(f"reinforce {payload['reinforce']}, movement {payload['movement']}, mint {payload['mint']}")
+    costs = ", ".join(f"{f}:{c}" for f, c in payload["recruit_cost"].items())
+    typer.echo(f"recruit cost by field: {costs}")
+
+
+@app.command()
+def replay(log: Path = typer.Argument(..., help="A replay log written by palais play --log")) -> None:
+    """Play a replay log back and verify it: every decision legal, the same final scores."""
+    from palais_sim.engine.notation import NotationError, verify_replay
+
+    try:
+        result = verify_replay(log)
+    except NotationError as exc:
+        fail(str(exc), code=1 if "result:" in str(exc) or "waits for" in str(exc) else 2)
+    totals = ", ".join(f"seat {i + 1}: {t}" for i, t in enumerate(result["totals"]))
+    typer.echo(f"replay verified: {totals}; winners {result['winners']}; {result['rounds']} rounds")
 
 
 @app.command()

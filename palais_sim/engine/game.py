@@ -135,10 +135,11 @@ def play_game(
     seed: int,
     strategies: Sequence[Strategy],
     observer: Observer | None = None,
+    on_turn_start: TurnHook | None = None,
 ) -> GameResult:
     """Set up a game from ``seed`` and play it to the end."""
     if len(strategies) != options.players:
         raise ValueError(f"{options.players} players need {options.players} strategies, got {len(strategies)}")
     state = new_game(components, options, seed)
-    decisions = run_to_end(state, strategies, observer)
+    decisions = run_to_end(state, strategies, observer, on_turn_start)
     return result_of(state, strategies, decisions)
