@@ -152,14 +152,17 @@ def import_position(data: object, where: str = "position") -> GameState:
         gold_limit = _int(gold_limit, f"{where}: options.gold_limit")
     options = RuleOptions(
         players=n,
-        layout=layout.code,
+        layout=str(raw_options.get("layout", layout.code)),
         gold_limit=gold_limit,
         max_rounds=_int(raw_options.get("max_rounds", 100), f"{where}: options.max_rounds", 1),
     )
     start_seat = _int(data.get("start_seat", 1), f"{where}: start_seat", 1, 1)
     del start_seat  # seat 1 always starts (RULES.md section 3)
 
-    state = new_game(components, options, _int(data.get("seed", 0), f"{where}: seed"))
+    try:
+        state = new_game(components, options, _int(data.get("seed", 0), f"{where}: seed"))
+    except ValueError as exc:
+        raise NotationError(f"{where}: options: {exc}") from None
     state.layout = layout
     rooms = _field(data, "rooms", where)
     if not isinstance(rooms, dict) or set(rooms) != set(ROOM_KEYS):
@@ -321,9 +324,9 @@ def result_summary(state: GameState) -> dict:
 class ReplayWriter:
     """Writes a replay log while a game is played (pass ``record`` as the game's observer)."""
 
-    def __init__(self, path: Path | str, components: ComponentSet, options: RuleOptions, seed: int,
+    def __init__(self, path: Path | str | None, components: ComponentSet, options: RuleOptions, seed: int,
                  strategies: list[str]) -> None:  # fmt: skip
-        self.path = Path(path)
+        self.path = Path(path) if path is not None else None
         self._lines: list[str] = []
         header = {
             "format": REPLAY_FORMAT,
@@ -345,7 +348,8 @@ class ReplayWriter:
     def finish(self, result) -> None:
         state = result.final_state
         self._lines.append(json.dumps({"result": result_summary(state)}))
-        self.write_to(self.path)
+        if self.path is not None:
+            self.write_to(self.path)
 
     def write_to(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,45 @@
+"""Regenerate the golden replays (``make golden``). Commit the diff only after reviewing it: any change to the
+rules, the setup or the built-in strategies shows up here as a change of decisions or scores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from palais_sim.components import load_components
+from palais_sim.engine.game import play_game
+from palais_sim.engine.notation import ReplayWriter
+from palais_sim.engine.state import RuleOptions
+from palais_sim.registry import load_strategies
+
+GOLDEN_DIR = Path(__file__).parent
+
+# name -> (players, seed, strategies, layout, max_rounds)
+GOLDEN_GAMES: dict[str, tuple[int, int, str, str, int]] = {
+    "greedy-2p-first-game": (2, 1, "greedy", "first-game", 100),
+    "greedy-4p-random-layout": (4, 2, "greedy", "random", 100),
+    "random-vs-greedy-3p": (3, 3, "random,greedy,greedy", "PMS/KGD/COB", 100),
+    "random-2p-short": (2, 4, "random", "random", 12),
+}
+
+
+def golden_text(name: str, write: bool = False) -> str:
+    """The replay log of a golden game, played now with the current engine and strategies."""
+    players, seed, strategies, layout, max_rounds = GOLDEN_GAMES[name]
+    components = load_components()
+    options = RuleOptions(players=players, layout=layout, max_rounds=max_rounds)
+    seats = load_strategies(strategies, players)
+    path = GOLDEN_DIR / f"{name}.jsonl" if write else None
+    writer = ReplayWriter(path, components, options, seed, [s.name for s in seats])
+    result = play_game(components, options, seed, seats, observer=lambda _b, d, c: writer.record(d, c))
+    writer.finish(result)
+    return writer.text()
+
+
+def main() -> None:
+    for name in GOLDEN_GAMES:
+        golden_text(name, write=True)
+        print(f"wrote {GOLDEN_DIR / name}.jsonl")
+
+
+if __name__ == "__main__":
+    main()
