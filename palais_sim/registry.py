@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import os
+import sys
 from dataclasses import dataclass
 
 from strategies import BUILTINS
@@ -74,6 +76,10 @@ def parse_spec(text: str) -> StrategySpec:
 
 def strategy_class(target: str) -> type:
     module_name, _, class_name = target.partition(":")
+    # Like ``python -m``: the user's own modules load from the working directory (the console script's
+    # sys.path starts at its bin directory, not there).
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -194,6 +194,7 @@ class PlayerView:
         state.drawn = list(self.drawn)
         state.keep_max = self.keep_max
         state.recruit_log = []
+        state.pause_at_turn = False
         return state
 
 

@@ -3,4 +3,9 @@
 BUILTINS: dict[str, str] = {
     "random": "strategies.random_play:RandomStrategy",
     "greedy": "strategies.greedy:GreedyStrategy",
+    "economy": "strategies.styles:EconomyStrategy",
+    "seals": "strategies.styles:SealsStrategy",
+    "park": "strategies.styles:ParkStrategy",
+    "cards": "strategies.styles:CardsStrategy",
+    "lookahead": "strategies.lookahead:LookaheadStrategy",
 }

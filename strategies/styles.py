@@ -1,0 +1,121 @@
+"""The named heuristic styles: the shared turn plan of :mod:`strategies.heuristic` with other weights.
+
+Each style changes the defaults of :class:`~strategies.heuristic.HeuristicStrategy` (so ``palais strategies`` shows
+its own defaults and ``economy:mint=4`` still works) and, where a weight is not enough, overrides one valuation.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+from palais_sim.board import BACK, CARDINAL, KING, MADAME, MINT, OFFICE, PARADE, STAIRWAY
+from palais_sim.strategy import PlayerView
+from strategies.heuristic import CARD_VALUE, HeuristicStrategy
+
+_BASE_SIGNATURE = inspect.signature(HeuristicStrategy.__init__)
+
+
+def style(**defaults: object) -> Callable[[type], type]:
+    """Give a HeuristicStrategy subclass its own parameter defaults (visible to ``inspect.signature``)."""
+    unknown = set(defaults) - set(_BASE_SIGNATURE.parameters)
+    if unknown:
+        raise TypeError(f"unknown style parameters {sorted(unknown)}")
+
+    def decorate(cls: type) -> type:
+        base = _BASE_SIGNATURE.parameters.values()
+        params = [p.replace(default=defaults[p.name]) if p.name in defaults else p for p in base]
+
+        def __init__(self, **kwargs: object) -> None:  # noqa: N807 - replaces the class's __init__
+            HeuristicStrategy.__init__(self, **{**defaults, **kwargs})
+
+        __init__.__signature__ = _BASE_SIGNATURE.replace(parameters=params)  # type: ignore[attr-defined]
+        __init__.__doc__ = cls.__doc__
+        cls.__init__ = __init__  # type: ignore[misc]
+        return cls
+
+    return decorate
+
+
+@style(mint=3, gold_weight=0.05, seal_weight=0.6, privilege_weight=1.2, stairway=5, parade=3)
+class EconomyStrategy(HeuristicStrategy):
+    """Economy: a strong Mint and gold privileges first, the expensive high-point nobles later."""
+
+    name = "economy"
+
+    def noble_value(self, view: PlayerView, field: int, strengths, turns: float) -> float:
+        value = super().noble_value(view, field, strengths, turns)
+        noble = view.components.nobles[view.park[field]]
+        if noble.privilege == "mint_plus2" and turns > 0:
+            value += 2.0 * min(1.0, turns / 6.0)
+        if turns <= 3:
+            value += 0.15 * noble.gold  # late: the dear nobles carry the points
+        return value
+
+
+@style(stock=4, office=2, parade=4, stairway=5, mint=1, seal_weight=0.15, gold_weight=0.7, majority_chase=True)
+class SealsStrategy(HeuristicStrategy):
+    """Seal-and-office: King and Madame majorities and Office throughput; cheap nobles fast."""
+
+    name = "seals"
+
+    def standing_list(self) -> tuple[tuple[int, int], ...]:
+        # The seal rooms and a second Office servant come before the Mint and the Cardinal.
+        p, s, m, k = self.parade, self.stairway, self.mint, self.stock
+        order = [
+            (OFFICE, 1),
+            (PARADE, min(2, p)),
+            (STAIRWAY, min(4, s)),
+            (KING, 2),
+            (MADAME, 2),
+            (MINT, min(1, m)),
+            (PARADE, p),
+            (OFFICE, self.office),
+            (STAIRWAY, s),
+            (KING, k),
+            (MADAME, k),
+            (MINT, m),
+            (CARDINAL, self.cardinal),
+            (BACK, self.back),
+            (KING, k + 2),
+            (MADAME, k + 2),
+            (KING, 99),
+            (MADAME, 99),
+        ]
+        return tuple((room, level) for room, level in order if level > 0)
+
+    def noble_value(self, view: PlayerView, field: int, strengths, turns: float) -> float:
+        value = super().noble_value(view, field, strengths, turns)
+        noble = view.components.nobles[view.park[field]]
+        if noble.privilege in ("king_plus1", "madame_plus1") and turns > 0:
+            value += 2.0 * min(1.0, turns / 6.0)
+        return value
+
+
+@style(edge_bonus=2.0, park_weight=1.6, cardinal=1, gold_weight=0.3, seal_weight=0.45)
+class ParkStrategy(HeuristicStrategy):
+    """Park: edge nobles on x2 fields and corners, to win the four park rows."""
+
+    name = "park"
+
+
+@style(back=2, card_weight=1.5, stairway=5, parade=3, mint=2, seal_weight=0.45)
+class CardsStrategy(HeuristicStrategy):
+    """Cards: a Back entrance draw every turn, privilege cards played at the right moment, point cards kept up."""
+
+    name = "cards"
+
+    def noble_value(self, view: PlayerView, field: int, strengths, turns: float) -> float:
+        value = super().noble_value(view, field, strengths, turns)
+        noble = view.components.nobles[view.park[field]]
+        if noble.privilege == "cards_plus3" and turns > 0:
+            value += 3.0 * min(1.0, turns / 6.0)
+        return value
+
+    def card_keep_value(self, view: PlayerView, card: str) -> float:
+        if view.final_round:
+            return super().card_keep_value(view, card)
+        return CARD_VALUE.get(card, 1.0) * self.card_weight
+
+
+__all__ = ["CardsStrategy", "EconomyStrategy", "ParkStrategy", "SealsStrategy", "style"]

@@ -1,0 +1,84 @@
+"""Loading strategies by name or module:Class with parameters; every error lists what is available."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from palais_sim.cli import app
+from palais_sim.ladder import run_ladder, wilson_interval
+from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, strategy_parameters
+from strategies import BUILTINS
+from strategies.styles import EconomyStrategy
+
+
+def test_builtins_load_with_parameters() -> None:
+    s = load_strategy("greedy:gold_weight=0.5,edge_bonus=2")
+    assert s.gold_weight == 0.5 and s.edge_bonus == 2.0 and s.name == "greedy:gold_weight=0.5,edge_bonus=2"
+    assert load_strategy("economy:mint=4").mint == 4
+    assert load_strategy("lookahead:budget=3,styles=greedy/park").budget == 3
+
+
+def test_styles_show_their_own_defaults() -> None:
+    params = strategy_parameters(EconomyStrategy)
+    assert params["mint"] == 3 and "gold_weight" in params
+    assert EconomyStrategy().mint == 3 and EconomyStrategy(mint=1).mint == 1
+
+
+def test_user_class_loads_from_the_working_directory(monkeypatch) -> None:
+    s = load_strategy("examples.my_strategy:MyStrategy:min_points=5")
+    assert s.min_points == 5
+
+
+def test_unknown_name_lists_builtins() -> None:
+    with pytest.raises(StrategySpecError) as info:
+        load_strategy("grredy")
+    for name in BUILTINS:
+        assert name in str(info.value)
+
+
+def test_unknown_parameter_lists_parameters() -> None:
+    with pytest.raises(StrategySpecError) as info:
+        load_strategy("greedy:goldweight=1")
+    assert "gold_weight=" in str(info.value) and "goldweight" in str(info.value)
+
+
+def test_bad_value_and_bad_class() -> None:
+    with pytest.raises(StrategySpecError, match="not a valid float"):
+        load_strategy("greedy:gold_weight=lots")
+    with pytest.raises(StrategySpecError, match="no class"):
+        load_strategy("strategies.greedy:Nope")
+    with pytest.raises(StrategySpecError, match="Strategy protocol"):
+        load_strategy("palais_sim.registry:StrategySpec")
+    with pytest.raises(StrategySpecError, match="cannot import"):
+        load_strategy("no_such_module:Thing")
+    with pytest.raises(StrategySpecError, match="could not be created"):
+        load_strategy("lookahead:budget=0")
+    with pytest.raises(StrategySpecError, match="3 players need 3"):
+        load_strategies("greedy,random", players=3)
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson_interval(0, 10)[0] == 0.0
+
+
+def test_ladder_round_robin_swaps_seats() -> None:
+    table = run_ladder(["greedy", "random"], games=4, players=2, seed=3)
+    assert table.games == 4 and table.played == {"greedy": 4, "random": 4}
+    assert table.matrix()["greedy"]["random"] == 1.0
+
+
+def test_cli_strategies_and_ladder() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["strategies"])
+    assert result.exit_code == 0 and "greedy" in result.output and "gold_weight=" in result.output
+    result = runner.invoke(app, ["ladder", "--games", "2", "--strategies", "greedy,random", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {r["strategy"] for r in data["table"]} == {"greedy", "random"}
+    result = runner.invoke(app, ["ladder", "--strategies", "greedy,nope"])
+    assert result.exit_code == 2 and "built-ins" in result.output
