@@ -187,7 +187,21 @@ def playable_cards(state: GameState, seat: int, window: int) -> tuple[str, ...]:
         return ()
     allowed = WINDOW_CARDS[window]
     prices = state.components.card_prices
-    money = state.gold[seat] + (4 * hand.count("gold4") if "gold4" in hand else 0)
+    money = state.gold[seat]
+    if "gold4" in hand:
+        # gold4 cards played first pay for the others; with a gold limit the bank may hold less than 4.
+        bank, price = state.bank, prices["gold4"]
+        for _ in range(hand.count("gold4")):
+            if price > money:
+                break
+            if bank is not None:
+                bank += price
+            gain = 4 if bank is None else min(4, bank)
+            if gain <= price:
+                break
+            money += gain - price
+            if bank is not None:
+                bank -= gain
     return tuple(sorted(c for c in hand if c in allowed and prices[c] <= money))
 
 
@@ -327,6 +341,8 @@ def _apply_cards(state: GameState, choice: object) -> None:
     gold = state.gold[seat]
     bank = state.bank
     for card in choice:
+        if not isinstance(card, str):
+            raise IllegalChoice(f"a card to play must be a card key, got {card!r}")
         if card not in allowed:
             raise IllegalChoice(f"card {card!r} cannot be played in the {WINDOW_NAMES[state.window]} window")
         if card not in hand:
