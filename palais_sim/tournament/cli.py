@@ -2,8 +2,112 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
+
+from palais_sim.registry import split_strategy_list
+from palais_sim.tournament.schedule import FORMATS, Settings
+
+# `palais simulate --out runs/demo` alone: 1000 two-player games of greedy against random, each setup seed played
+# with both seatings (500 rotation groups). A few seconds on two cores, enough to show greedy's edge with a tight
+# interval and the first-seat effect, and it exercises every table. Options are None here so --resume can take
+# the stored run's settings and only check the ones given.
+DEFAULTS = Settings()
+
+
+def _settings(base: Settings, **given) -> Settings:
+    values = base.to_dict()
+    values.update({k: v for k, v in given.items() if v is not None})
+    return Settings.from_dict(values)
+
+
+def simulate(
+    out: Path = typer.Option(..., "--out", "-o", help="Run directory (created; must be new, empty, or --resume)"),
+    games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play [default: {DEFAULTS.games}]"),
+    players: int | None = typer.Option(None, "--players", "-p", help=f"Players, 2 to 4 [default: {DEFAULTS.players}]"),
+    strategies: str | None = typer.Option(
+        None, "--strategies", help=f"Comma-separated strategy specs [default: {','.join(DEFAULTS.strategies)}]"
+    ),
+    fmt: str | None = typer.Option(None, "--format", help=f"{' | '.join(FORMATS)} [default: {DEFAULTS.format}]"),
+    rotate_seats: bool | None = typer.Option(
+        None, "--rotate-seats/--no-rotate-seats", help="Play each setup seed in every seat rotation [default: on]"
+    ),
+    seed: int | None = typer.Option(None, "--seed", "-s", help=f"Root seed [default: {DEFAULTS.seed}]"),
+    workers: int | None = typer.Option(
+        None, "--workers", "-w", help="Worker processes [default: cores]; 1 = in-process"
+    ),
+    chunk_size: int | None = typer.Option(None, "--chunk-size", help="Games per chunk file [default: auto, <= 500]"),
+    layout: str | None = typer.Option(None, "--layout", help="'random' (per game), 'first-game' or a code [random]"),
+    components: Path | None = typer.Option(None, "--components", help="Component-set TOML [default: standard]"),
+    gold_limit: int | None = typer.Option(None, "--gold-limit", help="Finite bank of gold; default unlimited"),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", help=f"Round cap [default: {DEFAULTS.max_rounds}]"),
+    resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (its settings are kept)"),
+    fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed game instead of recording it"),
+) -> None:
+    """Play a tournament in a process pool and write Parquet tables, a manifest and a log under --out."""
+    from palais_sim.cli import USER_ERRORS, fail
+    from palais_sim.tournament.executor import default_workers
+    from palais_sim.tournament.manifest import Manifest, RunDirError
+    from palais_sim.tournament.runner import RunStopped, run
+    from palais_sim.tournament.schedule import ScheduleError
+
+    try:
+        base = DEFAULTS
+        stored = None
+        if resume and out.exists():
+            stored = Manifest.load(out)
+            if stored is not None:
+                base = stored.settings
+                chunk_size = chunk_size or stored.data.get("chunk_size")
+        settings = _settings(
+            base,
+            games=games,
+            players=players,
+            strategies=tuple(split_strategy_list(strategies)) if strategies is not None else None,
+            format=fmt,
+            rotate_seats=rotate_seats,
+            seed=seed,
+            layout=layout,
+            components=str(components.resolve()) if components is not None else None,
+            gold_limit=gold_limit,
+            max_rounds=max_rounds,
+        )
+        n_workers = workers if workers is not None else default_workers()
+        if n_workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {n_workers}")
+        summary = run(settings, out, n_workers, chunk_size, resume=resume, fail_fast=fail_fast)
+    except RunStopped as exc:
+        fail(str(exc), exc.code)
+    except (RunDirError, ScheduleError, *USER_ERRORS) as exc:
+        fail(str(exc))
+    typer.echo(summary.text())
+
+
+def bench(
+    players: int = typer.Option(4, "--players", "-p", help="Players, 2 to 4"),
+    strategies: str = typer.Option("greedy", "--strategies", help="Comma-separated specs, one per seat or one"),
+    games: int = typer.Option(400, "--games", "-n", help="Games in the workload (each leg plays them all)"),
+    workers: int | None = typer.Option(None, "--workers", "-w", help="Workers of the parallel leg [default: cores]"),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON object instead of text"),
+) -> None:
+    """Measure games/s with one worker and with all workers, decisions/s and the scaling factor."""
+    from palais_sim.cli import USER_ERRORS, fail
+    from palais_sim.tournament.bench import bench as run_bench
+    from palais_sim.tournament.bench import bench_text
+    from palais_sim.tournament.schedule import ScheduleError
+
+    try:
+        if games < 1:
+            raise ValueError(f"--games must be at least 1, got {games}")
+        result = run_bench(players, tuple(split_strategy_list(strategies)), games, workers)
+    except (ScheduleError, *USER_ERRORS) as exc:
+        fail(str(exc))
+    typer.echo(json.dumps(result, indent=2) if as_json else bench_text(result))
 
 
 def register(app: typer.Typer) -> None:
     """Add this layer's commands to ``app``."""
+    app.command()(simulate)
+    app.command()(bench)

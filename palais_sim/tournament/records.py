@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from palais_sim import __version__
 from palais_sim.engine.game import GameResult
+from palais_sim.engine.state import RuleOptions
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: games gained engine, gold_limit, max_rounds
 
 GAMES_SCHEMA: dict[str, pl.DataType] = {
     "game": pl.Int64(),  # index of the game in the run
@@ -26,6 +28,9 @@ GAMES_SCHEMA: dict[str, pl.DataType] = {
     "error": pl.String(),  # null, or the message of a failed game
     "winners": pl.List(pl.Int8()),  # winning seats (several for a shared win)
     "decisions": pl.Int32(),
+    "engine": pl.String(),  # palais_sim.__version__ that played the game
+    "gold_limit": pl.Int16(),  # rule option: null = unlimited bank
+    "max_rounds": pl.Int16(),  # rule option: games stopped here are recorded unfinished
 }
 
 SEATS_SCHEMA: dict[str, pl.DataType] = {
@@ -97,6 +102,9 @@ def result_rows(
         "error": None,
         "winners": [w + 1 for w in result.winners],
         "decisions": result.decisions,
+        "engine": __version__,
+        "gold_limit": state.options.gold_limit,
+        "max_rounds": state.options.max_rounds,
     }
     seat_rows = [
         {
@@ -140,7 +148,7 @@ def result_rows(
 
 def failed_game_row(
     game: int, seed: int, group: int, rotation: int, players: int, matchup: list[str], layout: str,
-    components_hash: str, error: str,
+    components_hash: str, error: str, options: RuleOptions | None = None,
 ) -> dict:  # fmt: skip
     """The row of a game that failed: it keeps the seed and the error so it can be replayed."""
     return {
@@ -157,6 +165,9 @@ def failed_game_row(
         "error": error,
         "winners": [],
         "decisions": 0,
+        "engine": __version__,
+        "gold_limit": options.gold_limit if options else None,
+        "max_rounds": options.max_rounds if options else None,
     }
 
 

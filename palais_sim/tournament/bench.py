@@ -1,0 +1,81 @@
+"""`palais bench`: a fixed workload played with one worker (in-process) and with all workers.
+
+Both legs play the same games (root seed 0, no Parquet written) through the same executor seam as
+`palais simulate`; the pool is warmed up (workers spawned, strategies imported) before the clock starts, so the
+scaling factor measures simulation, not process start-up.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+from palais_sim import __version__
+from palais_sim.tournament.executor import default_workers, make_executor
+from palais_sim.tournament.runner import validate
+from palais_sim.tournament.schedule import Settings
+from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
+
+
+def bench_settings(players: int, strategies: tuple[str, ...], games: int) -> Settings:
+    fmt = "fixed" if len(strategies) in (1, players) else "round-robin"
+    return Settings(games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0)
+
+
+def _leg(settings: Settings, comps, workers: int) -> tuple[float, int, int]:
+    """Wall seconds, games and decisions for the whole workload on ``workers`` workers."""
+    executor = make_executor(workers, init_worker, (settings.to_dict(), comps))
+    try:
+        warm = [ChunkTask(i, i, 1, None) for i in range(workers)]
+        list(executor.imap_unordered(run_chunk, warm))
+        size = max(1, math.ceil(settings.games / (4 * workers)))
+        tasks = [ChunkTask(i, first, size, None) for i, first in enumerate(range(0, settings.games, size))]
+        start = time.perf_counter()
+        reports = list(executor.imap_unordered(run_chunk, tasks))
+        seconds = time.perf_counter() - start
+    finally:
+        executor.close()
+    return seconds, sum(r.games for r in reports), sum(r.decisions for r in reports)
+
+
+def bench(players: int, strategies: tuple[str, ...], games: int, workers: int | None = None) -> dict:
+    settings = bench_settings(players, strategies, games)
+    comps, _ = validate(settings)
+    workers = workers or default_workers()
+    load_before = os.getloadavg()[0]
+    t1, g1, d1 = _leg(settings, comps, 1)
+    single = g1 / t1
+    if workers > 1:
+        tw, gw, dw = _leg(settings, comps, workers)
+    else:
+        tw, gw, dw = t1, g1, d1
+    rate = gw / tw
+    return {
+        "engine_version": __version__,
+        "players": players,
+        "strategies": list(strategies),
+        "games": gw,
+        "workers": workers,
+        "cpu_count": os.cpu_count(),
+        "load_average_before": round(load_before, 2),
+        "single_worker_games_per_s": round(single, 1),
+        "single_worker_decisions_per_s": round(d1 / t1, 0),
+        "games_per_s": round(rate, 1),
+        "games_per_s_per_core": round(rate / workers, 1),
+        "decisions_per_s": round(dw / tw, 0),
+        "decisions_per_game": round(dw / gw, 1),
+        "scaling": round(rate / single, 2),
+    }
+
+
+def bench_text(r: dict) -> str:
+    return (
+        f"workload: {r['games']} games, {r['players']} players, {','.join(r['strategies'])} "
+        f"(engine {r['engine_version']}, load average before {r['load_average_before']})\n"
+        f"1 worker:   {r['single_worker_games_per_s']:8.1f} games/s  {r['single_worker_decisions_per_s']:9.0f} "
+        f"decisions/s\n"
+        f"{r['workers']} workers: {r['games_per_s']:8.1f} games/s  {r['decisions_per_s']:9.0f} decisions/s  "
+        f"{r['games_per_s_per_core']:.1f} games/s per core\n"
+        f"scaling:    {r['scaling']:.2f}x on {r['workers']} workers"
+    )

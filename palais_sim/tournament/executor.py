@@ -1,0 +1,115 @@
+"""The one seam between the runner and whatever runs chunks: in-process, a local process pool, later Ray.
+
+An executor is built with a worker initializer (static data shipped once per worker) and runs a picklable
+function over tasks, yielding results as they complete. The runner never sees which kind it has. A Ray backend
+(``ray.util.multiprocessing.Pool``) fits behind the same three methods: ``imap_unordered``, ``terminate``,
+``close``, plus ``log_queue`` (a queue the workers' ``QueueHandler`` can reach, or None to log directly).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Protocol
+
+
+class WorkerLost(RuntimeError):
+    """A worker process died (killed, out of memory): the chunks in flight are lost, the run can be resumed."""
+
+
+class Executor(Protocol):
+    workers: int
+    log_queue: Any
+
+    def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator: ...
+
+    def terminate(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+class InProcessExecutor:
+    """``--workers 1``: chunks run in this process, one after another (easy to debug and profile)."""
+
+    workers = 1
+    log_queue = None
+
+    def __init__(self, initializer: Callable, initargs: tuple) -> None:
+        initializer(*initargs, None, False)
+
+    def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator:
+        for task in tasks:
+            yield fn(task)
+
+    def terminate(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class ProcessExecutor:
+    """A local pool of ``spawn``-started processes (fork is unsafe with polars' thread pool).
+
+    At most ``2 * workers`` tasks are submitted at a time, so the parent holds no backlog and an interruption loses
+    only the chunks in flight. ``POLARS_MAX_THREADS=1`` is put in the environment the workers inherit, before they
+    import polars: each worker is one core.
+    """
+
+    def __init__(self, workers: int, initializer: Callable, initargs: tuple) -> None:
+        self.workers = workers
+        ctx = multiprocessing.get_context("spawn")
+        self.log_queue = ctx.Queue()
+        os.environ["POLARS_MAX_THREADS"] = "1"  # inherited by the spawned workers (the parent's pool is already up)
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=initializer, initargs=(*initargs, self.log_queue, True)
+        )
+
+    def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator:
+        pending: set[Future] = set()
+        todo = iter(tasks)
+        try:
+            while True:
+                while len(pending) < 2 * self.workers:
+                    task = next(todo, None)
+                    if task is None:
+                        break
+                    pending.add(self._pool.submit(fn, task))
+                if not pending:
+                    return
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
+        except BrokenProcessPool as exc:
+            raise WorkerLost(f"a worker process died ({exc})") from None
+
+    def terminate(self) -> None:
+        """Stop now: kill the workers (chunks in flight are lost; finished chunks are safe on disk)."""
+        processes = list(getattr(self._pool, "_processes", {}).values())  # no public kill before Python 3.14
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in processes:
+            proc.join(timeout=5)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+def make_executor(workers: int, initializer: Callable, initargs: tuple) -> Executor:
+    """``initializer(*initargs, log_queue, in_worker)`` runs once per worker."""
+    if workers <= 1:
+        return InProcessExecutor(initializer, initargs)
+    return ProcessExecutor(workers, initializer, initargs)

@@ -1,0 +1,241 @@
+"""Run a tournament: check the output directory, stream chunks through an executor, keep the manifest current.
+
+The parent holds only the manifest: workers write their chunks' Parquet files themselves and send back counts, so
+memory stays flat however many games. A chunk is marked done in the manifest only after its three files are renamed
+into place; ``--resume`` replays the chunks not marked done, which gives the same tables as an uninterrupted run
+because every game depends only on the settings and its index.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from palais_sim import __version__
+from palais_sim.components import ComponentSet, load_components
+from palais_sim.engine.setup import new_game
+from palais_sim.engine.state import RuleOptions
+from palais_sim.registry import load_strategy
+from palais_sim.tournament import records
+from palais_sim.tournament.executor import WorkerLost, make_executor
+from palais_sim.tournament.fingerprint import code_fingerprint
+from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError
+from palais_sim.tournament.schedule import Schedule, Settings
+from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
+
+log = logging.getLogger("palais_sim.runner")
+
+MAX_CONSOLE_FAILURES = 10
+
+
+class RunStopped(RuntimeError):
+    """The run stopped before its end (fail-fast, interrupted, worker lost); finished chunks are kept."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    total: int
+    games: int
+    errors: int
+    decisions: int
+    played_now: int
+    seconds: float
+    workers: int
+    first_error: str | None
+    settings: Settings
+
+    def text(self) -> str:
+        s = self.settings
+        rate = self.played_now / self.seconds if self.seconds > 0 else 0.0
+        rot = f"in rotation groups of {s.players}" if s.rotate_seats else "without seat rotation"
+        err = "no game failed" if not self.errors else f"{self.errors} failed (kept with seed and error; see run.log)"
+        resumed = "" if self.played_now == self.games else f" ({self.played_now} of them in this session)"
+        return (
+            f"Played {self.games} games{resumed} of {s.format} {','.join(s.strategies)} for {s.players} players "
+            f"{rot}, layout {s.layout}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s with "
+            f"{self.workers} worker{'s' if self.workers > 1 else ''}, {rate:.0f} games/s. Results in {self.out}: "
+            f"games/, seats/ and recruits/ Parquet (one file per chunk), manifest.json and run.log."
+        )
+
+
+def auto_chunk_size(total: int, workers: int) -> int:
+    """Chunks of at most 500 games (a few seconds each: coarse enough for any pool), at least 4 per worker."""
+    return max(10, min(500, math.ceil(total / (4 * workers))))
+
+
+def validate(settings: Settings) -> tuple[ComponentSet, Schedule]:
+    """Load the component set and check strategies and rule options before any worker starts."""
+    comps = load_components(settings.components)
+    schedule = Schedule(settings)
+    for spec in dict.fromkeys(settings.strategies):
+        load_strategy(spec)
+    options = RuleOptions(settings.players, settings.layout, settings.gold_limit, settings.max_rounds)
+    new_game(comps, options, 0)  # raises on impossible options (layout code, gold limit, ...)
+    return comps, schedule
+
+
+def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tuple[Manifest, ComponentSet]:
+    """The manifest to run: a new one in an empty directory, or the stored one when resuming the same run."""
+    comps, schedule = validate(settings)
+    fresh = Manifest.new(
+        settings, schedule.total, schedule.group_size, chunk_size, __version__, comps.hash, records.SCHEMA_VERSION,
+        code_fingerprint(),
+    )  # fmt: skip
+    existing = Manifest.load(out) if out.exists() else None
+    if existing is not None:
+        diffs = fresh.differences(existing)
+        if diffs:
+            raise RunDirError(
+                f"{out} holds a different run ({'; '.join(diffs[:4])}); "
+                "choose another --out, or resume with that run's settings"
+            )
+        if not resume:
+            if existing.data.get("state") == "done":
+                raise RunDirError(f"{out} already holds this run, complete; choose another --out")
+            raise RunDirError(f"{out} holds an unfinished run of these settings; add --resume to finish it")
+        manifest = existing
+    else:
+        if resume:
+            raise RunDirError(f"nothing to resume in {out}: no {MANIFEST}")
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise RunDirError(f"{out} is not empty and holds no run; choose a new or empty directory")
+        manifest = fresh
+    out.mkdir(parents=True, exist_ok=True)
+    for table in TABLE_DIRS:
+        (out / table).mkdir(exist_ok=True)
+        for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
+            stray.unlink()
+    manifest.save(out)
+    return manifest, comps
+
+
+class _ConsoleHandler(logging.Handler):
+    """Warnings to stderr without breaking the progress bar; failed-game warnings capped (all are in run.log)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.failures = 0
+        self.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name == "palais_sim.worker" and "failed:" in record.getMessage():
+            self.failures += 1
+            if self.failures > MAX_CONSOLE_FAILURES:
+                if self.failures == MAX_CONSOLE_FAILURES + 1:
+                    tqdm.write("WARNING: further failed games are logged only in run.log", file=sys.stderr)
+                return
+        tqdm.write(self.format(record), file=sys.stderr)
+
+
+def _handlers(out: Path) -> list[logging.Handler]:
+    file_handler = logging.FileHandler(out / "run.log", encoding="utf-8")
+    file_handler.setLevel(logging.INFO)
+    file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
+    return [_ConsoleHandler(), file_handler]
+
+
+def run(
+    settings: Settings,
+    out: Path,
+    workers: int,
+    chunk_size: int | None = None,
+    resume: bool = False,
+    fail_fast: bool = False,
+    progress: bool | None = None,
+) -> RunSummary:
+    """Play the run (or its unfinished chunks) and return the summary; raises RunStopped if it stops early."""
+    if chunk_size is None:
+        stored = Manifest.load(out) if resume and out.is_dir() else None
+        chunk_size = stored.data["chunk_size"] if stored else auto_chunk_size(Schedule(settings).total, workers)
+    if chunk_size < 1:
+        raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
+    manifest, comps = prepare(out, settings, chunk_size, resume)
+    handlers = _handlers(out)
+    pkg_logger = logging.getLogger("palais_sim")
+    old_level = pkg_logger.level
+    pkg_logger.setLevel(logging.INFO)
+    for h in handlers:
+        pkg_logger.addHandler(h)
+    listener = None
+    bar = None
+    start = time.perf_counter()
+    played_now = 0
+    first_error = None
+    try:
+        pending = manifest.pending()
+        log.info(
+            "%s %s: %d games in %d chunks (%d pending), %d workers, engine %s, components %s",
+            "resuming" if resume else "starting", out, manifest.data["total_games"], len(manifest.data["chunks"]),
+            len(pending), workers, __version__, comps.hash,
+        )  # fmt: skip
+        executor = make_executor(workers, init_worker, (settings.to_dict(), comps))
+        if executor.log_queue is not None:
+            listener = logging.handlers.QueueListener(executor.log_queue, *handlers, respect_handler_level=True)
+            listener.start()
+        show = sys.stderr.isatty() if progress is None else progress
+        done_games = manifest.totals()["games"]
+        bar = tqdm(
+            total=manifest.data["total_games"], initial=done_games, unit="game", disable=not show,
+            dynamic_ncols=True, smoothing=0.05, file=sys.stderr,
+        )  # fmt: skip
+        tasks = (ChunkTask(c["chunk"], c["first"], c["count"], str(out)) for c in pending)
+        try:
+            for rep in executor.imap_unordered(run_chunk, tasks):
+                manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)
+                manifest.save(out)
+                played_now += rep.games
+                bar.update(rep.games)
+                first_error = first_error or rep.first_error
+                if rep.errors and fail_fast:
+                    raise RunStopped(f"stopped by --fail-fast: {rep.first_error}", 1)
+        except KeyboardInterrupt:
+            executor.terminate()
+            manifest.save(out, "interrupted")
+            raise RunStopped(_stopped(out, manifest, "interrupted"), 130) from None
+        except WorkerLost as exc:
+            executor.terminate()
+            manifest.save(out, "interrupted")
+            raise RunStopped(_stopped(out, manifest, str(exc)), 1) from None
+        except RunStopped:
+            executor.terminate()
+            manifest.save(out, "failed")
+            raise
+        executor.close()
+        manifest.save(out, "done")
+    finally:
+        if bar is not None:
+            bar.close()
+        if listener is not None:
+            listener.stop()
+        for h in handlers:
+            pkg_logger.removeHandler(h)
+            h.close()
+        pkg_logger.setLevel(old_level)
+    totals = manifest.totals()
+    summary = RunSummary(
+        out, manifest.data["total_games"], totals["games"], totals["errors"], totals["decisions"], played_now,
+        time.perf_counter() - start, workers, first_error, settings,
+    )  # fmt: skip
+    with (out / "run.log").open("a", encoding="utf-8") as fh:
+        fh.write(summary.text() + "\n")
+    return summary
+
+
+def _stopped(out: Path, manifest: Manifest, why: str) -> str:
+    t = manifest.totals()
+    return (
+        f"{why}: {t['chunks_done']} of {len(manifest.data['chunks'])} chunks are safe in {out}; "
+        f"finish with: palais simulate --out {out} --resume"
+    )

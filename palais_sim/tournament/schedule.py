@@ -1,0 +1,145 @@
+"""Who plays whom, in which seat, with which seed: a deterministic function of the run settings.
+
+Games are numbered 0..N-1. With seat rotation, game ``g * P + r`` is rotation ``r`` of group ``g``: the group's
+matchup with the seats rotated ``r`` places (the first listed strategy sits in seat ``r + 1``), all rotations on
+the same setup seed. The group is the statistical unit. Without rotation every game is its own group.
+
+A group's seed is ``SeedSequence(root, spawn_key=(group,))``: it depends on the root seed and the group index
+only, never on chunking or workers, so any game can be replayed from the tables alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import NamedTuple
+
+import numpy as np
+
+FORMATS = ("round-robin", "gauntlet", "fixed")
+
+
+class ScheduleError(ValueError):
+    """Settings that cannot make a schedule (too few strategies for the format, unknown format, ...)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides a run's results (not how it is executed: workers are not here)."""
+
+    games: int = 1000
+    players: int = 2
+    strategies: tuple[str, ...] = ("greedy", "random")
+    format: str = "round-robin"
+    rotate_seats: bool = True
+    seed: int = 1
+    layout: str = "random"
+    components: str | None = None  # a component-set file, or None for the standard set
+    gold_limit: int | None = None
+    max_rounds: int = 100
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["strategies"] = list(self.strategies)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Settings:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["strategies"] = tuple(values.get("strategies", ()))
+        return cls(**values)
+
+
+class GameSpec(NamedTuple):
+    """One scheduled game."""
+
+    game: int
+    seed: int
+    group: int
+    rotation: int
+    matchup: tuple[str, ...]  # strategy specs in seat order (seat 1 first)
+
+
+def group_seed(root: int, group: int) -> int:
+    """The setup seed of a rotation group (63 bits, so it fits any signed 64-bit column too)."""
+    return int(np.random.SeedSequence(root, spawn_key=(group,)).generate_state(1, np.uint64)[0]) >> 1
+
+
+def rotate(matchup: tuple[str, ...], rotation: int) -> tuple[str, ...]:
+    """The matchup with the seats rotated: the first listed strategy moves to seat ``rotation + 1``."""
+    r = rotation % len(matchup)
+    return matchup[len(matchup) - r :] + matchup[: len(matchup) - r]
+
+
+class Schedule:
+    """The games of a run, computed on demand (O(1) per game) so a million-game run holds nothing in memory."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        p = settings.players
+        specs = tuple(settings.strategies)
+        if not specs:
+            raise ScheduleError("no strategies given")
+        if settings.games < 1:
+            raise ScheduleError(f"--games must be at least 1, got {settings.games}")
+        if not 2 <= p <= 4:
+            raise ScheduleError(f"--players must be 2, 3 or 4, got {p}")
+        self.group_size = p if settings.rotate_seats else 1
+        self.groups = math.ceil(settings.games / self.group_size)
+        self.total = self.groups * self.group_size
+        self._matchups: tuple[tuple[str, ...], ...] = ()
+        fmt = settings.format
+        if fmt == "fixed":
+            if len(specs) == 1:
+                specs = specs * p
+            if len(specs) != p:
+                raise ScheduleError(
+                    f"format fixed needs {p} strategies (one per seat) or one for all, got {len(specs)}"
+                )
+            self._matchups = (specs,)
+        elif fmt == "round-robin":
+            if len(specs) < p:
+                raise ScheduleError(
+                    f"format round-robin needs at least {p} strategies for {p} players, got {len(specs)} "
+                    f"(use --format fixed or gauntlet, or list a strategy twice)"
+                )
+            self._matchups = tuple(itertools.combinations(specs, p))
+        elif fmt == "gauntlet":
+            if len(specs) < 2:
+                raise ScheduleError("format gauntlet needs a focus strategy and at least one opponent")
+            self._focus, self._opponents = specs[0], specs[1:]
+        else:
+            raise ScheduleError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
+
+    def matchup(self, group: int) -> tuple[str, ...]:
+        """The group's matchup as listed (rotation 0)."""
+        if self.settings.format != "gauntlet":
+            return self._matchups[group % len(self._matchups)]
+        # The focus in seat 1, opponents sampled for the group from their own seed stream (without replacement
+        # when there are enough of them), independent of the setup seed.
+        rng = np.random.default_rng(np.random.SeedSequence(self.settings.seed, spawn_key=(group, 0)))
+        k = self.settings.players - 1
+        replace = len(self._opponents) < k
+        picks = rng.choice(len(self._opponents), size=k, replace=replace)
+        return (self._focus, *(self._opponents[i] for i in picks))
+
+    def game(self, index: int) -> GameSpec:
+        if not 0 <= index < self.total:
+            raise IndexError(index)
+        group, rotation = divmod(index, self.group_size)
+        return GameSpec(
+            game=index,
+            seed=group_seed(self.settings.seed, group),
+            group=group,
+            rotation=rotation,
+            matchup=rotate(self.matchup(group), rotation),
+        )
+
+    def games(self, first: int, count: int) -> list[GameSpec]:
+        return [self.game(i) for i in range(first, min(first + count, self.total))]
+
+    def matchup_count(self) -> int | None:
+        """Distinct matchups before rotation (None for gauntlet: sampled per group)."""
+        return None if self.settings.format == "gauntlet" else len(self._matchups)

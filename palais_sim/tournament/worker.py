@@ -1,0 +1,120 @@
+"""What runs in a worker: play one chunk of scheduled games and write its three Parquet files atomically.
+
+Static data (settings, component set) arrives once through :func:`init_worker`; a task is only
+``(chunk, first, count, out_dir)``. Strategies are created fresh for every game, so a strategy that keeps state
+cannot make results depend on how games were chunked.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import signal
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from palais_sim.components import ComponentSet
+from palais_sim.engine.game import StrategyError, play_game
+from palais_sim.engine.setup import resolve_layout
+from palais_sim.engine.state import RuleOptions
+from palais_sim.registry import load_strategy
+from palais_sim.tournament import records
+from palais_sim.tournament.schedule import GameSpec, Schedule, Settings
+
+log = logging.getLogger("palais_sim.worker")
+
+_CTX: dict = {}
+
+
+class ChunkTask(NamedTuple):
+    chunk: int
+    first: int
+    count: int
+    out_dir: str | None  # None: play only, write nothing (bench)
+
+
+class ChunkReport(NamedTuple):
+    chunk: int
+    games: int
+    errors: int
+    decisions: int
+    seconds: float
+    first_error: str | None
+
+
+def chunk_name(chunk: int) -> str:
+    return f"chunk-{chunk:06d}.parquet"
+
+
+def init_worker(settings: dict, components: ComponentSet, log_queue, in_worker: bool) -> None:
+    """Once per worker: keep the static data, route log records to the parent, leave Ctrl-C to the parent."""
+    s = Settings.from_dict(settings)
+    _CTX["schedule"] = Schedule(s)
+    _CTX["components"] = components
+    _CTX["options"] = RuleOptions(players=s.players, layout=s.layout, gold_limit=s.gold_limit, max_rounds=s.max_rounds)
+    if in_worker:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
+        root = logging.getLogger()
+        root.handlers[:] = [logging.handlers.QueueHandler(log_queue)] if log_queue is not None else root.handlers
+        root.setLevel(logging.INFO)
+        log.debug("worker %d ready (POLARS_MAX_THREADS=%s)", os.getpid(), os.environ.get("POLARS_MAX_THREADS"))
+
+
+def play_one(spec: GameSpec) -> tuple[dict, list[dict], list[dict], int]:
+    """One game's rows and decision count; a failure becomes a game row with the seed and the error."""
+    comps, options = _CTX["components"], _CTX["options"]
+    try:
+        strategies = [load_strategy(s) for s in spec.matchup]
+        result = play_game(comps, options, spec.seed, strategies)
+    except Exception as exc:  # noqa: BLE001 - whatever goes wrong fails only this game
+        message = str(exc) if isinstance(exc, StrategyError) else f"{type(exc).__name__}: {exc}"
+        log.warning("game %d (seed %d) failed: %s", spec.game, spec.seed, message)
+        try:
+            layout = resolve_layout(options, comps, spec.seed)
+        except Exception:  # noqa: BLE001
+            layout = options.layout
+        row = records.failed_game_row(
+            spec.game, spec.seed, spec.group, spec.rotation, options.players, list(spec.matchup), layout,
+            comps.hash, message, options,
+        )  # fmt: skip
+        return row, [], [], 0
+    game_row, seat_rows, recruit_rows = records.result_rows(result, spec.game, spec.group, spec.rotation, comps.hash)
+    return game_row, seat_rows, recruit_rows, result.decisions
+
+
+def run_chunk(task: ChunkTask) -> ChunkReport:
+    """Play a chunk; write games/seats/recruits under temporary names, then rename all three."""
+    start = time.perf_counter()
+    games: list[dict] = []
+    seats: list[dict] = []
+    recruits: list[dict] = []
+    decisions = errors = 0
+    first_error = None
+    for spec in _CTX["schedule"].games(task.first, task.count):
+        g, s, r, d = play_one(spec)
+        games.append(g)
+        seats.extend(s)
+        recruits.extend(r)
+        decisions += d
+        if g["error"] is not None:
+            errors += 1
+            first_error = first_error or f"game {spec.game} (seed {spec.seed}): {g['error']}"
+    if task.out_dir is not None:
+        write_chunk(Path(task.out_dir), task.chunk, {"games": games, "seats": seats, "recruits": recruits})
+    seconds = time.perf_counter() - start
+    log.info("chunk %d: %d games, %d failed, %.1f s (pid %d)", task.chunk, len(games), errors, seconds, os.getpid())
+    return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error)
+
+
+def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]]) -> None:
+    tmp_suffix = f".tmp-{os.getpid()}"
+    written = []
+    for table, table_rows in rows.items():
+        final = out / table / chunk_name(chunk)
+        tmp = final.with_name(final.name + tmp_suffix)
+        records.frame(table_rows, table).write_parquet(tmp, compression="zstd")
+        written.append((tmp, final))
+    for tmp, final in written:
+        os.replace(tmp, final)

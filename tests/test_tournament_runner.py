@@ -1,0 +1,219 @@
+"""The tournament runner: same tables for any workers and chunking, resume after a kill, failing strategies,
+refusing a directory that holds another run, and the CLI's user errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from palais_sim.cli import app
+from palais_sim.tournament.manifest import RunDirError
+from palais_sim.tournament.runner import RunStopped, run
+from palais_sim.tournament.schedule import Settings
+from strategies.greedy import GreedyStrategy
+
+ROOT = Path(__file__).resolve().parents[1]
+SORT = {"games": ["game"], "seats": ["game", "seat"], "recruits": ["game", "order"]}
+
+
+class Exploding(GreedyStrategy):
+    """Greedy, but raises at its first decision in games whose seed is divisible by 3."""
+
+    name = "exploding"
+
+    def choose(self, view, decision):
+        if view.seed_key % 3 == 0:
+            raise RuntimeError("boom")
+        return super().choose(view, decision)
+
+
+EXPLODING = f"{__name__}:Exploding"
+
+
+def small(**kw) -> Settings:
+    base = {"games": 24, "players": 2, "strategies": ("greedy", "random"), "seed": 11, "max_rounds": 6}
+    return Settings(**{**base, **kw})
+
+
+def tables(out: Path) -> dict[str, pl.DataFrame]:
+    return {t: pl.read_parquet(out / t / "*.parquet").sort(SORT[t]) for t in SORT}
+
+
+def assert_same_tables(a: Path, b: Path) -> None:
+    ta, tb = tables(a), tables(b)
+    for t in SORT:
+        assert ta[t].shape == tb[t].shape, t
+        differ = [c for c in ta[t].columns if not ta[t][c].equals(tb[t][c])]
+        assert not differ, f"{t}: columns {differ} differ"
+
+
+def test_tables_identical_for_any_workers_and_chunk_size(tmp_path):
+    s = small(games=30, players=3, strategies=("greedy", "random", "greedy:edge_bonus=2"))
+    run(s, tmp_path / "w1", workers=1, chunk_size=30)
+    run(s, tmp_path / "w1c4", workers=1, chunk_size=4)
+    summary = run(s, tmp_path / "w2c7", workers=2, chunk_size=7)
+    assert summary.games == 30 and summary.errors == 0
+    for other in ("w1c4", "w2c7"):
+        assert_same_tables(tmp_path / "w1", tmp_path / other)
+    t = tables(tmp_path / "w1")
+    assert t["games"]["game"].to_list() == list(range(30))
+    assert t["seats"].height == 90
+    assert len(list((tmp_path / "w2c7" / "games").glob("chunk-*.parquet"))) == 5
+    manifest = json.loads((tmp_path / "w2c7" / "manifest.json").read_text())
+    assert manifest["state"] == "done" and manifest["total_games"] == 30
+    assert all(c["state"] == "done" for c in manifest["chunks"])
+
+
+def test_a_failing_strategy_fails_only_its_game(tmp_path):
+    s = small(strategies=(EXPLODING, "greedy"), games=20)
+    summary = run(s, tmp_path / "r", workers=1, chunk_size=6)
+    games = tables(tmp_path / "r")["games"]
+    failed = games.filter(pl.col("error").is_not_null())
+    assert summary.games == 20 and summary.errors == failed.height > 0
+    assert all(seed % 3 == 0 for seed in failed["seed"])
+    assert all(seed % 3 for seed in games.filter(pl.col("error").is_null())["seed"])
+    assert failed["error"].str.contains("boom").all() and failed["error"].str.contains("Exploding").all()
+    seats = tables(tmp_path / "r")["seats"]
+    assert set(seats["game"]) == set(games.filter(pl.col("error").is_null())["game"])
+    assert "failed" in summary.text()
+
+
+def test_fail_fast_stops(tmp_path):
+    s = small(strategies=(EXPLODING, "greedy"), games=40)
+    with pytest.raises(RunStopped, match="fail-fast"):
+        run(s, tmp_path / "r", workers=1, chunk_size=4, fail_fast=True)
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["state"] == "failed"
+    assert any(c["state"] == "pending" for c in manifest["chunks"])
+
+
+def test_refuses_a_directory_holding_another_run(tmp_path):
+    out = tmp_path / "r"
+    run(small(), out, workers=1, chunk_size=8)
+    with pytest.raises(RunDirError, match="different run.*games"):
+        run(small(games=48), out, workers=1, chunk_size=8)
+    with pytest.raises(RunDirError, match="different run.*seed"):
+        run(small(seed=12), out, workers=1, chunk_size=8, resume=True)
+    with pytest.raises(RunDirError, match="already holds this run"):
+        run(small(), out, workers=1, chunk_size=8)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(RunDirError, match="not empty"):
+        run(small(), tmp_path / "other", workers=1)
+    with pytest.raises(RunDirError, match="nothing to resume"):
+        run(small(), tmp_path / "new", workers=1, resume=True)
+
+
+def test_interrupted_in_process_run_resumes_to_identical_tables(tmp_path, monkeypatch):
+    from palais_sim.tournament import worker
+
+    s = small(games=40)
+    run(s, tmp_path / "whole", workers=1, chunk_size=5)
+    real = worker.run_chunk
+    calls = {"n": 0}
+
+    def interrupted(task):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr("palais_sim.tournament.runner.run_chunk", interrupted)
+    with pytest.raises(RunStopped, match="3 of 8 chunks") as info:
+        run(s, tmp_path / "cut", workers=1, chunk_size=5)
+    assert info.value.code == 130
+    monkeypatch.undo()
+    summary = run(s, tmp_path / "cut", workers=2, resume=True)
+    assert summary.played_now == 25
+    assert_same_tables(tmp_path / "whole", tmp_path / "cut")
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from palais_sim.cli import app; app()", *args]
+
+
+def _wait_for_chunks(out: Path, proc: subprocess.Popen, wanted: int, timeout: float = 60) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        try:
+            manifest = json.loads((out / "manifest.json").read_text())
+            done = sum(c["state"] == "done" for c in manifest["chunks"])
+            if done >= wanted:
+                return done
+        except (OSError, json.JSONDecodeError):
+            pass
+        time.sleep(0.05)
+    raise AssertionError("no chunk finished in time")
+
+
+@pytest.mark.parametrize(("sig", "workers"), [(signal.SIGKILL, "1"), (signal.SIGINT, "2")])
+def test_killed_run_resumes_to_identical_tables(tmp_path, sig, workers):
+    args = ["simulate", "--games", "400", "--players", "2", "--seed", "5", "--chunk-size", "10", "--max-rounds", "30"]
+    out = tmp_path / "cut"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([*_cli(*args, "--out", str(out), "--workers", workers)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        _wait_for_chunks(out, proc, 2)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    manifest = json.loads((out / "manifest.json").read_text())
+    pending = sum(c["state"] != "done" for c in manifest["chunks"])
+    assert pending > 0, "the run finished before the signal"
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130 and "--resume" in err and manifest["state"] == "interrupted"
+    result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "manifest.json").read_text())["state"] == "done"
+    whole = tmp_path / "whole"
+    result = CliRunner().invoke(app, [*args, "--out", str(whole), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert_same_tables(whole, out)
+
+
+def test_cli_user_errors_are_one_line_exit_2(tmp_path):
+    runner = CliRunner()
+    cases = [
+        ["simulate", "--out", str(tmp_path / "a"), "--strategies", "nonesuch"],
+        ["simulate", "--out", str(tmp_path / "b"), "--format", "swiss"],
+        ["simulate", "--out", str(tmp_path / "c"), "--players", "4", "--strategies", "greedy,random"],
+        ["simulate", "--out", str(tmp_path / "d"), "--resume"],
+    ]
+    for args in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.startswith("error: ") and result.output.count("\n") == 1, result.output
+
+
+def test_cli_simulate_and_resume_keep_the_stored_settings(tmp_path):
+    out = tmp_path / "r"
+    args = ["simulate", "--out", str(out), "--games", "8", "--max-rounds", "5", "--workers", "1"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "Played 8 games" in result.output and str(out) in result.output
+    result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume"])
+    assert result.exit_code == 0 and "0 of them in this session" in result.output
+    result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--games", "9"])
+    assert result.exit_code == 2 and "different run" in result.output
+
+
+def test_bench_json(tmp_path):
+    result = CliRunner().invoke(app, ["bench", "--players", "2", "--games", "6", "--workers", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    for key in ("games_per_s_per_core", "games_per_s", "workers", "scaling", "decisions_per_s"):
+        assert key in data
+    assert data["workers"] == 2 and data["games"] == 6
