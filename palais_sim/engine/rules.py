@@ -112,22 +112,15 @@ def has_majority(state: GameState, seat: int, room: int) -> bool:
     if state.all_maj and seat == state.current:
         return True
     best_other = 0
-    tied: list[int] = []
     for other, c in enumerate(counts):
-        if other == seat:
-            continue
-        if c > best_other:
+        if c > best_other and other != seat:
             best_other = c
-            tied = [other]
-        elif c == best_other:
-            tied.append(other)
-    if mine > best_other:
-        return True
-    if mine < best_other:
-        return False
+    if mine != best_other:
+        return mine > best_other
+    # Tied for the most: the Cardinal decides, against every other seat on that count.
     cardinal = state.rooms[CARDINAL]
     my_cardinal = cardinal[seat]
-    return all(my_cardinal > cardinal[other] for other in tied)
+    return all(cardinal[other] < my_cardinal for other, c in enumerate(counts) if c == mine and other != seat)
 
 
 def recruit_cost(state: GameState, field: int) -> int:
