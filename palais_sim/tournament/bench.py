@@ -23,8 +23,8 @@ def bench_settings(players: int, strategies: tuple[str, ...], games: int) -> Set
     return Settings(games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0)
 
 
-def _leg(settings: Settings, comps, workers: int) -> tuple[float, int, int]:
-    """Wall seconds, games and decisions for the whole workload on ``workers`` workers."""
+def _leg(settings: Settings, comps, workers: int) -> tuple[float, int, int, float]:
+    """Wall seconds, games, decisions and worker CPU seconds for the whole workload on ``workers`` workers."""
     executor = make_executor(workers, init_worker, (settings.to_dict(), comps))
     try:
         warm = [ChunkTask(i, i, 1, None) for i in range(workers)]
@@ -36,7 +36,8 @@ def _leg(settings: Settings, comps, workers: int) -> tuple[float, int, int]:
         seconds = time.perf_counter() - start
     finally:
         executor.close()
-    return seconds, sum(r.games for r in reports), sum(r.decisions for r in reports)
+    games, decisions = sum(r.games for r in reports), sum(r.decisions for r in reports)
+    return seconds, games, decisions, sum(r.cpu_seconds for r in reports)
 
 
 def bench(players: int, strategies: tuple[str, ...], games: int, workers: int | None = None) -> dict:
@@ -44,12 +45,12 @@ def bench(players: int, strategies: tuple[str, ...], games: int, workers: int | 
     comps, _ = validate(settings)
     workers = workers or default_workers()
     load_before = os.getloadavg()[0]
-    t1, g1, d1 = _leg(settings, comps, 1)
+    t1, g1, d1, c1 = _leg(settings, comps, 1)
     single = g1 / t1
     if workers > 1:
-        tw, gw, dw = _leg(settings, comps, workers)
+        tw, gw, dw, cw = _leg(settings, comps, workers)
     else:
-        tw, gw, dw = t1, g1, d1
+        tw, gw, dw, cw = t1, g1, d1, c1
     rate = gw / tw
     return {
         "engine_version": __version__,
@@ -66,6 +67,9 @@ def bench(players: int, strategies: tuple[str, ...], games: int, workers: int | 
         "decisions_per_s": round(dw / tw, 0),
         "decisions_per_game": round(dw / gw, 1),
         "scaling": round(rate / single, 2),
+        # Games per CPU-second of the workers: what a core gives when nothing else runs on the machine.
+        "games_per_cpu_s": round(gw / cw, 1) if cw > 0 else None,
+        "cpu_utilisation": round(cw / (tw * workers), 2),
     }
 
 
@@ -77,5 +81,7 @@ def bench_text(r: dict) -> str:
         f"decisions/s\n"
         f"{r['workers']} workers: {r['games_per_s']:8.1f} games/s  {r['decisions_per_s']:9.0f} decisions/s  "
         f"{r['games_per_s_per_core']:.1f} games/s per core\n"
-        f"scaling:    {r['scaling']:.2f}x on {r['workers']} workers"
+        f"scaling:    {r['scaling']:.2f}x on {r['workers']} workers\n"
+        f"cpu:        {r['games_per_cpu_s']} games per CPU-second in the workers, "
+        f"{r['cpu_utilisation']:.0%} of {r['workers']} cores used (less: other load on the machine)"
     )

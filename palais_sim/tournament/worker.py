@@ -42,6 +42,7 @@ class ChunkReport(NamedTuple):
     decisions: int
     seconds: float
     first_error: str | None
+    cpu_seconds: float = 0.0  # CPU time of the chunk in its worker (robust to other load on the machine)
 
 
 def chunk_name(chunk: int) -> str:
@@ -86,7 +87,7 @@ def play_one(spec: GameSpec) -> tuple[dict, list[dict], list[dict], int]:
 
 def run_chunk(task: ChunkTask) -> ChunkReport:
     """Play a chunk; write games/seats/recruits under temporary names, then rename all three."""
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     games: list[dict] = []
     seats: list[dict] = []
     recruits: list[dict] = []
@@ -105,7 +106,8 @@ def run_chunk(task: ChunkTask) -> ChunkReport:
         write_chunk(Path(task.out_dir), task.chunk, {"games": games, "seats": seats, "recruits": recruits})
     seconds = time.perf_counter() - start
     log.info("chunk %d: %d games, %d failed, %.1f s (pid %d)", task.chunk, len(games), errors, seconds, os.getpid())
-    return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error)
+    cpu = time.process_time() - cpu_start
+    return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error, cpu)
 
 
 def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]]) -> None:
