@@ -45,11 +45,21 @@ def simulate(
     max_rounds: int | None = typer.Option(None, "--max-rounds", help=f"Round cap [default: {DEFAULTS.max_rounds}]"),
     resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (its settings are kept)"),
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed game instead of recording it"),
+    backend: str = typer.Option(
+        "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim[ray]')"
+    ),
+    address: str | None = typer.Option(
+        None,
+        "--address",
+        help="Ray cluster to join ('auto': the one this node belongs to) [default: RAY_ADDRESS, else a local Ray]; "
+        "--out must then be shared storage at the same path on every node",
+    ),
 ) -> None:
-    """Play a tournament in a process pool and write Parquet tables, a manifest and a log under --out."""
+    """Play a tournament in a process pool (or on Ray) and write Parquet tables, a manifest and a log under --out."""
     from palais_sim.cli import USER_ERRORS, fail
-    from palais_sim.tournament.executor import default_workers
+    from palais_sim.tournament.executor import BACKENDS, default_workers
     from palais_sim.tournament.manifest import Manifest, RunDirError
+    from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
     from palais_sim.tournament.runner import RunStopped, run
     from palais_sim.tournament.schedule import ScheduleError
 
@@ -74,10 +84,21 @@ def simulate(
             gold_limit=gold_limit,
             max_rounds=max_rounds,
         )
-        n_workers = workers if workers is not None else default_workers()
-        if n_workers < 1:
+        if backend not in BACKENDS:
+            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        if address is not None and backend != "ray":
+            raise ValueError("--address is only for --backend ray")
+        if backend == "ray":
+            require_ray()
+        # Ray without --workers: all the cluster's CPUs
+        n_workers = workers if workers is not None else (None if backend == "ray" else default_workers())
+        if n_workers is not None and n_workers < 1:
             raise ValueError(f"--workers must be at least 1, got {n_workers}")
-        summary = run(settings, out, n_workers, chunk_size, resume=resume, fail_fast=fail_fast)
+        summary = run(
+            settings, out, n_workers, chunk_size, resume=resume, fail_fast=fail_fast, backend=backend, address=address
+        )
+    except RayUnavailable as exc:
+        fail(str(exc), 2)
     except RunStopped as exc:
         fail(str(exc), exc.code)
     except (RunDirError, ScheduleError, *USER_ERRORS) as exc:

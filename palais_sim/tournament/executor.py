@@ -108,8 +108,25 @@ class ProcessExecutor:
         self._pool.shutdown(wait=True)
 
 
-def make_executor(workers: int, initializer: Callable, initargs: tuple) -> Executor:
-    """``initializer(*initargs, log_queue, in_worker)`` runs once per worker."""
+BACKENDS = ("local", "ray")
+
+
+def make_executor(
+    workers: int | None, initializer: Callable, initargs: tuple, backend: str = "local", address: str | None = None
+) -> Executor:
+    """``initializer(*initargs, log_queue, in_worker)`` runs once per worker.
+
+    ``backend="ray"`` gives a Ray pool (``address`` as for ``ray.init``; ``workers=None``: all the cluster's CPUs).
+    """
+    if backend == "ray":
+        from palais_sim.tournament.ray_backend import RayExecutor
+
+        return RayExecutor(workers, initializer, initargs, address)
+    if backend != "local":
+        raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if address is not None:
+        raise ValueError("--address is only for --backend ray")
+    workers = workers or default_workers()
     if workers <= 1:
         return InProcessExecutor(initializer, initargs)
     return ProcessExecutor(workers, initializer, initargs)

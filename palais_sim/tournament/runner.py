@@ -24,7 +24,7 @@ from palais_sim.engine.setup import new_game
 from palais_sim.engine.state import RuleOptions
 from palais_sim.registry import load_strategy
 from palais_sim.tournament import records
-from palais_sim.tournament.executor import WorkerLost, make_executor
+from palais_sim.tournament.executor import WorkerLost, default_workers, make_executor
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError
 from palais_sim.tournament.schedule import Schedule, Settings
@@ -149,13 +149,25 @@ def _handlers(out: Path) -> list[logging.Handler]:
 def run(
     settings: Settings,
     out: Path,
-    workers: int,
+    workers: int | None,
     chunk_size: int | None = None,
     resume: bool = False,
     fail_fast: bool = False,
     progress: bool | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> RunSummary:
-    """Play the run (or its unfinished chunks) and return the summary; raises RunStopped if it stops early."""
+    """Play the run (or its unfinished chunks) and return the summary; raises RunStopped if it stops early.
+
+    ``backend="ray"`` runs the chunks on Ray (``address``: see :func:`ray_backend.connect`); ``workers`` may then be
+    None for all the cluster's CPUs.
+    """
+    if backend == "ray":
+        from palais_sim.tournament.ray_backend import connect
+
+        workers = connect(address, workers)  # before chunk sizing: the pool's size may be the cluster's
+    elif workers is None:
+        workers = default_workers()
     if chunk_size is None:
         stored = Manifest.load(out) if resume and out.is_dir() else None
         chunk_size = stored.data["chunk_size"] if stored else auto_chunk_size(Schedule(settings).total, workers)
@@ -180,17 +192,24 @@ def run(
             "resuming" if resume else "starting", out, manifest.data["total_games"], len(manifest.data["chunks"]),
             len(pending), workers, __version__, comps.hash,
         )  # fmt: skip
-        executor = make_executor(workers, init_worker, (settings.to_dict(), comps))
+        executor = make_executor(workers, init_worker, (settings.to_dict(), comps), backend, address)
         if executor.log_queue is not None:
             listener = logging.handlers.QueueListener(executor.log_queue, *handlers, respect_handler_level=True)
             listener.start()
+        check_storage = getattr(executor, "check_storage", None)  # Ray: can every worker use --out?
+        if check_storage is not None:
+            try:
+                check_storage(out)
+            except BaseException:
+                executor.terminate()
+                raise
         show = sys.stderr.isatty() if progress is None else progress
         done_games = manifest.totals()["games"]
         bar = tqdm(
             total=manifest.data["total_games"], initial=done_games, unit="game", disable=not show,
             dynamic_ncols=True, smoothing=0.05, file=sys.stderr,
         )  # fmt: skip
-        tasks = (ChunkTask(c["chunk"], c["first"], c["count"], str(out)) for c in pending)
+        tasks = (ChunkTask(c["chunk"], c["first"], c["count"], str(out.resolve())) for c in pending)
         try:
             for rep in executor.imap_unordered(run_chunk, tasks):
                 manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)

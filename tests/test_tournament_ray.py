@@ -1,0 +1,142 @@
+"""``--backend ray``: the same tables as the local pool, and resume across backends, on a Ray head on loopback."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from palais_sim.cli import app  # noqa: E402
+from palais_sim.tournament import ray_backend  # noqa: E402
+from palais_sim.tournament.runner import RunStopped, run  # noqa: E402
+from tests.test_tournament_runner import assert_same_tables, small  # noqa: E402
+
+RAY = Path(sys.executable).with_name("ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    """A 2-CPU Ray head on 127.0.0.1 (``ray start --head --block``), stopped by its pid, not ``ray stop``."""
+    port = _free_port()
+    temp = tempfile.mkdtemp(prefix="rayt", dir="/tmp")  # short: Ray's socket paths have a length limit
+    proc = subprocess.Popen(
+        [str(RAY), "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1", "--num-cpus=2",
+         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert proc.poll() is None, "ray start --head failed"
+            time.sleep(0.5)
+    else:
+        pytest.fail("the Ray head did not come up within 60 s")
+    time.sleep(2)  # the raylet registers just after the GCS opens its port
+    yield f"127.0.0.1:{port}"
+    proc.terminate()  # --block: stops the processes it started
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+
+
+def test_ray_tables_identical_to_the_local_pool(tmp_path, ray_address):
+    s = small(games=30, players=3, strategies=("greedy", "random", "greedy:edge_bonus=2"))
+    run(s, tmp_path / "local", workers=2, chunk_size=7)
+    summary = run(s, tmp_path / "ray", workers=2, chunk_size=4, backend="ray", address=ray_address)
+    assert summary.games == 30 and summary.errors == 0 and summary.workers == 2
+    assert_same_tables(tmp_path / "local", tmp_path / "ray")
+    log = (tmp_path / "ray" / "run.log").read_text()
+    assert "palais_sim.worker: chunk 7: 2 games" in log  # worker records reach run.log through the Ray queue
+    assert not list((tmp_path / "ray").glob(".probe-*"))
+
+
+def test_resume_across_backends(tmp_path, ray_address, monkeypatch):
+    s = small(games=40)
+    run(s, tmp_path / "whole", workers=1, chunk_size=5)
+
+    # local, interrupted after 3 chunks; finished on Ray
+    from palais_sim.tournament import worker
+
+    real, calls = worker.run_chunk, {"n": 0}
+
+    def interrupted(task):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr("palais_sim.tournament.runner.run_chunk", interrupted)
+    with pytest.raises(RunStopped, match="3 of 8 chunks"):
+        run(s, tmp_path / "l2r", workers=1, chunk_size=5)
+    monkeypatch.undo()
+    summary = run(s, tmp_path / "l2r", workers=2, resume=True, backend="ray", address=ray_address)
+    assert summary.played_now == 25
+    assert_same_tables(tmp_path / "whole", tmp_path / "l2r")
+
+    # Ray, Ctrl-C in the driver after 2 chunks; finished by the local pool
+    real_imap = ray_backend.RayExecutor.imap_unordered
+
+    def ctrl_c(self, fn, tasks):
+        for i, rep in enumerate(real_imap(self, fn, tasks)):
+            if i == 2:
+                raise KeyboardInterrupt
+            yield rep
+
+    monkeypatch.setattr(ray_backend.RayExecutor, "imap_unordered", ctrl_c)
+    with pytest.raises(RunStopped, match="2 of 8 chunks") as info:
+        run(s, tmp_path / "r2l", workers=2, chunk_size=5, backend="ray", address=ray_address)
+    assert info.value.code == 130
+    monkeypatch.undo()
+    summary = run(s, tmp_path / "r2l", workers=2, resume=True)
+    assert summary.played_now == 30
+    assert_same_tables(tmp_path / "whole", tmp_path / "r2l")
+
+
+def test_cli_backend_ray(tmp_path, ray_address):
+    out = tmp_path / "cli"
+    args = ["simulate", "--out", str(out), "--games", "8", "--players", "2", "--max-rounds", "4", "--seed", "3"]
+    res = CliRunner().invoke(app, [*args, "--backend", "ray", "--address", ray_address])
+    assert res.exit_code == 0, res.output
+    assert "Played 8 games" in res.output and "2 workers" in res.output  # all the cluster's CPUs
+    res = CliRunner().invoke(app, [*args[:2], str(tmp_path / "x"), "--address", ray_address])
+    assert res.exit_code == 2 and "only for --backend ray" in res.output
+
+
+def test_probe_reports_a_run_directory_the_worker_cannot_see(tmp_path):
+    host, err = ray_backend._probe((str(tmp_path / "elsewhere"), "token"))
+    assert err and "FileNotFoundError" in err
+    (tmp_path / ".probe-token").write_text("token")
+    assert ray_backend._probe((str(tmp_path), "token")) == (socket.gethostname(), None)
+
+
+def test_without_ray_the_backend_says_how_to_install(tmp_path):
+    code = (
+        "import sys; sys.modules['ray'] = None\n"
+        "from palais_sim.cli import app\n"
+        f"sys.argv = ['palais', 'simulate', '--out', {str(tmp_path / 'r')!r}, '--backend', 'ray']\n"
+        "app()\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2
+    assert res.stderr.strip() == "error: --backend ray needs Ray: pip install 'palais-sim[ray]'"
+    assert not (tmp_path / "r").exists()
