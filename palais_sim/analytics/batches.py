@@ -1,0 +1,169 @@
+"""One pass over a run in batches of whole chunks: the seat rows of played games as compact numpy arrays.
+
+The runner writes the three tables of a chunk under the same file name, and a game never spans chunks, so a batch
+of chunk files holds whole games (and, but for the groups cut at a chunk boundary, whole seat-rotation groups).
+Each batch is read eagerly (a few hundred thousand seats), joined, packed, sorted by (group, game, seat) and handed
+to accumulators; memory stays at one batch whatever the size of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+
+from palais_sim.analytics import stats
+from palais_sim.analytics.runs import Run
+
+TARGET_ROWS = 600_000
+
+
+@dataclass
+class SeatBatch:
+    game: np.ndarray
+    group: np.ndarray  # 0-based group codes within the batch (sorted)
+    players: np.ndarray
+    seat: np.ndarray
+    strategy: np.ndarray  # index into the run's sorted strategy list
+    total: np.ndarray
+    rank: np.ndarray
+    win: np.ndarray
+    masks: list[np.ndarray] = field(default_factory=list)  # nobles taken, 64 per uint64 word
+
+    def __len__(self) -> int:
+        return len(self.game)
+
+
+def chunk_names(run: Run) -> list[str]:
+    """Chunk file names present in all three tables (a chunk is written as a unit)."""
+    names = [{p.name for p in (run.path / t).glob("*.parquet")} for t in ("games", "seats", "recruits")]
+    return sorted(names[0] & names[1] & names[2])
+
+
+def _groups_of_files(run: Run, names: list[str], target: int) -> Iterator[list[str]]:
+    batch: list[str] = []
+    rows = 0
+    for name in names:
+        n = pq.ParquetFile(run.path / "seats" / name).metadata.num_rows
+        batch.append(name)
+        rows += n
+        if rows >= target:
+            yield batch
+            batch, rows = [], 0
+    if batch:
+        yield batch
+
+
+def strategies(run: Run) -> list[str]:
+    from palais_sim.analytics.runs import collect
+
+    return sorted(collect(run.scan("seats").select(pl.col("strategy").unique()))["strategy"].to_list())
+
+
+def seat_batches(
+    run: Run, strategy_list: list[str], noble_ids: list[str] | None = None, target_rows: int = TARGET_ROWS
+) -> Iterator[SeatBatch]:
+    files = chunk_names(run)
+    words = max(1, (len(noble_ids) + 63) // 64) if noble_ids else 0
+    for batch in _groups_of_files(run, files, target_rows):
+        paths = {t: [run.path / t / n for n in batch] for t in ("games", "seats", "recruits")}
+        games = (
+            pl.read_parquet(paths["games"], columns=["game", "players", "error"])
+            .filter(pl.col("error").is_null())
+            .drop("error")
+        )
+        seats = pl.read_parquet(paths["seats"], columns=["game", "group", "seat", "strategy", "total", "rank", "win"])
+        seats = seats.join(games, on="game", how="inner").with_columns(
+            pl.col("strategy").replace_strict(strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16)
+        )
+        if noble_ids:
+            bit = pl.col("noble").replace_strict(
+                noble_ids, [1 << (i % 64) for i in range(len(noble_ids))], default=0, return_dtype=pl.UInt64
+            )
+            word = pl.col("noble").replace_strict(
+                noble_ids, [i // 64 for i in range(len(noble_ids))], default=-1, return_dtype=pl.Int32
+            )
+            rec = (
+                pl.read_parquet(paths["recruits"], columns=["game", "seat", "noble"])
+                .with_columns(bit.alias("bit"), word.alias("word"))
+                .group_by("game", "seat")
+                .agg([pl.col("bit").filter(pl.col("word") == w).sum().alias(f"mask{w}") for w in range(words)])
+            )
+            seats = seats.join(rec, on=["game", "seat"], how="left").with_columns(
+                [pl.col(f"mask{w}").fill_null(0) for w in range(words)]
+            )
+        seats = seats.sort("group", "game", "seat")
+        if seats.is_empty():
+            continue
+        yield SeatBatch(
+            game=seats["game"].to_numpy(),
+            group=group_codes(seats["group"].to_numpy()).astype(np.int32),
+            players=seats["players"].to_numpy().astype(np.int8),
+            seat=seats["seat"].to_numpy().astype(np.int8),
+            strategy=seats["strategy"].to_numpy().astype(np.int8),
+            total=seats["total"].to_numpy().astype(np.float32),
+            rank=seats["rank"].to_numpy().astype(np.int8),
+            win=seats["win"].to_numpy().astype(np.float32),
+            masks=[seats[f"mask{w}"].to_numpy() for w in range(words)],
+        )
+
+
+def cached_batches(run: Run, strategy_list: list[str], noble_ids: list[str]) -> list[SeatBatch]:
+    """All seat batches, read once per run and kept in compact form (about 30 bytes a seat) for the analyses
+    that need several passes (the noble regression) or numpy work (head to head)."""
+    key = (tuple(strategy_list), tuple(noble_ids))
+    cache = run.__dict__.setdefault("_seat_batches", {})
+    if key not in cache:
+        cache.clear()
+        cache[key] = list(seat_batches(run, strategy_list, noble_ids))
+    return cache[key]
+
+
+def starts(keys: np.ndarray) -> np.ndarray:
+    """Indices where a run of equal keys begins (keys sorted)."""
+    return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+
+
+def group_codes(group: np.ndarray) -> np.ndarray:
+    """0-based codes of sorted group ids (no sort needed)."""
+    return np.cumsum(np.r_[False, group[1:] != group[:-1]])
+
+
+class ClusterSums:
+    """Per-cell sums for ``stats.cluster_mean``, accumulated over batches: cells x (n, groups, s, s^2, s n, n^2)."""
+
+    def __init__(self, cells: int) -> None:
+        self.cells = cells
+        self.n = np.zeros(cells)
+        self.groups = np.zeros(cells)
+        self.nn = np.zeros(cells)
+        self.s: dict[str, np.ndarray] = {}
+
+    def add(self, cell: np.ndarray, gcode: np.ndarray, values: dict[str, np.ndarray]) -> None:
+        """Rows with their cell index, group code (0..G-1 within the batch) and values.
+
+        A group must not continue in a later batch."""
+        if len(cell) == 0:
+            return
+        g = int(gcode.max()) + 1
+        key = cell * g + gcode
+        size = self.cells * g
+        n_g = np.bincount(key, minlength=size).astype(float).reshape(self.cells, g)
+        self.n += n_g.sum(1)
+        self.groups += (n_g > 0).sum(1)
+        self.nn += (n_g**2).sum(1)
+        for name, v in values.items():
+            s_g = np.bincount(key, weights=v, minlength=size).reshape(self.cells, g)
+            for suffix, w in (("sum", s_g), ("sq", s_g**2), ("tn", s_g * n_g)):
+                k = f"{name}_{suffix}"
+                self.s[k] = self.s.get(k, np.zeros(self.cells)) + w.sum(1)
+
+    def mean(self, name: str) -> stats.ClusterMean:
+        z = np.zeros(self.cells)
+        return stats.cluster_mean(
+            self.n, self.s.get(f"{name}_sum", z), self.s.get(f"{name}_sq", z), self.s.get(f"{name}_tn", z),
+            self.nn, self.groups,
+        )  # fmt: skip

@@ -1,0 +1,328 @@
+"""Is the setup fair? Seat advantage, the effect of start gold, and what the room layout does to seats and strategies.
+
+- Seats: win share per seat against the fair share 1/P (Wilson 95%), a chi-square test of equal shares per player
+  count (``scipy.stats.chisquare``), and the balance index ``1 - (largest - smallest seat share)``.
+- Start gold: win share and score per start gold; in the standard rules start gold is fixed by the seat, which the
+  report says rather than pretending to separate the two.
+- Layout features (distance from the Gate to each room, the Stairway to the Office and Mint, what stands next to the
+  Stairway, which room is in the centre): the change in each seat's and each strategy's win share per unit of the
+  feature (for a yes/no feature: with minus without), clustered on the seat-rotation group, Holm-corrected over the
+  whole table and flagged when also at least ``min_effect`` in size.
+- Per-layout seat shares where a layout has enough games, and the first-game layout against random ones.
+- The castle picture: for each room and each of the 9 cells, the start player's win share above the fair share when
+  that room stands in that cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+from scipy import stats as sstats
+
+from palais_sim.analytics import stats
+from palais_sim.analytics.runs import Run, collect_all
+from palais_sim.board import ROOM_CODES, ROOM_KEYS
+
+ROOM_NAME = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
+FIRST_GAME_DEFAULT = "PMS/KGD/COB"
+
+
+@dataclass
+class SetupReport:
+    seats: pl.DataFrame
+    balance: pl.DataFrame  # per player count: chi-square, balance index
+    start_gold: pl.DataFrame
+    features: pl.DataFrame
+    positions: pl.DataFrame  # room, cell, games, effect (start player's share above fair)
+    layouts: pl.DataFrame
+    first_game: pl.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+
+def _cell(code: str) -> pl.Expr:
+    return pl.col("layout").str.replace_all("/", "", literal=True).str.find(code, literal=True)
+
+
+def layout_features(layouts: pl.LazyFrame) -> pl.LazyFrame:
+    """Per layout code: the cell (0..8) of every room, and the numeric features the report tests."""
+    cells = layouts.with_columns([_cell(c).cast(pl.Int8).alias(f"cell_{c}") for c in ROOM_CODES])
+
+    def dist(a: str, b: str) -> pl.Expr:
+        ca, cb = pl.col(f"cell_{a}").cast(pl.Int16), pl.col(f"cell_{b}").cast(pl.Int16)
+        return (ca // 3 - cb // 3).abs() + (ca % 3 - cb % 3).abs()
+
+    feats: list[pl.Expr] = []
+    for c in ROOM_CODES:
+        if c != "G":
+            feats.append(dist("G", c).alias(f"gate_to_{ROOM_NAME[c]}"))
+    feats += [dist("S", "O").alias("stairway_to_office"), dist("S", "M").alias("stairway_to_mint")]
+    for c in ROOM_CODES:
+        if c != "S":
+            feats.append((dist("S", c) == 1).cast(pl.Int8).alias(f"{ROOM_NAME[c]}_next_to_stairway"))
+    for c in ROOM_CODES:
+        feats.append((pl.col(f"cell_{c}") == 4).cast(pl.Int8).alias(f"{ROOM_NAME[c]}_in_centre"))
+    return cells.with_columns(feats)
+
+
+def feature_names() -> list[str]:
+    names = [f"gate_to_{ROOM_NAME[c]}" for c in ROOM_CODES if c != "G"]
+    names += ["stairway_to_office", "stairway_to_mint"]
+    names += [f"{ROOM_NAME[c]}_next_to_stairway" for c in ROOM_CODES if c != "S"]
+    names += [f"{ROOM_NAME[c]}_in_centre" for c in ROOM_CODES]
+    return names
+
+
+def seat_table(run: Run) -> pl.LazyFrame:
+    return (
+        run.seats()
+        .group_by("players", "seat")
+        .agg(pl.len().alias("games"), pl.col("win").sum().alias("wins"), pl.col("total").mean().alias("mean_score"))
+    )
+
+
+def finish_seats(df: pl.DataFrame, min_effect: float) -> tuple[pl.DataFrame, pl.DataFrame]:
+    df = df.sort("players", "seat")
+    n = df["games"].to_numpy().astype(float)
+    wins = df["wins"].to_numpy()
+    fair = 1.0 / df["players"].to_numpy()
+    share = wins / n
+    low, high = stats.wilson(wins, n)
+    p = stats.proportion_p(wins, n, fair)
+    p_holm = stats.holm(p)
+    seats = pl.DataFrame(
+        {
+            "players": df["players"], "seat": df["seat"], "games": df["games"], "win_rate": share,
+            "ci_low": low, "ci_high": high, "fair_share": fair, "edge": share - fair,
+            "mean_score": df["mean_score"], "p": p, "p_holm": p_holm,
+            "flagged": (p_holm < 0.05) & (np.abs(share - fair) >= min_effect),
+        }
+    )  # fmt: skip
+    rows = []
+    for (players,), part in seats.group_by(["players"], maintain_order=True):
+        wins_p = part["win_rate"].to_numpy() * part["games"].to_numpy()
+        chi2, pval = stats.chisquare_equal(wins_p)
+        shares = part["win_rate"].to_numpy()
+        gap = float(shares.max() - shares.min())
+        best = int(part["seat"][int(np.argmax(shares))])
+        rows.append({"players": players, "games": int(part["games"].max()), "largest_gap": gap,
+                     "balance_index": 1 - gap, "best_seat": best, "chi2": chi2, "df": len(part) - 1,
+                     "p": pval})  # fmt: skip
+    balance = pl.DataFrame(rows).sort("players")
+    balance = balance.with_columns(pl.Series("p_holm", stats.holm(balance["p"].to_numpy())))
+    return seats, balance
+
+
+def start_gold_table(run: Run) -> pl.LazyFrame:
+    return (
+        run.seats()
+        .group_by("players", "start_gold")
+        .agg(
+            pl.len().alias("games"),
+            pl.col("win").sum().alias("wins"),
+            pl.col("total").mean().alias("mean_score"),
+            pl.col("seat").n_unique().alias("seats"),
+        )
+    )
+
+
+def start_gold_by_group(run: Run) -> pl.LazyFrame:
+    return run.seats().group_by("players", "group", "start_gold").agg(pl.len().alias("n"), pl.col("win").sum())
+
+
+def finish_start_gold(df: pl.DataFrame, by_group: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    df = df.sort("players", "start_gold")
+    n = df["games"].to_numpy().astype(float)
+    wins = df["wins"].to_numpy()
+    low, high = stats.wilson(wins, n)
+    slopes = {}
+    for (players,), part in by_group.group_by(["players"]):
+        slope, se, p = stats.cluster_slopes(
+            part["start_gold"].to_numpy(), part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
+        )
+        slopes[players] = (slope[0], slope[0] - stats.Z95 * se[0], slope[0] + stats.Z95 * se[0], p[0])
+    players = df["players"].to_list()
+    out = pl.DataFrame(
+        {
+            "players": df["players"], "start_gold": df["start_gold"], "games": df["games"],
+            "win_rate": wins / n, "ci_low": low, "ci_high": high, "mean_score": df["mean_score"],
+            "slope_per_gold": [slopes.get(p, (np.nan,) * 4)[0] for p in players],
+            "slope_ci_low": [slopes.get(p, (np.nan,) * 4)[1] for p in players],
+            "slope_ci_high": [slopes.get(p, (np.nan,) * 4)[2] for p in players],
+        }
+    )  # fmt: skip
+    notes = []
+    if (df["seats"] <= 1).all():
+        notes.append(
+            "Start gold is fixed by the seat in this run (seat k starts with k-1 gold), so its effect is the seat "
+            "effect: the slope per gold is the seat trend, not a separate cause. A run varying start gold would "
+            "separate them."
+        )
+    return out, notes
+
+
+def _subject_cells(run: Run, subject: str) -> pl.LazyFrame:
+    """Per (players, subject, group, layout): seats and win sum, with the layout's features."""
+    seats = run.seats().group_by("players", subject, "group", "layout").agg(pl.len().alias("n"), pl.col("win").sum())
+    feats = layout_features(run.games().select("layout").unique())
+    return seats.join(feats, on="layout", how="left")
+
+
+def feature_effects(cells: dict[str, pl.DataFrame], min_effect: float) -> pl.DataFrame:
+    names = feature_names()
+    rows = []
+    for subject, df in cells.items():
+        for key, part in df.group_by(["players", subject]):
+            players, who = key
+            x = part.select(names).to_numpy().astype(float)
+            slope, se, p = stats.cluster_slopes(
+                x, part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
+            )
+            base = part["win"].sum() / part["n"].sum()
+            for j, name in enumerate(names):
+                rows.append({"players": players, "subject": f"{subject} {who}", "feature": name,
+                             "effect": slope[j], "ci_low": slope[j] - stats.Z95 * se[j],
+                             "ci_high": slope[j] + stats.Z95 * se[j], "base_rate": base,
+                             "seats": int(part["n"].sum()), "p": p[j]})  # fmt: skip
+    schema = {"players": pl.Int8, "subject": pl.String, "feature": pl.String, "effect": pl.Float64,
+              "ci_low": pl.Float64, "ci_high": pl.Float64, "base_rate": pl.Float64, "seats": pl.Int64,
+              "p": pl.Float64}  # fmt: skip
+    out = pl.DataFrame(rows, schema=schema, orient="row")
+    p_holm = stats.holm(out["p"].to_numpy()) if len(out) else np.array([])
+    return (
+        out.with_columns(pl.Series("p_holm", p_holm, dtype=pl.Float64))
+        .with_columns(((pl.col("p_holm") < 0.05) & (pl.col("effect").abs() >= min_effect)).alias("flagged"))
+        .sort(pl.col("effect").abs(), descending=True, nulls_last=True)
+    )
+
+
+def position_table(run: Run) -> pl.LazyFrame:
+    """Per (players, layout): games and the start player's wins."""
+    return (
+        run.seats()
+        .filter(pl.col("seat") == 1)
+        .group_by("players", "layout")
+        .agg(pl.len().alias("n"), pl.col("win").sum())
+    )
+
+
+def finish_positions(df: pl.DataFrame, first_game: str) -> pl.DataFrame:
+    """Room x cell effects, from the random layouts only when there are any (the first-game layout would weigh
+    heavily on its own nine cells)."""
+    random_only = df.filter(pl.col("layout") != first_game)
+    cells = layout_features((random_only if len(random_only) else df).lazy()).collect()
+    excess = pl.col("win") - pl.col("n") / pl.col("players").cast(pl.Float64)
+    parts = []
+    for c in ROOM_CODES:
+        parts.append(
+            cells.group_by(pl.col(f"cell_{c}").alias("cell"))
+            .agg(pl.col("n").sum().alias("games"), excess.sum().alias("excess"))
+            .with_columns(pl.lit(ROOM_NAME[c]).alias("room"), pl.lit(c).alias("code"))
+        )
+    out = pl.concat(parts).with_columns((pl.col("excess") / pl.col("games")).alias("effect"))
+    return out.select("room", "code", pl.col("cell").cast(pl.Int8), "games", "effect").sort("room", "cell")
+
+
+def layout_table(run: Run) -> pl.LazyFrame:
+    return run.seats().group_by("players", "layout", "seat").agg(pl.len().alias("n"), pl.col("win").sum())
+
+
+def finish_layouts(df: pl.DataFrame, min_games: int, first_game: str, top: int = 20) -> pl.DataFrame:
+    per = (
+        df.with_columns((pl.col("win") / pl.col("n")).alias("share"))
+        .sort("seat")
+        .group_by("players", "layout")
+        .agg(
+            pl.col("n").max().alias("games"),
+            pl.col("share").alias("seat_shares"),
+            pl.col("win").alias("wins"),
+        )
+        .filter(pl.col("games") >= min_games)
+        .sort("games", "layout", descending=[True, False])
+        .head(top)
+    )
+    rows = []
+    for r in per.iter_rows(named=True):
+        shares = np.array(r["seat_shares"])
+        chi2, p = stats.chisquare_equal(np.array(r["wins"]))
+        rows.append({"players": r["players"], "layout": r["layout"], "first_game": r["layout"] == first_game,
+                     "games": r["games"], "seat_shares": shares.tolist(),
+                     "balance_index": 1 - float(shares.max() - shares.min()), "p": p})  # fmt: skip
+    schema = {"players": pl.Int8, "layout": pl.String, "first_game": pl.Boolean, "games": pl.Int64,
+              "seat_shares": pl.List(pl.Float64), "balance_index": pl.Float64, "p": pl.Float64}  # fmt: skip
+    out = pl.DataFrame(rows, schema=schema, orient="row")
+    return out.with_columns(pl.Series("p_holm", stats.holm(out["p"].to_numpy()) if len(out) else [], pl.Float64))
+
+
+def first_game_table(run: Run, first_game: str) -> pl.LazyFrame:
+    return (
+        run.seats()
+        .with_columns((pl.col("layout") == first_game).alias("first_game"))
+        .group_by("players", "first_game", "seat")
+        .agg(pl.len().alias("n"), pl.col("win").sum(), pl.col("rounds").mean().alias("rounds"))
+    )
+
+
+def finish_first_game(df: pl.DataFrame) -> pl.DataFrame:
+    rows = []
+    for (players,), part in df.group_by(["players"]):
+        fg = part.filter(pl.col("first_game")).sort("seat")
+        rnd = part.filter(~pl.col("first_game")).sort("seat")
+        if fg.is_empty() or rnd.is_empty():
+            continue
+        a, b = fg["win"].to_numpy(), rnd["win"].to_numpy()
+        na, nb = float(fg["n"][0]), float(rnd["n"][0])
+        sa, sb = a / na, b / nb
+        table = np.vstack([a, b])
+        p = float(sstats.chi2_contingency(table).pvalue) if (table.sum(0) > 0).all() else np.nan
+        d = sa[0] - sb[0]
+        se = np.sqrt(sa[0] * (1 - sa[0]) / na + sb[0] * (1 - sb[0]) / nb)
+        rows.append({"players": players, "first_game_games": int(na), "random_games": int(nb),
+                     "first_game_shares": sa.tolist(), "random_shares": sb.tolist(),
+                     "first_game_balance": 1 - float(sa.max() - sa.min()),
+                     "random_balance": 1 - float(sb.max() - sb.min()),
+                     "seat1_difference": d, "seat1_ci_low": d - stats.Z95 * se, "seat1_ci_high": d + stats.Z95 * se,
+                     "first_game_rounds": float(fg["rounds"][0]), "random_rounds": float(rnd["rounds"][0]),
+                     "p": p})  # fmt: skip
+    if not rows:
+        return pl.DataFrame()
+    out = pl.DataFrame(rows).sort("players")
+    return out.with_columns(pl.Series("p_holm", stats.holm(out["p"].to_numpy())))
+
+
+def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> SetupReport:
+    first_game = run.components.first_game_layout if run.components else FIRST_GAME_DEFAULT
+    seats, gold, gold_groups, pos, lay, fg, seat_cells, strat_cells = collect_all(
+        [
+            seat_table(run), start_gold_table(run), start_gold_by_group(run), position_table(run),
+            layout_table(run), first_game_table(run, first_game), _subject_cells(run, "seat"),
+            _subject_cells(run, "strategy"),
+        ]
+    )  # fmt: skip
+    seat_df, balance = finish_seats(seats, min_effect)
+    gold_df, notes = finish_start_gold(gold, gold_groups)
+    cells = {"seat": seat_cells}
+    if strat_cells["strategy"].n_unique() > 1:
+        cells["strategy"] = strat_cells
+    features = feature_effects(cells, min_effect)
+    notes += [
+        f"Seats: Wilson 95% intervals; p against the fair share 1/P, Holm-corrected; flagged when also at least "
+        f"{min_effect:.0%} from it. Balance index = 1 - (largest - smallest seat share).",
+        f"Layout features: change in win share per unit of the feature (yes/no features: with minus without), "
+        f"errors clustered on the seat-rotation group, Holm over {len(features)} tests; flagged when also at least "
+        f"{min_effect:.0%} per unit.",
+        f"Castle picture: the start player's win share above 1/P when the room stands in that cell (random "
+        "layouts only, when the run has any). "
+        f"First-game layout: {first_game}.",
+    ]
+    return SetupReport(
+        seats=seat_df,
+        balance=balance,
+        start_gold=gold_df,
+        features=features,
+        positions=finish_positions(pos, first_game),
+        layouts=finish_layouts(lay, min_layout_games, first_game),
+        first_game=finish_first_game(fg),
+        notes=notes,
+    )

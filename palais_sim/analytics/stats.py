@@ -1,0 +1,238 @@
+"""The statistics the reports use, small and checked against scipy in the tests.
+
+Everything is vectorised over numpy arrays, so one call serves a whole table. Conventions: two-sided tests,
+95% intervals (``Z95``), p-values corrected with Holm's step-down method across the comparisons of one table.
+Intervals that must respect the seat-rotation group (games on the same setup are not independent) use the
+cluster-robust ("sandwich") variance with the group as the cluster, computed from per-group sums so that the data
+never has to sit in memory row by row; ``bootstrap_ratio`` resamples whole groups and is used to cross-check it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+Z95 = float(stats.norm.ppf(0.975))
+
+
+def wilson(successes: np.ndarray | float, n: np.ndarray | float, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of a proportion; successes may be fractional (shared wins count as shares).
+
+    Matches ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")`` for whole numbers.
+    """
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1 + z**2 / n
+        centre = (p + z**2 / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
+    low = np.where(n > 0, np.clip(centre - half, 0, 1), np.nan)
+    high = np.where(n > 0, np.clip(centre + half, 0, 1), np.nan)
+    return low, high
+
+
+def two_sided_p(z: np.ndarray | float) -> np.ndarray:
+    """Two-sided normal p-value of a z statistic (NaN stays NaN)."""
+    return 2 * stats.norm.sf(np.abs(np.asarray(z, dtype=float)))
+
+
+def proportion_p(successes: np.ndarray, n: np.ndarray, p0: np.ndarray | float) -> np.ndarray:
+    """Two-sided score test of a proportion against ``p0`` (the normal approximation of the binomial test)."""
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(n, dtype=float)
+    p0 = np.asarray(p0, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (k / n - p0) / np.sqrt(p0 * (1 - p0) / n)
+    return two_sided_p(z)
+
+
+def holm(pvalues: np.ndarray | list[float]) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values (NaNs are left out of the family and stay NaN)."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    values = p[ok]
+    order = np.argsort(values, kind="stable")
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * values[order])
+    result = np.empty(m)
+    result[order] = np.minimum(adjusted, 1.0)
+    out[ok] = result
+    return out
+
+
+@dataclass(frozen=True)
+class ClusterMean:
+    """A mean with its cluster-robust standard error and 95% interval (arrays, one entry per cell)."""
+
+    n: np.ndarray
+    clusters: np.ndarray
+    mean: np.ndarray
+    se: np.ndarray
+
+    @property
+    def low(self) -> np.ndarray:
+        return self.mean - Z95 * self.se
+
+    @property
+    def high(self) -> np.ndarray:
+        return self.mean + Z95 * self.se
+
+
+def cluster_mean(
+    n: np.ndarray, total: np.ndarray, sum_sq: np.ndarray, sum_tn: np.ndarray, sum_nn: np.ndarray, clusters: np.ndarray
+) -> ClusterMean:
+    """Mean of a value over rows, with a cluster-robust standard error, from per-cell sums over clusters.
+
+    With ``n_g`` rows and value sum ``s_g`` in cluster ``g``: ``n = sum n_g``, ``total = sum s_g``,
+    ``sum_sq = sum s_g**2``, ``sum_tn = sum s_g n_g``, ``sum_nn = sum n_g**2``. The mean is ``total / n`` and
+    ``var = G/(G-1) * sum_g (s_g - n_g mean)**2 / n**2`` (the CR1 sandwich of a mean).
+    """
+    n = np.asarray(n, dtype=float)
+    g = np.asarray(clusters, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.asarray(total, dtype=float) / n
+        ss = np.asarray(sum_sq, dtype=float) - 2 * mean * np.asarray(sum_tn, dtype=float)
+        ss = ss + mean**2 * np.asarray(sum_nn, dtype=float)
+        var = np.where(g > 1, g / (g - 1) * np.maximum(ss, 0) / n**2, np.nan)
+    return ClusterMean(n=n, clusters=g, mean=mean, se=np.sqrt(var))
+
+
+def bootstrap_ratio(
+    sums: np.ndarray, counts: np.ndarray, reps: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``sum(sums) / sum(counts)`` resampling whole clusters (one entry each)."""
+    sums = np.asarray(sums, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    rng = np.random.default_rng(seed)
+    g = len(sums)
+    draws = np.empty(reps)
+    for b in range(reps):
+        pick = rng.integers(0, g, g)
+        draws[b] = sums[pick].sum() / counts[pick].sum()
+    tail = (1 - level) / 2
+    low, high = np.quantile(draws, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class OLSResult:
+    coef: np.ndarray
+    se: np.ndarray
+    clusters: int
+    rows: int
+
+    @property
+    def low(self) -> np.ndarray:
+        return self.coef - Z95 * self.se
+
+    @property
+    def high(self) -> np.ndarray:
+        return self.coef + Z95 * self.se
+
+
+class OLSAccumulator:
+    """Least squares with cluster-robust errors, fed in batches (two passes over the data).
+
+    Pass 1: ``add(X, y)`` for every batch, then ``solve()``. Pass 2: ``add_scores(X, y, cluster_ids)`` for every
+    batch, where each cluster lies in one batch, then ``result()``. Memory is ``O(k**2 + rows of one batch)``.
+    Columns that never vary (all zero) get a NaN coefficient instead of breaking the solve.
+    """
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.xtx = np.zeros((k, k))
+        self.xty = np.zeros(k)
+        self.rows = 0
+        self.meat = np.zeros((k, k))
+        self.clusters = 0
+        self.coef: np.ndarray | None = None
+        self._keep: np.ndarray | None = None
+
+    def add(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.xtx += (x.T @ x).astype(float)
+        self.xty += (x.T @ y).astype(float)
+        self.rows += len(y)
+
+    def solve(self) -> np.ndarray:
+        keep = np.diag(self.xtx) > 0
+        self._keep = keep
+        coef = np.full(self.k, np.nan)
+        sub = self.xtx[np.ix_(keep, keep)]
+        coef[keep] = np.linalg.lstsq(sub, self.xty[keep], rcond=None)[0]
+        self.coef = coef
+        return coef
+
+    def add_scores(self, x: np.ndarray, y: np.ndarray, cluster_ids: np.ndarray) -> None:
+        """``cluster_ids`` must be sorted (clusters contiguous within the batch)."""
+        assert self.coef is not None, "solve() first"
+        beta = np.nan_to_num(self.coef).astype(x.dtype)
+        resid = y - x @ beta
+        codes = np.cumsum(np.r_[False, cluster_ids[1:] != cluster_ids[:-1]])
+        g = int(codes[-1]) + 1 if len(codes) else 0
+        scores = np.empty((g, x.shape[1]))
+        for j in range(x.shape[1]):
+            scores[:, j] = np.bincount(codes, weights=x[:, j] * resid, minlength=g)
+        self.meat += scores.T @ scores
+        self.clusters += g
+
+    def result(self) -> OLSResult:
+        assert self.coef is not None and self._keep is not None
+        keep = self._keep
+        g, n, k = self.clusters, self.rows, int(keep.sum())
+        bread = np.linalg.pinv(self.xtx[np.ix_(keep, keep)])
+        factor = (g / (g - 1)) * ((n - 1) / (n - k)) if g > 1 and n > k else np.nan
+        cov = factor * bread @ self.meat[np.ix_(keep, keep)] @ bread
+        se = np.full(self.k, np.nan)
+        se[keep] = np.sqrt(np.maximum(np.diag(cov), 0))
+        return OLSResult(coef=self.coef, se=se, clusters=g, rows=n)
+
+
+def cluster_slopes(
+    x: np.ndarray, n: np.ndarray, y_sum: np.ndarray, cluster: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Slopes of a row-level outcome on features constant within each cell, with cluster-robust errors.
+
+    Each cell (row of ``x``, shape cells x features) stands for ``n`` rows with outcome sum ``y_sum``; ``cluster``
+    gives its cluster as a non-negative integer. For every feature separately, returns the least-squares slope of the
+    rows, its CR1 standard error and a two-sided p. For a 0/1 feature the slope is the difference of the two means.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 1:
+        x = x[:, None]
+    n = np.asarray(n, dtype=float)
+    y_sum = np.asarray(y_sum, dtype=float)
+    f = x.shape[1]
+    nan = np.full(f, np.nan)
+    total = n.sum()
+    if total == 0:
+        return nan, nan.copy(), nan.copy()
+    xbar = (n[:, None] * x).sum(0) / total
+    ybar = y_sum.sum() / total
+    dx = x - xbar
+    sxx = (n[:, None] * dx**2).sum(0)
+    ey = y_sum - n * ybar
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = (dx * ey[:, None]).sum(0) / sxx
+        score = dx * (ey[:, None] - slope * n[:, None] * dx)
+        present = np.bincount(cluster, weights=n) > 0
+        g = int(present.sum())
+        meat = np.array([(np.bincount(cluster, weights=score[:, j]) ** 2).sum() for j in range(f)])
+        se = np.sqrt(g / (g - 1) * meat) / sxx if g > 1 else nan.copy()
+        se = np.where(sxx > 0, se, np.nan)
+        p = np.where(se > 0, two_sided_p(slope / se), np.nan)
+    return slope, se, p
+
+
+def chisquare_equal(observed: np.ndarray) -> tuple[float, float]:
+    """Chi-square goodness of fit of ``observed`` against equal shares (``scipy.stats.chisquare``)."""
+    observed = np.asarray(observed, dtype=float)
+    if observed.sum() <= 0 or len(observed) < 2:
+        return np.nan, np.nan
+    result = stats.chisquare(observed)
+    return float(result.statistic), float(result.pvalue)
