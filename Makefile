@@ -13,7 +13,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)  ## run the main job on its defaults and say where the results are
-	$(BIN)/palais simulate --out runs/demo --resume
+	@if [ -f runs/demo/manifest.json ]; then $(BIN)/palais simulate --out runs/demo --resume; \
+	else $(BIN)/palais simulate --out runs/demo; fi
 	$(BIN)/palais report all runs/demo --format html
 
 test: $(STAMP)  ## the whole test suite
