@@ -92,6 +92,8 @@ class HeuristicStrategy:
         privilege_weight: float = 1.0,
         card_weight: float = 1.0,
         majority_chase: bool = True,
+        card_aggression: int = 0,
+        park_denial: float = 0.0,
     ) -> None:
         self.parade = parade
         self.stairway = stairway
@@ -107,6 +109,10 @@ class HeuristicStrategy:
         self.privilege_weight = privilege_weight
         self.card_weight = card_weight
         self.majority_chase = majority_chase
+        # Play a movement card when at least this many servants would otherwise idle at the Gate (0: only when
+        # the card makes a noble reachable this turn).
+        self.card_aggression = card_aggression
+        self.park_denial = park_denial
         self._standing = self.standing_list()
 
     # ================================================================== the standing distribution
@@ -140,14 +146,39 @@ class HeuristicStrategy:
         ]
         return tuple((room, level) for room, level in order if level > 0)
 
+    def is_late(self, view: PlayerView) -> bool:
+        """The last round, or the round before it is likely (the engine rooms stop paying off)."""
+        return view.final_round or view.nobles_left <= END_TRIGGER + view.n
+
+    def standing_for(self, view: PlayerView) -> tuple[tuple[int, int], ...]:
+        return self.endgame_list(view) if self.is_late(view) else self._standing
+
+    def endgame_list(self, view: PlayerView) -> tuple[tuple[int, int], ...]:
+        """Near the end: seals and Office servants for as many recruitments as possible; in the last turn the
+        servants left over go to the Back entrance, since every card kept is a point (up to 6 in hand)."""
+        cards_room = max(0, 6 - len(view.hand)) if view.final_round else 0
+        order = (
+            (OFFICE, 1),
+            (KING, 2),
+            (MADAME, 2),
+            (OFFICE, 2),
+            (KING, 3),
+            (MADAME, 3),
+            (BACK, min(cards_room, 2)),
+            (KING, 4),
+            (MADAME, 4),
+            (BACK, cards_room),
+            (CARDINAL, self.cardinal + 1),
+            (OFFICE, 3),
+            (KING, 99),
+        )
+        return tuple((room, level) for room, level in order if level > 0)
+
     def standing_target(self, view: PlayerView, total: int) -> list[int]:
-        """The standing distribution of ``total`` servants. Near the end the engine rooms stop mattering."""
+        """The standing distribution of ``total`` servants (see ``standing_list`` and ``endgame_list``)."""
         target = [0] * 9
         left = total
-        late = view.final_round or view.nobles_left <= END_TRIGGER + view.n
-        for room, level in self._standing:
-            if late and room in (PARADE, STAIRWAY, MINT, BACK):
-                continue
+        for room, level in self.standing_for(view):
             if level > target[room]:
                 add = min(level - target[room], left)
                 target[room] += add
@@ -192,6 +223,9 @@ class HeuristicStrategy:
             before = _row_share(mine, best_other)
             after = _row_share(mine + weight, best_other)
             gain += after - before
+            if self.park_denial and best_other > 0:
+                # The strongest other seat's loss counts too (what decides a 2-player game is the margin).
+                gain += (_row_share(best_other, mine) - _row_share(best_other, mine + weight)) * self.park_denial
         return gain
 
     def noble_value(self, view: PlayerView, field: int, strengths: list[list[int]] | None, turns: float) -> float:
@@ -366,6 +400,13 @@ class HeuristicStrategy:
                 for card, extra in (("move5", 5), ("move9", 9)):
                     if card in playable and self.has_target(view, points + extra, diagonal) and pay(card):
                         break
+            if self.card_aggression and not any(c in play for c in ("move5", "move9")):
+                moves, _ = self.plan_move(view, points, diagonal)
+                idle = view.rooms[GATE][seat] - sum(c for src, _dst, c in moves if src == GATE)
+                if idle >= self.card_aggression:
+                    for card in ("move9", "move5") if idle >= 4 else ("move5", "move9"):
+                        if card in playable and pay(card):
+                            break
         elif window == "recruit":
             self.recruit_cards(view, decision, hand, pay)
         # Point cards: whenever affordable (an unplayed card is worth 1 point; a played one 2 or 4).
@@ -441,14 +482,14 @@ class HeuristicStrategy:
         if points > 0:
             for r in (OFFICE, KING, MADAME):
                 keep[r] = max(keep[r], min(mine[r], target[r]))
-            standing = self._standing
-            if self.majority_chase:
+            standing = own = self.standing_for(view)
+            if self.majority_chase and not view.final_round:
                 # After the Office servant: the Office is what turns seals into nobles.
                 standing = standing[:1] + self.majority_wants(view, mine) + standing[1:]
             for room, level in standing:
                 if points <= 0:
                     break
-                want = min(level, target[room]) if (room, level) in self._standing else level
+                want = min(level, target[room]) if (room, level) in own else level
                 if mine[room] >= want:
                     keep[room] = max(keep[room], want)
                     continue

@@ -9,7 +9,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from palais_sim.board import BACK, CARDINAL, KING, MADAME, MINT, OFFICE, PARADE, STAIRWAY
 from palais_sim.strategy import PlayerView
 from strategies.heuristic import CARD_VALUE, HeuristicStrategy
 
@@ -37,7 +36,7 @@ def style(**defaults: object) -> Callable[[type], type]:
     return decorate
 
 
-@style(mint=3, gold_weight=0.05, seal_weight=0.6, privilege_weight=1.2, stairway=5, parade=3)
+@style(mint=3, gold_weight=0.05, seal_weight=0.6, privilege_weight=1.2, stairway=4, parade=2)
 class EconomyStrategy(HeuristicStrategy):
     """Economy: a strong Mint and gold privileges first, the expensive high-point nobles later."""
 
@@ -53,36 +52,11 @@ class EconomyStrategy(HeuristicStrategy):
         return value
 
 
-@style(stock=4, office=2, parade=4, stairway=5, mint=1, seal_weight=0.15, gold_weight=0.7, majority_chase=True)
+@style(stock=4, office=1, parade=2, stairway=4, mint=1, seal_weight=0.5, gold_weight=0.6, majority_chase=True)
 class SealsStrategy(HeuristicStrategy):
     """Seal-and-office: King and Madame majorities and Office throughput; cheap nobles fast."""
 
     name = "seals"
-
-    def standing_list(self) -> tuple[tuple[int, int], ...]:
-        # The seal rooms and a second Office servant come before the Mint and the Cardinal.
-        p, s, m, k = self.parade, self.stairway, self.mint, self.stock
-        order = [
-            (OFFICE, 1),
-            (PARADE, min(2, p)),
-            (STAIRWAY, min(4, s)),
-            (KING, 2),
-            (MADAME, 2),
-            (MINT, min(1, m)),
-            (PARADE, p),
-            (OFFICE, self.office),
-            (STAIRWAY, s),
-            (KING, k),
-            (MADAME, k),
-            (MINT, m),
-            (CARDINAL, self.cardinal),
-            (BACK, self.back),
-            (KING, k + 2),
-            (MADAME, k + 2),
-            (KING, 99),
-            (MADAME, 99),
-        ]
-        return tuple((room, level) for room, level in order if level > 0)
 
     def noble_value(self, view: PlayerView, field: int, strengths, turns: float) -> float:
         value = super().noble_value(view, field, strengths, turns)
@@ -92,14 +66,14 @@ class SealsStrategy(HeuristicStrategy):
         return value
 
 
-@style(edge_bonus=2.0, park_weight=1.6, cardinal=1, gold_weight=0.3, seal_weight=0.45)
+@style(edge_bonus=1.0, park_weight=1.0, park_denial=1.0, cardinal=1, parade=2, stairway=4, mint=1)
 class ParkStrategy(HeuristicStrategy):
     """Park: edge nobles on x2 fields and corners, to win the four park rows."""
 
     name = "park"
 
 
-@style(back=2, card_weight=1.5, stairway=5, parade=3, mint=2, seal_weight=0.45)
+@style(back=1, card_weight=1.5, stairway=4, parade=2, mint=2, seal_weight=0.45, card_aggression=2)
 class CardsStrategy(HeuristicStrategy):
     """Cards: a Back entrance draw every turn, privilege cards played at the right moment, point cards kept up."""
 
