@@ -157,8 +157,12 @@ class HeuristicStrategy:
         """Near the end: seals and Office servants for as many recruitments as possible; in the last turn the
         servants left over go to the Back entrance, since every card kept is a point (up to 6 in hand)."""
         cards_room = max(0, 6 - len(view.hand)) if view.final_round else 0
+        # Before the last round the engine still has to run (the end may take longer than it looks).
+        engine = 0 if view.final_round else 1
         order = (
             (OFFICE, 1),
+            (PARADE, 2 * engine),
+            (STAIRWAY, 3 * engine),
             (KING, 2),
             (MADAME, 2),
             (OFFICE, 2),
@@ -287,6 +291,12 @@ class HeuristicStrategy:
         seat = view.seat
         supply = view.supply[seat]
         king, madame = decision.king_max, decision.madame_max
+        if supply < king + madame:
+            # Servants taken out of rooms only where they can still become seals for a noble.
+            if view.rooms[KING][seat] >= 5:
+                king = min(king, supply)
+            if view.rooms[MADAME][seat] >= 5:
+                madame = min(madame, max(0, supply - king))
         need = king + madame - supply
         sources: list[int] = []
         if need > 0:
@@ -299,8 +309,16 @@ class HeuristicStrategy:
                     sources.append(room)
                     spare -= 1
                     mine[room] -= 1
+            # Still short: the supply is empty, so the Parade ground reinforces nothing and its servants are the
+            # cheapest to give up; a seal servant also beats a Mint or Cardinal servant. (Refusing here could
+            # deadlock a game: no servant ever reaches an empty seal room.)
+            floors = ((PARADE, 1), (MINT, 0 if view.gold[seat] >= 8 else 1), (CARDINAL, 0), (BACK, 0))
+            for room, floor in floors:
+                while mine[room] > floor and len(sources) < need:
+                    sources.append(room)
+                    mine[room] -= 1
             if len(sources) < need:
-                # Not enough spare: take fewer bonus servants.
+                # Not enough servants anywhere spare: take fewer bonus servants.
                 short = need - len(sources)
                 cut_m = min(madame, short)
                 madame -= cut_m
