@@ -9,11 +9,15 @@ Every style is this class with other weights (see ``strategies/styles.py``). A t
   the majority bonuses, an Office servant), move the servants it needs, then spend what points are left towards a
   *standing distribution* (a priority list of (room, level) pairs built from the weights). Servants only leave a
   room above its standing level, so the engine rooms (Parade ground, Stairway, Mint) are never drained.
-- seals: take every bonus servant (from the supply, else from the Gate or the least useful room).
+- seals: take every bonus servant (from the supply, else from the Gate, surplus rooms, then the Parade ground,
+  which reinforces nothing while the supply is empty; never so many that a seal room holds more than any noble asks).
 - cards(recruit) + recruit: two_seals and gold4 when they make a better noble affordable; recruit the best noble
   while the Office allows.
 - keep: the most valuable drawn cards; cards(end): point cards when affordable, everything sensible in the last
   round (an unplayed card is worth 1 point, at most 6).
+- endgame (the last round, or the one before it is likely): the standing distribution becomes seals and a second
+  and third Office servant for as many recruitments as possible; in the last turn spare servants go to the Back
+  entrance, each card kept being a point.
 
 Speed matters (greedy is the benchmark workload): the per-decision work is a few loops over the 36 park fields and
 the 9 rooms, no copies of the state and no enumeration of options.
@@ -94,6 +98,7 @@ class HeuristicStrategy:
         majority_chase: bool = True,
         card_aggression: int = 0,
         park_denial: float = 0.0,
+        late_engine: int = 3,
     ) -> None:
         self.parade = parade
         self.stairway = stairway
@@ -113,6 +118,8 @@ class HeuristicStrategy:
         # the card makes a noble reachable this turn).
         self.card_aggression = card_aggression
         self.park_denial = park_denial
+        # Stairway servants kept near the end (the Parade ground one fewer) until the last round starts.
+        self.late_engine = late_engine
         self._standing = self.standing_list()
 
     # ================================================================== the standing distribution
@@ -161,8 +168,8 @@ class HeuristicStrategy:
         engine = 0 if view.final_round else 1
         order = (
             (OFFICE, 1),
-            (PARADE, 2 * engine),
-            (STAIRWAY, 3 * engine),
+            (PARADE, max(1, self.late_engine - 1) * engine),
+            (STAIRWAY, self.late_engine * engine),
             (KING, 2),
             (MADAME, 2),
             (OFFICE, 2),

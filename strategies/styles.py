@@ -36,7 +36,7 @@ def style(**defaults: object) -> Callable[[type], type]:
     return decorate
 
 
-@style(mint=3, gold_weight=0.05, seal_weight=0.6, privilege_weight=1.2, stairway=4, parade=2)
+@style(mint=3, gold_weight=0.05, seal_weight=0.6, privilege_weight=1.2, stairway=4, parade=2, late_engine=2)
 class EconomyStrategy(HeuristicStrategy):
     """Economy: a strong Mint and gold privileges first, the expensive high-point nobles later."""
 
@@ -52,7 +52,7 @@ class EconomyStrategy(HeuristicStrategy):
         return value
 
 
-@style(stock=4, office=1, parade=2, stairway=4, mint=1, seal_weight=0.5, gold_weight=0.6, majority_chase=True)
+@style(stock=4, office=1, parade=2, stairway=4, mint=1, seal_weight=0.5, gold_weight=0.6, late_engine=2)
 class SealsStrategy(HeuristicStrategy):
     """Seal-and-office: King and Madame majorities and Office throughput; cheap nobles fast."""
 
@@ -66,14 +66,14 @@ class SealsStrategy(HeuristicStrategy):
         return value
 
 
-@style(edge_bonus=1.0, park_weight=1.0, park_denial=1.0, cardinal=1, parade=2, stairway=4, mint=1)
+@style(edge_bonus=1.0, park_weight=1.0, park_denial=1.0, parade=2, stairway=4, mint=1, late_engine=2)
 class ParkStrategy(HeuristicStrategy):
     """Park: edge nobles on x2 fields and corners, to win the four park rows."""
 
     name = "park"
 
 
-@style(back=1, card_weight=1.5, stairway=4, parade=2, mint=2, seal_weight=0.45, card_aggression=2)
+@style(back=1, card_weight=1.5, stairway=4, parade=2, mint=2, seal_weight=0.45, card_aggression=2, late_engine=2)
 class CardsStrategy(HeuristicStrategy):
     """Cards: a Back entrance draw every turn, privilege cards played at the right moment, point cards kept up."""
 
