@@ -136,3 +136,15 @@ def test_malformed_replay_names_the_file_and_line(tmp_path: Path) -> None:
     path.write_text('{"format": "palais-replay/1"}\nnot json\n')
     with pytest.raises(NotationError, match=r"broken.jsonl: line 2"):
         verify_replay(path)
+
+
+def test_strategy_error_survives_pickling() -> None:
+    import pickle
+
+    from palais_sim.engine.game import StrategyError
+    from palais_sim.engine.rules import Decision
+
+    error = StrategyError("mine", 1, Decision("cards", 1, window="move"), 42, "raised ValueError()")
+    copy = pickle.loads(pickle.dumps(error))
+    assert str(copy) == str(error)
+    assert (copy.strategy, copy.seat, copy.decision, copy.seed) == ("mine", 1, "cards(move)", 42)

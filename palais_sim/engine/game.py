@@ -27,6 +27,11 @@ class StrategyError(RuntimeError):
         self.seat = seat
         self.decision = what
         self.seed = seed
+        self._args = (strategy, seat, decision, seed, problem)
+
+    def __reduce__(self):
+        """Picklable, so a failed game's error can travel back from a worker process."""
+        return (StrategyError, self._args)
 
 
 @dataclass
