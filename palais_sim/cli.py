@@ -118,18 +118,7 @@ def score(
     scores = final_scores(state)
     best = winners(scores)
     payload = {
-        "seats": [
-            {
-                "seat": s.seat + 1,
-                "nobles": s.nobles,
-                "cards_played": s.cards_played,
-                "cards_unplayed": s.cards_unplayed,
-                "park": s.park,
-                "total": s.total,
-                "cardinal": s.cardinal,
-            }
-            for s in scores
-        ],
+        "seats": [s.to_json() for s in scores],
         "winners": [w + 1 for w in best],
     }
     if as_json:

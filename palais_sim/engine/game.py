@@ -54,14 +54,8 @@ class GameResult:
         return {
             "seats": [
                 {
-                    "seat": s.seat + 1,
+                    **s.to_json(),
                     "strategy": self.strategies[s.seat],
-                    "nobles": s.nobles,
-                    "cards_played": s.cards_played,
-                    "cards_unplayed": s.cards_unplayed,
-                    "park": s.park,
-                    "total": s.total,
-                    "cardinal": s.cardinal,
                     "nobles_taken": [nobles[i].id for i in self.final_state.nobles[s.seat]] if nobles else [],
                 }
                 for s in self.scores

@@ -25,6 +25,18 @@ class SeatScore:
     def total(self) -> int:
         return self.nobles + self.cards_played + self.cards_unplayed + self.park
 
+    def to_json(self) -> dict:
+        """The seat's score in the JSON of ``palais play`` and ``palais score`` (seat 1-based)."""
+        return {
+            "seat": self.seat + 1,
+            "nobles": self.nobles,
+            "cards_played": self.cards_played,
+            "cards_unplayed": self.cards_unplayed,
+            "park": self.park,
+            "total": self.total,
+            "cardinal": self.cardinal,
+        }
+
 
 def row_points(strengths: list[int]) -> list[int]:
     """Points of one edge row from each seat's strength: 6 for the strongest, 2 for the second;
