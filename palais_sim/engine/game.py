@@ -9,8 +9,8 @@ from palais_sim import __version__
 from palais_sim.components import ComponentSet
 from palais_sim.engine import rules
 from palais_sim.engine.rules import Decision, IllegalChoice
-from palais_sim.engine.scoring import SeatScore, final_scores, winners
-from palais_sim.engine.setup import new_game
+from palais_sim.engine.scoring import SeatScore, final_scores, ranks, winners
+from palais_sim.engine.setup import new_game, start_gold
 from palais_sim.engine.state import PH_TURN_START, GameState, RuleOptions
 from palais_sim.strategy import PlayerView, Strategy
 
@@ -34,31 +34,64 @@ class StrategyError(RuntimeError):
         return (StrategyError, self._args)
 
 
+@dataclass(frozen=True)
+class SeatResult:
+    """Everything the records need of one seat at the end of a game (seat 0-based)."""
+
+    seat: int
+    strategy: str
+    score: SeatScore
+    rank: int  # 1 = best total; tied totals share the better rank (the Cardinal is not applied)
+    win: float  # 1, 1/k for a win shared by k seats, or 0
+    gold: int  # gold left at the end
+    nobles_taken: tuple[str, ...]  # noble ids in the order taken
+    start_gold: int
+    servants_in_park: int
+    hand_size: int
+
+
+@dataclass(frozen=True)
+class RecruitRecord:
+    """One noble recruited during the game (seat 0-based)."""
+
+    seat: int
+    noble: str  # noble id
+    field: int
+    round: int
+    gold_paid: int
+    base_cost: int  # the noble's printed gold cost
+    edge: bool  # taken from an edge field (a servant was placed)
+    order: int  # 0-based order of recruitment in the game
+
+
 @dataclass
 class GameResult:
+    """A finished (or stopped) game: every figure a record or a report needs, without the engine state."""
+
     seed: int
     players: int
     layout: str
+    options: RuleOptions
+    components_hash: str
     strategies: list[str]
-    scores: list[SeatScore]
+    seats: list[SeatResult]
     winners: list[int]  # 0-based seats
     rounds: int
     finished: bool
     decisions: int
-    recruits: list[tuple[int, int, int, int, int, bool]]  # seat, noble index, field, round, gold paid, edge
-    final_state: GameState | None = field(default=None, repr=False)
+    recruits: list[RecruitRecord]
+    final_state: GameState | None = field(default=None, repr=False)  # for positions and accounts, not for records
+
+    @property
+    def scores(self) -> list[SeatScore]:
+        return [s.score for s in self.seats]
 
     def to_json(self) -> dict:
         """The ``--json`` form of ``palais play``: seats 1-based."""
-        nobles = self.final_state.components.nobles if self.final_state else ()
         return {
             "seats": [
-                {
-                    **s.to_json(),
-                    "strategy": self.strategies[s.seat],
-                    "nobles_taken": [nobles[i].id for i in self.final_state.nobles[s.seat]] if nobles else [],
-                }
-                for s in self.scores
+                {**s.score.to_json(), "strategy": s.strategy, "nobles_taken": list(s.nobles_taken)}
+                for s in self.seats
             ],
             "winners": [w + 1 for w in self.winners],
             "rounds": self.rounds,
@@ -112,18 +145,44 @@ def run_to_end(
 
 
 def result_of(state: GameState, strategies: Sequence[Strategy], decisions: int) -> GameResult:
+    """The result of a game played to its end (or stopped at the round limit)."""
     scores = final_scores(state)
+    best = winners(scores)
+    names = [getattr(s, "name", type(s).__name__) for s in strategies]
+    seat_ranks = ranks([s.total for s in scores])
+    nobles = state.components.nobles
+    seats = [
+        SeatResult(
+            seat=s.seat,
+            strategy=names[s.seat],
+            score=s,
+            rank=seat_ranks[s.seat],
+            win=1.0 / len(best) if s.seat in best else 0.0,
+            gold=state.gold[s.seat],
+            nobles_taken=tuple(nobles[i].id for i in state.nobles[s.seat]),
+            start_gold=start_gold(state.n)[s.seat],
+            servants_in_park=state.servants_in_park(s.seat),
+            hand_size=len(state.hands[s.seat]),
+        )
+        for s in scores
+    ]
+    recruits = [
+        RecruitRecord(seat, nobles[noble].id, fld, rnd, paid, nobles[noble].gold, edge, order)
+        for order, (seat, noble, fld, rnd, paid, edge) in enumerate(state.recruit_log)
+    ]
     return GameResult(
         seed=state.seed,
         players=state.n,
         layout=state.layout.code,
-        strategies=[getattr(s, "name", type(s).__name__) for s in strategies],
-        scores=scores,
-        winners=winners(scores),
+        options=state.options,
+        components_hash=state.components.hash,
+        strategies=names,
+        seats=seats,
+        winners=best,
         rounds=state.round,
         finished=state.finished,
         decisions=decisions,
-        recruits=list(state.recruit_log),
+        recruits=recruits,
         final_state=state,
     )
 

@@ -100,6 +100,11 @@ def final_scores(state: GameState) -> list[SeatScore]:
     ]
 
 
+def ranks(totals: list[int]) -> list[int]:
+    """Competition ranks: 1 for the best total, tied totals share the better rank."""
+    return [1 + sum(1 for other in totals if other > t) for t in totals]
+
+
 def winners(scores: list[SeatScore]) -> list[int]:
     """Most points wins; ties go to most servants in the Cardinal; still tied, the win is shared."""
     best = max(s.total for s in scores)

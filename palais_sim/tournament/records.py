@@ -73,21 +73,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
 }
 
 
-def ranks(totals: list[int]) -> list[int]:
-    """Competition ranks: 1 for the best total, tied totals share the better rank."""
-    return [1 + sum(1 for other in totals if other > t) for t in totals]
-
-
-def result_rows(
-    result: GameResult, game: int, group: int, rotation: int, components_hash: str
-) -> tuple[dict, list[dict], list[dict]]:
-    """One game's row, its seat rows and its recruit rows."""
-    state = result.final_state
-    assert state is not None
-    nobles = state.components.nobles
-    totals = [s.total for s in result.scores]
-    seat_ranks = ranks(totals)
-    share = 1.0 / len(result.winners)
+def result_rows(result: GameResult, game: int, group: int, rotation: int) -> tuple[dict, list[dict], list[dict]]:
+    """One game's row, its seat rows and its recruit rows (from the result alone, never the engine state)."""
     game_row = {
         "game": game,
         "seed": result.seed,
@@ -96,52 +83,52 @@ def result_rows(
         "players": result.players,
         "matchup": ",".join(result.strategies),
         "layout": result.layout,
-        "components": components_hash,
+        "components": result.components_hash,
         "rounds": result.rounds,
         "finished": result.finished,
         "error": None,
         "winners": [w + 1 for w in result.winners],
         "decisions": result.decisions,
         "engine": __version__,
-        "gold_limit": state.options.gold_limit,
-        "max_rounds": state.options.max_rounds,
+        "gold_limit": result.options.gold_limit,
+        "max_rounds": result.options.max_rounds,
     }
     seat_rows = [
         {
             "game": game,
             "group": group,
             "seat": s.seat + 1,
-            "strategy": result.strategies[s.seat],
-            "total": s.total,
-            "nobles_points": s.nobles,
-            "cards_played": s.cards_played,
-            "cards_unplayed": s.cards_unplayed,
-            "park": s.park,
-            "rank": seat_ranks[s.seat],
-            "win": share if s.seat in result.winners else 0.0,
-            "cardinal": s.cardinal,
-            "gold": state.gold[s.seat],
-            "nobles_taken": len(state.nobles[s.seat]),
-            "start_gold": s.seat,
-            "servants_in_park": state.servants_in_park(s.seat),
-            "hand_size": len(state.hands[s.seat]),
+            "strategy": s.strategy,
+            "total": s.score.total,
+            "nobles_points": s.score.nobles,
+            "cards_played": s.score.cards_played,
+            "cards_unplayed": s.score.cards_unplayed,
+            "park": s.score.park,
+            "rank": s.rank,
+            "win": s.win,
+            "cardinal": s.score.cardinal,
+            "gold": s.gold,
+            "nobles_taken": len(s.nobles_taken),
+            "start_gold": s.start_gold,
+            "servants_in_park": s.servants_in_park,
+            "hand_size": s.hand_size,
         }
-        for s in result.scores
+        for s in result.seats
     ]
     recruit_rows = [
         {
             "game": game,
-            "seat": seat + 1,
-            "strategy": result.strategies[seat],
-            "noble": nobles[noble].id,
-            "field": field,
-            "round": rnd,
-            "gold_paid": paid,
-            "base_cost": nobles[noble].gold,
-            "edge": edge,
-            "order": order,
+            "seat": r.seat + 1,
+            "strategy": result.strategies[r.seat],
+            "noble": r.noble,
+            "field": r.field,
+            "round": r.round,
+            "gold_paid": r.gold_paid,
+            "base_cost": r.base_cost,
+            "edge": r.edge,
+            "order": r.order,
         }
-        for order, (seat, noble, field, rnd, paid, edge) in enumerate(result.recruits)
+        for r in result.recruits
     ]
     return game_row, seat_rows, recruit_rows
 

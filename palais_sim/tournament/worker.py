@@ -81,7 +81,7 @@ def play_one(spec: GameSpec) -> tuple[dict, list[dict], list[dict], int]:
             comps.hash, message, options,
         )  # fmt: skip
         return row, [], [], 0
-    game_row, seat_rows, recruit_rows = records.result_rows(result, spec.game, spec.group, spec.rotation, comps.hash)
+    game_row, seat_rows, recruit_rows = records.result_rows(result, spec.game, spec.group, spec.rotation)
     return game_row, seat_rows, recruit_rows, result.decisions
 
 
