@@ -6,7 +6,7 @@ Run it from the repository root against the built-ins:
 """
 
 from palais_sim.engine.rules import Decision
-from palais_sim.strategy import PlayerView
+from palais_sim.engine.view import PlayerView
 from strategies.greedy import GreedyStrategy
 
 

@@ -35,18 +35,19 @@ from palais_sim.board import (
     MINT,
     OFFICE,
     PARADE,
-    PARK_NEIGHBOURS,
     PARK_ROWS,
     STAIRWAY,
 )
-from palais_sim.engine.rules import Decision
-from palais_sim.strategy import PlayerView
+from palais_sim.engine import cards
+from palais_sim.engine.rules import END_TRIGGER_NOBLES as END_TRIGGER
+from palais_sim.engine.rules import Decision, noble_cost
+from palais_sim.engine.state import P_DIAGONAL, P_KING, P_MADAME
+from palais_sim.engine.view import PlayerView
 
-ROWS = tuple(PARK_ROWS.values())
+# The edge rows each park field belongs to, in the order of ``view.row_strengths()``.
 ROWS_OF_FIELD: tuple[tuple[int, ...], ...] = tuple(
-    tuple(i for i, row in enumerate(ROWS) if f in row) for f in range(36)
+    tuple(i for i, row in enumerate(PARK_ROWS.values()) if f in row) for f in range(36)
 )
-END_TRIGGER = 12
 
 # What a noble privilege is worth in points if taken at the very start (scaled by the game still to come).
 PRIVILEGE_VALUE = {
@@ -209,18 +210,7 @@ class HeuristicStrategy:
         return max(0.0, (view.nobles_left - END_TRIGGER) / per_round) + 1.0
 
     def row_strengths(self, view: PlayerView) -> list[list[int]]:
-        x2 = view.components.x2_fields
-        park = view.park
-        n = view.n
-        result = []
-        for row in ROWS:
-            strengths = [0] * n
-            for f in row:
-                code = park[f]
-                if code <= -2:
-                    strengths[-2 - code] += 2 if f in x2 else 1
-            result.append(strengths)
-        return result
+        return view.row_strengths()
 
     def park_gain(self, view: PlayerView, field: int, strengths: list[list[int]]) -> float:
         """Points the edge servant left on ``field`` adds to this seat's park score (rows as they stand now)."""
@@ -270,6 +260,8 @@ class HeuristicStrategy:
             return self.pick_seals(view, decision)
         if kind == "cards":
             return self.pick_cards(view, decision)
+        if kind == "draw":
+            return decision.max_count  # every card it may: the keep decision chooses among them
         if kind == "keep":
             return self.pick_keep(view, decision)
         if kind == "setup":
@@ -352,7 +344,7 @@ class HeuristicStrategy:
             short = max(0, noble.violet - madame) + max(0, noble.turquoise - king)
             if short > wild:
                 continue
-            cost = _cost(park, field, noble.gold)
+            cost = noble_cost(park, field, noble.gold)
             if cost > gold:
                 continue
             value = self.noble_value(view, field, strengths, turns)
@@ -389,25 +381,24 @@ class HeuristicStrategy:
         playable = decision.playable
         seat = view.seat
         gold = view.gold[seat]
+        bank = view.bank
         prices = view.components.card_prices
         hand = list(view.hand)
         play: list[str] = []
 
         def pay(card: str) -> bool:
-            nonlocal gold
+            nonlocal gold, bank
             if card not in hand:
                 return False
-            if prices[card] > gold and "gold4" in hand and card != "gold4":
+            if prices[card] > gold and "gold4" in hand and card != "gold4" and prices["gold4"] <= gold:
                 hand.remove("gold4")
                 play.append("gold4")
-                gold += 4
+                gold, bank = cards.pay("gold4", prices["gold4"], gold, bank)
             if prices[card] > gold:
                 return False
             hand.remove(card)
             play.append(card)
-            gold -= prices[card]
-            if card == "gold4":
-                gold += 4
+            gold, bank = cards.pay(card, prices[card], gold, bank)
             return True
 
         last = view.final_round
@@ -420,7 +411,7 @@ class HeuristicStrategy:
                 pay("reinforce2_move6")
         elif window == "move":
             points = view.movement_points()
-            diagonal = view.priv[seat][2] > 0
+            diagonal = view.priv[seat][P_DIAGONAL] > 0
             if not self.has_target(view, points, diagonal):
                 for card, extra in (("move5", 5), ("move9", 9)):
                     if card in playable and self.has_target(view, points + extra, diagonal) and pay(card):
@@ -448,14 +439,16 @@ class HeuristicStrategy:
         seat = view.seat
         if view.rooms[OFFICE][seat] == 0:
             return
-        base = self._best_reachable(view, view.gold[seat], view.wild)
+        prices = view.components.card_prices
+        gold = view.gold[seat]
+        base = self._best_reachable(view, gold, view.wild)
         if "two_seals" in hand:
-            with_seals = self._best_reachable(view, view.gold[seat] + 4 * hand.count("gold4") - 2, view.wild + 2)
+            with_seals = self._best_reachable(view, view.money() - prices["two_seals"], view.wild + 2)
             if with_seals > base + 1.5:
                 pay("two_seals")
                 base = with_seals
-        if "gold4" in hand:
-            with_gold = self._best_reachable(view, view.gold[seat] + 4, view.wild)
+        if "gold4" in hand and prices["gold4"] <= gold:
+            with_gold = self._best_reachable(view, cards.pay("gold4", prices["gold4"], gold, view.bank)[0], view.wild)
             if with_gold > base + 0.5:
                 pay("gold4")
 
@@ -473,7 +466,7 @@ class HeuristicStrategy:
             noble = nobles[code]
             if max(0, noble.violet - madame) + max(0, noble.turquoise - king) > wild:
                 continue
-            cost = _cost(park, field, noble.gold)
+            cost = noble_cost(park, field, noble.gold)
             if cost > gold:
                 continue
             best = max(best, self.noble_value(view, field, None, turns) - self.gold_weight * cost)
@@ -547,15 +540,15 @@ class HeuristicStrategy:
         seat = view.seat
         nobles = view.components.nobles
         park = view.park
-        gold = view.gold[seat] + view.mint_income() + 4 * view.hand.count("gold4")
+        gold = view.money() + view.mint_income()
         wild = 2 * view.hand.count("two_seals") if view.wild == 0 else view.wild
         turns = self.turns_left(view)
         strengths = self.row_strengths(view)
         # What can be brought: spare servants with their distance to each of the three rooms.
         spare = [mine[r] - keep[r] if r not in (OFFICE, KING, MADAME) else 0 for r in range(9)]
         spare[STAIRWAY] = max(0, spare[STAIRWAY])
-        k_bonus = view.priv[seat][4]
-        d_bonus = view.priv[seat][5]
+        k_bonus = view.priv[seat][P_KING]
+        d_bonus = view.priv[seat][P_MADAME]
         office_need = 0 if mine[OFFICE] > 0 else 1
         office_cost = dist_for(spare[:], dist, OFFICE, office_need) if office_need else 0
         if office_cost is None:
@@ -566,7 +559,7 @@ class HeuristicStrategy:
             if code < 0:
                 continue
             noble = nobles[code]
-            cost = _cost(park, field, noble.gold)
+            cost = noble_cost(park, field, noble.gold)
             if cost > gold:
                 continue
             value = self.noble_value(view, field, strengths, turns)
@@ -630,17 +623,6 @@ def _row_share(mine: int, best_other: int) -> float:
     if mine == best_other:
         return 2.0
     return 2.0 if mine > 0 else 0.0
-
-
-def _cost(park: tuple[int, ...] | list[int], field: int, gold: int) -> int:
-    if gold == 0:
-        return 0
-    for f in PARK_NEIGHBOURS[field]:
-        if park[f] < 0:
-            gold -= 1
-            if gold == 0:
-                return 0
-    return gold
 
 
 def dist_for(spare: list[int], dist, room: int, count: int) -> int | None:

@@ -18,8 +18,8 @@ import random
 from palais_sim.engine import rules
 from palais_sim.engine.scoring import final_scores
 from palais_sim.engine.state import GameState
+from palais_sim.engine.view import PlayerView
 from palais_sim.registry import load_strategy
-from palais_sim.strategy import PlayerView
 
 SEARCHED = frozenset(("move", "recruit", "cards"))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from palais_sim.engine.options import sample_option
 from palais_sim.engine.rules import Decision
-from palais_sim.strategy import PlayerView
+from palais_sim.engine.view import PlayerView
 
 
 class RandomStrategy:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from palais_sim.strategy import PlayerView
+from palais_sim.engine.view import PlayerView
 from strategies.heuristic import CARD_VALUE, HeuristicStrategy
 
 _BASE_SIGNATURE = inspect.signature(HeuristicStrategy.__init__)

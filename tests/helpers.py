@@ -28,6 +28,7 @@ NOTHING: dict[str, object] = {
     "move": [],
     "seals": (0, 0, ()),
     "recruit": None,
+    "draw": 0,
     "keep": (),
 }
 

@@ -63,7 +63,8 @@ def test_score_and_inspect_a_position(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "command", "needle"),
     [
-        ('{"format": "palais-position/1", "players": 2}', "score", "components"),
+        ('{"format": "palais-position/1", "players": 2}', "score", "'layout' is missing"),
+        ('{"format": "palais-position/1", "components": "no-such.toml"}', "score", "no-such.toml"),
         ("{not json", "inspect", "not valid JSON"),
         ('{"format": "palais-replay/1"}\n[1,2]\n', "replay", "line 2"),
     ],

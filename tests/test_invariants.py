@@ -20,7 +20,7 @@ from palais_sim.engine.options import legal_options, random_moves
 from palais_sim.engine.rules import IllegalChoice
 from palais_sim.engine.setup import SERVANTS_PER_COLOUR, new_game
 from palais_sim.engine.state import GameState, RuleOptions
-from palais_sim.strategy import PlayerView
+from palais_sim.engine.view import PlayerView
 from strategies.greedy import GreedyStrategy
 from strategies.random_play import RandomStrategy
 
@@ -45,10 +45,12 @@ def check_invariants(state: GameState) -> None:
         assert state.supply[seat] >= 0 and state.general[seat] >= 0
         assert all(row[seat] >= 0 for row in state.rooms), f"seat {seat}: negative room count"
         assert state.gold[seat] >= 0, f"seat {seat} has {state.gold[seat]} gold"
-    cards = Counter(state.deck) + Counter(state.discard) + Counter(state.drawn)
+    cards = Counter(state.deck) + Counter(state.discard) + Counter(state.drawn) + Counter(state.in_front)
     for seat in range(n):
         cards += Counter(state.hands[seat]) + Counter(state.played_points[seat])
     assert cards == FULL_DECK, f"cards: {sum(cards.values())} instead of 36"
+    assert set(state.in_front) <= {"all_majorities"}, "only all_majorities stays in front of a player"
+    assert not state.in_front or state.all_maj, "a card in front of the player outlived its turn"
     in_park = [code for code in state.park if code >= 0]
     taken = [i for seat_nobles in state.nobles for i in seat_nobles]
     assert sorted(in_park + taken + state.box) == ALL_NOBLES, "nobles lost or duplicated"

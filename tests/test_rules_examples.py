@@ -15,7 +15,7 @@ from palais_sim.board import BACK, GATE, KING, MADAME, MINT, OFFICE, PARADE, STA
 from palais_sim.engine import rules
 from palais_sim.engine.game import play_game
 from palais_sim.engine.rules import IllegalChoice
-from palais_sim.engine.scoring import SeatScore, final_scores, park_points, row_points, row_strengths, winners
+from palais_sim.engine.scoring import SeatScore, final_scores, park_points, row_points, row_strength, winners
 from palais_sim.engine.setup import new_game
 from palais_sim.engine.state import EMPTY, PRIV_INDEX, GameState, RuleOptions, servant_code
 from strategies.random_play import RandomStrategy
@@ -319,6 +319,9 @@ def test_back_entrance_example_green_draws_3_keeps_2_discards_1() -> None:
     stack_deck(state, "gold4", "move5", "points4")
     start_turn(state, 0)
     dec = rules.decision(state)
+    assert (dec.kind, dec.max_count) == ("draw", 3)  # "darf ... ziehen": up to 3
+    rules.apply(state, 3)
+    dec = rules.decision(state)
     assert (dec.kind, dec.drawn, dec.max_count) == ("keep", ("gold4", "move5", "points4"), 3)
     supply = state.supply[0]
     rules.apply(state, (0, 2))
@@ -334,6 +337,8 @@ def test_empty_deck_reshuffles_the_discard_pile() -> None:
     state.discard, state.deck = state.deck[:5], state.deck[5:]
     state.hands[1], state.deck = state.deck, []  # the other 31 cards are in seat 1's hand
     start_turn(state, 0)
+    assert rules.decision(state).kind == "draw"
+    rules.apply(state, 2)
     dec = rules.decision(state)
     assert dec.kind == "keep" and len(dec.drawn) == 2
     assert len(state.deck) == 3 and state.discard == []
@@ -654,6 +659,9 @@ def test_cards_plus3_counts_in_the_turn_it_is_recruited_with_a_back_entrance_ser
     rules.apply(state, 14)
     dec = pending(state)
     if drawn:
+        assert (dec.kind, dec.max_count) == ("draw", drawn)
+        rules.apply(state, drawn)
+        dec = pending(state)
         assert (dec.kind, len(dec.drawn), dec.max_count) == ("keep", drawn, back)
     else:
         assert (dec.kind, dec.seat) == ("reinforce", 1)
@@ -950,13 +958,13 @@ def rows_position() -> GameState:
 
 
 def test_lion_row_example(rows_position: GameState) -> None:
-    assert row_strengths(rows_position, "lion") == [3, 2, 1]
-    assert row_points(row_strengths(rows_position, "lion")) == [6, 2, 0]
+    assert row_strength(rows_position, "lion") == [3, 2, 1]
+    assert row_points(row_strength(rows_position, "lion")) == [6, 2, 0]
 
 
 def test_vase_row_example_tied_first_get_2_each_and_nobody_second(rows_position: GameState) -> None:
-    assert row_strengths(rows_position, "vase") == [1, 3, 3]
-    assert row_points(row_strengths(rows_position, "vase")) == [0, 2, 2]
+    assert row_strength(rows_position, "vase") == [1, 3, 3]
+    assert row_points(row_strength(rows_position, "vase")) == [0, 2, 2]
 
 
 def test_park_total_sums_all_four_rows(rows_position: GameState) -> None:
@@ -983,9 +991,9 @@ def test_x2_field_counts_double() -> None:
     state = blank_state(2)
     clear_park(state)
     set_park(state, {2: 0, 0: 1, 1: 1})  # top row: seat 0 on x2 field 2 (2) vs seat 1 on 0 and 1 (2)
-    assert row_strengths(state, "top") == [2, 2]
+    assert row_strength(state, "top") == [2, 2]
     set_park(state, {0: None})
-    assert row_strengths(state, "top") == [2, 1]
+    assert row_strength(state, "top") == [2, 1]
     assert park_points(state) == [6, 2]
 
 

@@ -12,7 +12,7 @@ from palais_sim.engine.rules import Decision, IllegalChoice
 from palais_sim.engine.scoring import SeatScore, final_scores, ranks, winners
 from palais_sim.engine.setup import new_game, start_gold
 from palais_sim.engine.state import PH_TURN_START, GameState, RuleOptions
-from palais_sim.strategy import PlayerView, Strategy
+from palais_sim.engine.view import PlayerView, Strategy
 
 
 class StrategyError(RuntimeError):
@@ -90,8 +90,7 @@ class GameResult:
         """The ``--json`` form of ``palais play``: seats 1-based."""
         return {
             "seats": [
-                {**s.score.to_json(), "strategy": s.strategy, "nobles_taken": list(s.nobles_taken)}
-                for s in self.seats
+                {**s.score.to_json(), "strategy": s.strategy, "nobles_taken": list(s.nobles_taken)} for s in self.seats
             ],
             "winners": [w + 1 for w in self.winners],
             "rounds": self.rounds,

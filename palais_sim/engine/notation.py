@@ -15,12 +15,32 @@ from typing import IO
 
 from palais_sim import __version__
 from palais_sim.board import PARK_SIZE, ROOM_INDEX, ROOM_KEYS, LayoutError, parse_layout
-from palais_sim.components import CARD_KEYS, PRIVILEGES, ComponentError, ComponentSet, load_components
+from palais_sim.components import (
+    CARD_KEYS,
+    DEFAULT_COMPONENTS,
+    POINT_CARDS,
+    PRIVILEGES,
+    ComponentError,
+    ComponentSet,
+    load_components,
+)
 from palais_sim.engine import rules
-from palais_sim.engine.rules import Decision, IllegalChoice
+from palais_sim.engine.rules import FROM_SUPPLY, Decision, IllegalChoice
 from palais_sim.engine.scoring import final_scores, winners
-from palais_sim.engine.setup import SERVANTS_PER_COLOUR, new_game
-from palais_sim.engine.state import EMPTY, PH_TURN_START, W_START, GameState, RuleOptions, servant_code
+from palais_sim.engine.setup import PLAYER_SERVANTS, SERVANTS_PER_COLOUR, new_game
+from palais_sim.engine.state import (
+    EMPTY,
+    FIELDS,
+    LIST,
+    PH_TURN_START,
+    PRIV_INDEX,
+    TABLE,
+    W_START,
+    GameState,
+    RuleOptions,
+    servant_code,
+    sub_rng,
+)
 
 POSITION_FORMAT = "palais-position/1"
 REPLAY_FORMAT = "palais-replay/1"
@@ -39,13 +59,17 @@ def components_ref(components: ComponentSet) -> dict:
 
 
 def components_from_ref(ref: object, where: str) -> ComponentSet:
-    if not isinstance(ref, dict) or "hash" not in ref:
-        raise NotationError(f"{where}: components: must be an object with 'name', 'hash' and 'file'")
+    """The component set a file names: ``"standard"``, a file path, or ``{"name", "hash", "file"}`` (``file`` null
+    for the standard set). The hash is checked when given."""
+    if isinstance(ref, str):
+        ref = {"file": None if ref == DEFAULT_COMPONENTS else ref}
+    if not isinstance(ref, dict):
+        raise NotationError(f"{where}: components: must be \"standard\", a file path or an object with 'file'")
     try:
         components = load_components(ref.get("file"))
     except ComponentError as exc:
         raise NotationError(f"{where}: components: {exc}") from None
-    if components.hash != ref["hash"]:
+    if ref.get("hash") is not None and components.hash != ref["hash"]:
         raise NotationError(
             f"{where}: components: the file was made with component set hash {ref['hash']}, "
             f"but {components.source} has hash {components.hash}"
@@ -54,49 +78,48 @@ def components_from_ref(ref: object, where: str) -> ComponentSet:
 
 
 # ---------------------------------------------------------------------------------------------- positions
+# A position holds every state field that has a position key (``state.FIELDS``), encoded field by field: a field
+# without a codec of its own is written as it is (numbers, per-seat lists). Everything else of the state is either
+# derived from those (nobles left, privileges, the seats' stream keys) or belongs to the turn in progress, which a
+# position (taken at the start of a turn) does not have.
+
+
+def _park_entry(state: GameState, code: int) -> str | int | None:
+    if code >= 0:
+        return state.components.nobles[code].id
+    return None if code == EMPTY else -2 - code + 1
+
+
+_ENCODE = {
+    "components": lambda st, v: components_ref(v),
+    "options": lambda st, v: v.to_dict(),
+    "layout": lambda st, v: v.code,
+    "rooms": lambda st, v: {key: list(v[i]) for i, key in enumerate(ROOM_KEYS)},
+    "park": lambda st, v: [_park_entry(st, code) for code in v],
+    "nobles": lambda st, v: [[st.components.nobles[i].id for i in seat] for seat in v],
+    "box": lambda st, v: [st.components.nobles[i].id for i in v],
+    "current": lambda st, v: v + 1,
+}
 
 
 def export_position(state: GameState) -> dict:
     """The position of a state paused before a turn (or before the first turn) as a JSON-ready dict."""
     if state.phase != PH_TURN_START:
         raise NotationError("a position can only be exported at the start of a turn")
-    nobles = state.components.nobles
-    n = state.n
-
-    def park_entry(code: int) -> str | int | None:
-        if code >= 0:
-            return nobles[code].id
-        if code == EMPTY:
-            return None
-        return -2 - code + 1
-
-    return {
-        "format": POSITION_FORMAT,
-        "engine_version": __version__,
-        "components": components_ref(state.components),
-        "options": state.options.to_dict(),
-        "seed": state.seed,
-        "players": n,
-        "layout": state.layout.code,
-        "start_seat": 1,
-        "current_seat": state.current + 1,
-        "round": state.round,
-        "final_round": state.final_round,
-        "turn": state.turn_no,
-        "rooms": {key: list(state.rooms[i]) for i, key in enumerate(ROOM_KEYS)},
-        "supply": list(state.supply),
-        "general_supply": list(state.general),
-        "gold": list(state.gold),
-        "bank": state.bank,
-        "park": [park_entry(code) for code in state.park],
-        "nobles": [[nobles[i].id for i in state.nobles[s]] for s in range(n)],
-        "hands": [list(h) for h in state.hands],
-        "played_points": [list(p) for p in state.played_points],
-        "deck": list(state.deck),
-        "discard": list(state.discard),
-        "box": [nobles[i].id for i in state.box],
-        "shuffles": state.shuffles,
-    }
+    data: dict = {"format": POSITION_FORMAT, "engine_version": __version__, "start_seat": 1}
+    for f in FIELDS:
+        if f.position is None:
+            continue
+        value = getattr(state, f.name)
+        if f.name in _ENCODE:
+            data[f.position] = _ENCODE[f.name](state, value)
+        elif f.shape == TABLE:
+            data[f.position] = [list(row) for row in value]
+        elif f.shape == LIST:
+            data[f.position] = list(value)
+        else:
+            data[f.position] = value
+    return data
 
 
 def _field(data: dict, key: str, where: str) -> object:
@@ -118,70 +141,42 @@ def _int_list(value: object, n: int, where: str) -> list[int]:
     return [_int(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
 
+def _str_list(value: object, known: set[str], where: str) -> list[str]:
+    if not isinstance(value, list):
+        raise NotationError(f"{where}: must be a list")
+    for item in value:
+        if item not in known:
+            raise NotationError(f"{where}: unknown entry {item!r}")
+    return list(value)
+
+
 def _str_lists(value: object, n: int, known: set[str], where: str) -> list[list[str]]:
     if not isinstance(value, list) or len(value) != n:
         raise NotationError(f"{where}: must be a list of {n} lists (one per seat)")
-    result = []
-    for s, items in enumerate(value):
-        if not isinstance(items, list):
-            raise NotationError(f"{where}[{s}]: must be a list")
-        for item in items:
-            if item not in known:
-                raise NotationError(f"{where}[{s}]: unknown entry {item!r}")
-        result.append(list(items))
-    return result
+    return [_str_list(items, known, f"{where}[{s}]") for s, items in enumerate(value)]
 
 
-def import_position(data: object, where: str = "position") -> GameState:
-    """A state paused before the turn of ``current_seat``; ``where`` names the file in every error."""
-    if not isinstance(data, dict):
-        raise NotationError(f"{where}: not a JSON object")
-    if data.get("format") != POSITION_FORMAT:
-        raise NotationError(f"{where}: format: expected {POSITION_FORMAT!r}, got {data.get('format')!r}")
-    components = components_from_ref(_field(data, "components", where), where)
-    n = _int(_field(data, "players", where), f"{where}: players", 2, 4)
-    try:
-        layout = parse_layout(str(_field(data, "layout", where)))
-    except LayoutError as exc:
-        raise NotationError(f"{where}: layout: {exc}") from None
-    raw_options = data.get("options") or {}
-    if not isinstance(raw_options, dict):
+def _options(data: dict, n: int, layout_code: str, where: str) -> RuleOptions:
+    raw = data.get("options") or {}
+    if not isinstance(raw, dict):
         raise NotationError(f"{where}: options: must be an object")
-    gold_limit = raw_options.get("gold_limit")
+    gold_limit = raw.get("gold_limit")
     if gold_limit is not None:
         gold_limit = _int(gold_limit, f"{where}: options.gold_limit")
-    options = RuleOptions(
+    return RuleOptions(
         players=n,
-        layout=str(raw_options.get("layout", layout.code)),
+        layout=str(raw.get("layout", layout_code)),
         gold_limit=gold_limit,
-        max_rounds=_int(raw_options.get("max_rounds", 100), f"{where}: options.max_rounds", 1),
+        max_rounds=_int(raw.get("max_rounds", 100), f"{where}: options.max_rounds", 1),
     )
-    start_seat = _int(data.get("start_seat", 1), f"{where}: start_seat", 1, 1)
-    del start_seat  # seat 1 always starts (RULES.md section 3)
 
-    try:
-        state = new_game(components, options, _int(data.get("seed", 0), f"{where}: seed"))
-    except ValueError as exc:
-        raise NotationError(f"{where}: options: {exc}") from None
-    state.layout = layout
-    rooms = _field(data, "rooms", where)
-    if not isinstance(rooms, dict) or set(rooms) != set(ROOM_KEYS):
-        raise NotationError(f"{where}: rooms: must map each of {', '.join(ROOM_KEYS)} to counts per seat")
-    state.rooms = [_int_list(rooms[key], n, f"{where}: rooms.{key}") for key in ROOM_KEYS]
-    state.supply = _int_list(_field(data, "supply", where), n, f"{where}: supply")
-    state.general = _int_list(_field(data, "general_supply", where), n, f"{where}: general_supply")
-    state.gold = _int_list(_field(data, "gold", where), n, f"{where}: gold")
-    bank = data.get("bank")
-    state.bank = None if bank is None else _int(bank, f"{where}: bank")
-    if (state.bank is None) != (gold_limit is None):
-        raise NotationError(f"{where}: bank: must be given exactly when options.gold_limit is")
 
+def _park(value: object, components: ComponentSet, n: int, where: str) -> list[int]:
     index = components.noble_index
-    park = _field(data, "park", where)
-    if not isinstance(park, list) or len(park) != PARK_SIZE:
+    if not isinstance(value, list) or len(value) != PARK_SIZE:
         raise NotationError(f"{where}: park: must be a list of {PARK_SIZE} entries")
     codes: list[int] = []
-    for f, entry in enumerate(park):
+    for f, entry in enumerate(value):
         if entry is None:
             codes.append(EMPTY)
         elif isinstance(entry, str) and entry in index:
@@ -190,17 +185,79 @@ def import_position(data: object, where: str = "position") -> GameState:
             codes.append(servant_code(entry - 1))
         else:
             raise NotationError(f"{where}: park[{f}]: expected a noble id, null or a seat 1..{n}, got {entry!r}")
-    state.park = codes
+    return codes
+
+
+def import_position(data: object, where: str = "position", seed: int | None = None) -> GameState:
+    """A state paused before the turn of ``current_seat``; ``where`` names the file in every error.
+
+    Written by hand, a position may leave out what a person cannot know: ``seed`` (then ``seed`` here, else 0),
+    ``deck`` (the cards nobody holds are shuffled into it from the seed), another seat's hand given as its size
+    (a number: dealt from those cards too), ``box`` (the nobles neither in the park nor taken), ``turn``,
+    ``shuffles``, ``final_round``, ``played_points``, ``options`` and ``general_supply`` (7 each).
+    """
+    if not isinstance(data, dict):
+        raise NotationError(f"{where}: not a JSON object")
+    if data.get("format") != POSITION_FORMAT:
+        raise NotationError(f"{where}: format: expected {POSITION_FORMAT!r}, got {data.get('format')!r}")
+    components = components_from_ref(data.get("components", DEFAULT_COMPONENTS), where)
+    n = _int(_field(data, "players", where), f"{where}: players", 2, 4)
+    try:
+        layout = parse_layout(str(_field(data, "layout", where)))
+    except LayoutError as exc:
+        raise NotationError(f"{where}: layout: {exc}") from None
+    options = _options(data, n, layout.code, where)
+    _int(data.get("start_seat", 1), f"{where}: start_seat", 1, 1)  # seat 1 always starts (RULES.md section 3)
+    game_seed = _int(data["seed"], f"{where}: seed") if data.get("seed") is not None else (seed or 0)
+    try:
+        state = new_game(components, options, game_seed)
+    except ValueError as exc:
+        raise NotationError(f"{where}: options: {exc}") from None
+    state.layout = layout
+    rooms = _field(data, "rooms", where)
+    if not isinstance(rooms, dict) or set(rooms) != set(ROOM_KEYS):
+        raise NotationError(f"{where}: rooms: must map each of {', '.join(ROOM_KEYS)} to counts per seat")
+    state.rooms = [_int_list(rooms[key], n, f"{where}: rooms.{key}") for key in ROOM_KEYS]
+    state.supply = _int_list(_field(data, "supply", where), n, f"{where}: supply")
+    general = data.get("general_supply", [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * n)
+    state.general = _int_list(general, n, f"{where}: general_supply")
+    state.gold = _int_list(_field(data, "gold", where), n, f"{where}: gold")
+    bank = data.get("bank")
+    state.bank = None if bank is None else _int(bank, f"{where}: bank")
+    if (state.bank is None) != (options.gold_limit is None):
+        raise NotationError(f"{where}: bank: must be given exactly when options.gold_limit is")
+    _nobles_from(data, state, components, n, where)
+    _cards_from(data, state, components, n, where)
+    for s in range(n):
+        total = (sum(row[s] for row in state.rooms) + state.supply[s] + state.general[s]
+                 + sum(1 for c in state.park if c == servant_code(s)))  # fmt: skip
+        if total != SERVANTS_PER_COLOUR:
+            raise NotationError(f"{where}: servants: seat {s + 1} has {total} servants in rooms, supplies and "
+                                f"park; a colour has {SERVANTS_PER_COLOUR}")  # fmt: skip
+    state.current = _int(_field(data, "current_seat", where), f"{where}: current_seat", 1, n) - 1
+    state.round = _int(_field(data, "round", where), f"{where}: round", 1)
+    state.final_round = bool(data.get("final_round", False))
+    state.turn_no = _int(data.get("turn", (state.round - 1) * n + state.current + 1), f"{where}: turn")
+    state.shuffles = _int(data.get("shuffles", 0), f"{where}: shuffles")
+    state.setup_seat = n
+    state.recruit_log = []
+    state.reset_turn()
+    state.phase, state.window = PH_TURN_START, W_START
+    return state
+
+
+def _nobles_from(data: dict, state: GameState, components: ComponentSet, n: int, where: str) -> None:
+    """Park, nobles taken (and the privileges they give), the unseen nobles."""
+    index = components.noble_index
+    state.park = codes = _park(_field(data, "park", where), components, n, where)
     nobles = _str_lists(_field(data, "nobles", where), n, set(index), f"{where}: nobles")
     state.nobles = [[index[i] for i in seat_nobles] for seat_nobles in nobles]
-    box = data.get("box")
     taken_or_shown = [c for c in codes if c >= 0] + [i for s in state.nobles for i in s]
+    box = data.get("box")
     if box is None:
         box_idx = [i for i in range(len(components.nobles)) if i not in set(taken_or_shown)]
     else:
-        if not isinstance(box, list) or any(b not in index for b in box):
-            raise NotationError(f"{where}: box: must be a list of noble ids")
-        box_idx = [index[b] for b in box]
+        box_idx = [index[b] for b in _str_list(box, set(index), f"{where}: box")]
     all_nobles = Counter(taken_or_shown + box_idx)
     twice = sorted(components.nobles[i].id for i, c in all_nobles.items() if c > 1)
     if twice:
@@ -215,37 +272,55 @@ def import_position(data: object, where: str = "position") -> GameState:
         for i in state.nobles[seat]:
             privilege = components.nobles[i].privilege
             if privilege:
-                state.priv[seat][PRIVILEGES.index(privilege)] += 1
+                state.priv[seat][PRIV_INDEX[privilege]] += 1
 
-    cards = set(CARD_KEYS)
-    state.hands = _str_lists(_field(data, "hands", where), n, cards, f"{where}: hands")
-    state.played_points = _str_lists(data.get("played_points", [[] for _ in range(n)]), n,
-                                     {"points2", "points4"}, f"{where}: played_points")  # fmt: skip
-    state.deck = _str_lists([_field(data, "deck", where)], 1, cards, f"{where}: deck")[0]
-    state.discard = _str_lists([_field(data, "discard", where)], 1, cards, f"{where}: discard")[0]
-    card_count = Counter(state.deck + state.discard + [c for h in state.hands + state.played_points for c in h])
-    if card_count != Counter(components.deck()):
+
+def _cards_from(data: dict, state: GameState, components: ComponentSet, n: int, where: str) -> None:
+    """Hands, played point cards, discard and deck; a hand given as a size and a missing deck are dealt from the
+    cards nobody holds, shuffled with the game seed."""
+    known = set(CARD_KEYS)
+    raw_hands = _field(data, "hands", where)
+    if not isinstance(raw_hands, list) or len(raw_hands) != n:
+        raise NotationError(f"{where}: hands: must be a list of {n} entries (a list of cards, or a hand size)")
+    hands: list[list[str] | int] = []
+    for s, hand in enumerate(raw_hands):
+        if isinstance(hand, int) and not isinstance(hand, bool):
+            hands.append(_int(hand, f"{where}: hands[{s}]"))
+        else:
+            hands.append(_str_list(hand, known, f"{where}: hands[{s}]"))
+    played = data.get("played_points", [[] for _ in range(n)])
+    state.played_points = _str_lists(played, n, set(POINT_CARDS), f"{where}: played_points")
+    state.discard = _str_list(_field(data, "discard", where), known, f"{where}: discard")
+    deck = data.get("deck")
+    seen = state.discard + [c for h in hands if isinstance(h, list) for c in h]
+    seen += [c for p in state.played_points for c in p]
+    if deck is not None:
+        seen += _str_list(deck, known, f"{where}: deck")
+    unseen = Counter(components.deck())
+    unseen.subtract(seen)
+    if any(count < 0 for count in unseen.values()):
         raise NotationError(
             f"{where}: cards: deck, discard, hands and played cards must hold the set's "
             f"{len(components.deck())} cards exactly, {components.card_copies} of each kind"
         )
-    for seat in range(n):
-        total = (sum(row[seat] for row in state.rooms) + state.supply[seat] + state.general[seat]
-                 + sum(1 for c in codes if c == servant_code(seat)))  # fmt: skip
-        if total != SERVANTS_PER_COLOUR:
-            raise NotationError(f"{where}: servants: seat {seat + 1} has {total} servants in rooms, supplies and "
-                                f"park; a colour has {SERVANTS_PER_COLOUR}")  # fmt: skip
-
-    state.current = _int(_field(data, "current_seat", where), f"{where}: current_seat", 1, n) - 1
-    state.round = _int(_field(data, "round", where), f"{where}: round", 1)
-    state.final_round = bool(data.get("final_round", False))
-    state.turn_no = _int(data.get("turn", (state.round - 1) * n + state.current + 1), f"{where}: turn")
-    state.shuffles = _int(data.get("shuffles", 0), f"{where}: shuffles")
-    state.setup_seat = n
-    state.recruit_log = []
-    state.reset_turn()
-    state.phase, state.window = PH_TURN_START, W_START
-    return state
+    pool = list((+unseen).elements())
+    sub_rng(state.seed, "redeal").shuffle(pool)
+    state.hands = []
+    for s, hand in enumerate(hands):
+        if isinstance(hand, int):
+            if hand > len(pool):
+                raise NotationError(f"{where}: hands[{s}]: {hand} cards, but only {len(pool)} are not placed")
+            hand, pool = pool[:hand], pool[hand:]
+        state.hands.append(hand)
+    if deck is None:
+        state.deck = pool
+    else:
+        state.deck = list(deck)
+        if pool:
+            raise NotationError(
+                f"{where}: cards: deck, discard, hands and played cards must hold the set's "
+                f"{len(components.deck())} cards exactly ({len(pool)} are missing)"
+            )
 
 
 def read_json_file(path: Path) -> object:
@@ -257,8 +332,11 @@ def read_json_file(path: Path) -> object:
         raise NotationError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
 
-def load_position(path: Path) -> GameState:
-    return import_position(read_json_file(path), str(path))
+def load_position(path: Path, seed: int | None = None) -> GameState:
+    """A position file (``seed``: for the hidden information the file leaves out, if it has no seed)."""
+    if Path(path).is_dir():
+        raise NotationError(f"{path}: is a directory, not a position file")
+    return import_position(read_json_file(path), str(path), seed)
 
 
 def save_position(state: GameState, path: Path) -> None:
@@ -281,7 +359,14 @@ def encode_choice(kind: str, choice: object) -> object:
         king, madame, *rest = choice  # type: ignore[misc]
         return [king, madame, [ROOM_KEYS[r] for r in (rest[0] if rest else ())]]
     if kind == "recruit":
-        return choice if choice is None or isinstance(choice, int) else list(choice)  # type: ignore[arg-type]
+        if choice is None or isinstance(choice, int):
+            return choice
+        values = list(choice)  # type: ignore[call-overload]
+        if len(values) == 4:
+            values[3] = "supply" if values[3] == FROM_SUPPLY else ROOM_KEYS[values[3]]
+        return values
+    if kind == "draw":
+        return choice
     return list(choice)  # type: ignore[call-overload]
 
 
@@ -302,7 +387,14 @@ def decode_choice(kind: str, data: object) -> object:
             king, madame, sources = data  # type: ignore[misc]
             return (king, madame, tuple(_room(r) for r in sources))
         if kind == "recruit":
-            return data if data is None or isinstance(data, int) else tuple(data)  # type: ignore[arg-type]
+            if data is None or isinstance(data, int):
+                return data
+            values = list(data)  # type: ignore[call-overload]
+            if len(values) == 4:
+                values[3] = FROM_SUPPLY if values[3] == "supply" else _room(values[3])
+            return tuple(values)
+        if kind == "draw":
+            return data
         return tuple(data)  # type: ignore[arg-type]
     except (TypeError, ValueError) as exc:
         raise IllegalChoice(f"malformed {kind} choice {data!r}: {exc}") from None

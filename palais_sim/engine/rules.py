@@ -5,7 +5,8 @@ changes anything (an illegal choice raises :class:`IllegalChoice` and leaves the
 runs every automatic step up to the next decision. A turn offers, in order:
 
     cards(start) -> reinforce -> cards(move) -> move -> [mint, automatic] -> seals -> [office, automatic]
-    -> cards(recruit) -> recruit (one noble per decision, until the player stops) -> keep -> cards(end)
+    -> cards(recruit) -> recruit -> cards(recruit) -> recruit ... (one noble per decision, until the player stops)
+    -> draw -> keep -> cards(end)
 
 A decision with nothing to decide (no playable card, zero reinforcement, no movement points, ...) is skipped.
 
@@ -15,12 +16,15 @@ Choices:
 - reinforce: ``(count, sources)``: servants to the Gate; ``sources`` names a room per servant beyond the supply;
 - move: a sequence of ``(from_room, to_room, count)`` transfers, each costing ``count * distance``;
 - seals: ``(king, madame, sources)``: new servants into the King's cabinet and Madame's room;
-- recruit: ``None`` to stop, or ``(field, wild_violet, wild_turquoise)``: the wild seals from two_seals cards;
+- recruit: ``None`` to stop, a field, or ``(field, wild_violet, wild_turquoise[, source])``: the wild seals from
+  two_seals cards, and where the edge servant comes from (``FROM_SUPPLY``, the default, or a room);
+- draw: how many cards to draw at the Back entrance (0 up to ``decision.max_count``);
 - keep: indices into the drawn cards to keep.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from palais_sim.board import (
@@ -36,7 +40,7 @@ from palais_sim.board import (
     PARK_NEIGHBOURS,
     STAIRWAY,
 )
-from palais_sim.components import POINT_CARDS
+from palais_sim.engine import cards
 from palais_sim.engine.setup import SETUP_PLACEMENT
 from palais_sim.engine.state import (
     EMPTY,
@@ -68,14 +72,15 @@ from palais_sim.engine.state import (
     W_MOVE,
     W_RECRUIT,
     W_START,
-    WINDOW_CARDS,
     WINDOW_NAMES,
     GameState,
     servant_code,
     sub_rng,
 )
 
-END_TRIGGER_NOBLES = 12
+END_TRIGGER_NOBLES = 12  # the last round starts when seat 1 is to begin a turn with this many nobles or fewer
+FROM_SUPPLY = -1  # recruit: the edge servant comes from the supply (else: a room index)
+EXTRA_CARDS_PER_NOBLE = 3  # cards_plus3
 
 
 class IllegalChoice(ValueError):
@@ -90,7 +95,7 @@ class Decision:
     seat: int
     window: str = ""  # cards: start, move, recruit or end
     playable: tuple[str, ...] = ()  # cards: the hand's cards allowed in this window
-    max_count: int = 0  # setup: servants to place; reinforce: most servants to the Gate; keep: most cards
+    max_count: int = 0  # setup: servants to place; reinforce: most to the Gate; draw: most cards; keep: most kept
     points: int = 0  # move: movement points
     diagonal: bool = False  # move: diagonal moves allowed
     king_max: int = 0  # seals: most new servants for the King's cabinet
@@ -123,18 +128,36 @@ def has_majority(state: GameState, seat: int, room: int) -> bool:
     return all(cardinal[other] < my_cardinal for other, c in enumerate(counts) if c == mine and other != seat)
 
 
+def noble_cost(park: Sequence[int], field: int, printed: int) -> int:
+    """Gold to recruit a noble of printed cost ``printed`` on ``field``: less 1 per empty neighbour field (a field
+    holding a servant counts as empty), never below 0."""
+    cost = printed
+    for f in PARK_NEIGHBOURS[field]:
+        if cost == 0:
+            break
+        if park[f] < 0:
+            cost -= 1
+    return cost
+
+
 def recruit_cost(state: GameState, field: int) -> int:
-    """Gold to recruit the noble on ``field``: its cost less 1 per empty (or servant-held) neighbour field."""
+    """Gold to recruit the noble on ``field`` now."""
     noble = state.park[field]
     if noble < 0:
         raise IllegalChoice(f"field {field} holds no noble")
-    park = state.park
-    empty = 0
-    for f in PARK_NEIGHBOURS[field]:
-        if park[f] < 0:
-            empty += 1
-    cost = state.components.nobles[noble].gold - empty
-    return cost if cost > 0 else 0
+    return noble_cost(state.park, field, state.components.nobles[noble].gold)
+
+
+def final_round_due(state: GameState) -> bool:
+    """Whether the turn about to begin starts the last round (seat 1 to move, 12 or fewer nobles in the park)."""
+    return state.current == 0 and state.nobles_left <= END_TRIGGER_NOBLES
+
+
+def draw_limit(state: GameState, seat: int) -> int:
+    """Cards the seat may draw at the Back entrance: 1 per own servant there, + 3 per cards_plus3 noble if it has
+    at least one servant there."""
+    back = state.rooms[BACK][seat]
+    return back + EXTRA_CARDS_PER_NOBLE * state.priv[seat][P_CARDS] if back else 0
 
 
 def reinforce_count(state: GameState, seat: int) -> int:
@@ -175,27 +198,7 @@ def any_recruit(state: GameState, seat: int) -> bool:
 
 def playable_cards(state: GameState, seat: int, window: int) -> tuple[str, ...]:
     """Cards of the hand allowed in ``window`` that the seat can pay for now (gold4 counted as money)."""
-    hand = state.hands[seat]
-    if not hand:
-        return ()
-    allowed = WINDOW_CARDS[window]
-    prices = state.components.card_prices
-    money = state.gold[seat]
-    if "gold4" in hand:
-        # gold4 cards played first pay for the others; with a gold limit the bank may hold less than 4.
-        bank, price = state.bank, prices["gold4"]
-        for _ in range(hand.count("gold4")):
-            if price > money:
-                break
-            if bank is not None:
-                bank += price
-            gain = 4 if bank is None else min(4, bank)
-            if gain <= price:
-                break
-            money += gain - price
-            if bank is not None:
-                bank -= gain
-    return tuple(sorted(c for c in hand if c in allowed and prices[c] <= money))
+    return cards.playable(state.hands[seat], window, state.components.card_prices, state.gold[seat], state.bank)
 
 
 # ---------------------------------------------------------------------------------------------- the pending decision
@@ -221,6 +224,8 @@ def decision(state: GameState) -> Decision:
         return Decision("seals", seat, king_max=king, madame_max=madame)
     if phase == PH_RECRUIT:
         return Decision("recruit", seat, recruits_left=state.recruits_left, wild_seals=state.wild)
+    if phase == PH_DRAW:
+        return Decision("draw", seat, max_count=state.draw_max)
     if phase == PH_KEEP:
         return Decision("keep", seat, max_count=state.keep_max, drawn=tuple(state.drawn))
     if phase == PH_SETUP:
@@ -249,6 +254,15 @@ def _seal_bonus(state: GameState, seat: int) -> tuple[int, int]:
 
 def apply(state: GameState, choice: object) -> None:
     """Check ``choice`` against the pending decision, apply it and advance to the next decision."""
+    state.step += 1  # counted before the turn may end, so the first decision of every turn has step 0
+    try:
+        _dispatch(state, choice)
+    except IllegalChoice:
+        state.step -= 1
+        raise
+
+
+def _dispatch(state: GameState, choice: object) -> None:
     phase = state.phase
     if phase == PH_CARDS:
         _apply_cards(state, choice)
@@ -260,10 +274,14 @@ def apply(state: GameState, choice: object) -> None:
         _apply_seals(state, choice)
     elif phase == PH_RECRUIT:
         _apply_recruit(state, choice)
+    elif phase == PH_DRAW:
+        _apply_draw(state, choice)
     elif phase == PH_KEEP:
         _apply_keep(state, choice)
     elif phase == PH_SETUP:
         _apply_setup(state, choice)
+    elif phase == PH_TURN_START:
+        raise IllegalChoice("the game is paused before a turn: call resume_turn")
     else:
         raise IllegalChoice("the game is over")
 
@@ -328,11 +346,8 @@ def _apply_cards(state: GameState, choice: object) -> None:
     if not isinstance(choice, list | tuple):
         raise IllegalChoice(f"cards to play must be a list of card keys, got {choice!r}")
     seat = state.current
-    allowed = WINDOW_CARDS[state.window]
-    prices = state.components.card_prices
+    allowed = cards.WINDOW_CARDS[state.window]
     hand = state.hands[seat][:]
-    gold = state.gold[seat]
-    bank = state.bank
     for card in choice:
         if not isinstance(card, str):
             raise IllegalChoice(f"a card to play must be a card key, got {card!r}")
@@ -340,38 +355,16 @@ def _apply_cards(state: GameState, choice: object) -> None:
             raise IllegalChoice(f"card {card!r} cannot be played in the {WINDOW_NAMES[state.window]} window")
         if card not in hand:
             raise IllegalChoice(f"card {card!r} is not in the hand")
-        price = prices[card]
-        if price > gold:
-            raise IllegalChoice(f"card {card!r} costs {price} gold, the seat has {gold}")
         hand.remove(card)
-        gold -= price
-        if bank is not None:
-            bank += price
-        if card == "gold4":
-            gain = 4 if bank is None else min(4, bank)
-            gold += gain
-            if bank is not None:
-                bank -= gain
+    prices = state.components.card_prices
+    short = cards.unaffordable(choice, prices, state.gold[seat], state.bank)
+    if short is not None:
+        raise IllegalChoice(f"card {short!r} costs {prices[short]} gold, more than the seat has when it comes")
     # Checked: now apply.
+    gold, bank = state.gold[seat], state.bank
     for card in choice:
-        state.hands[seat].remove(card)
-        if card in POINT_CARDS:
-            state.played_points[seat].append(card)
-        else:
-            state.discard.append(card)
-        if card == "all_majorities":
-            state.all_maj = True
-        elif card == "free_reinforce":
-            state.free_reinforce = True
-        elif card == "reinforce2_move6":
-            state.extra_reinforce += 2
-            state.extra_move += 6
-        elif card == "move5":
-            state.extra_move += 5
-        elif card == "move9":
-            state.extra_move += 9
-        elif card == "two_seals":
-            state.wild += 2
+        gold, bank = cards.pay(card, prices[card], gold, bank)
+        cards.play(state, seat, card)
     state.gold[seat] = gold
     state.bank = bank
     _close_window(state)
@@ -454,15 +447,17 @@ def _apply_seals(state: GameState, choice: object) -> None:
     _advance(state)
 
 
-def _parse_recruit(choice: object, wild: int) -> tuple[int, int, int] | None:
+def _parse_recruit(choice: object) -> tuple[int, int, int, int] | None:
     if choice is None:
         return None
     if isinstance(choice, int) and not isinstance(choice, bool):
-        return choice, -1, -1
+        return choice, -1, -1, FROM_SUPPLY
     values = _ints(choice, "recruit")
-    if len(values) != 3:
-        raise IllegalChoice(f"recruit takes (field, wild_violet, wild_turquoise) or None, got {choice!r}")
-    return values[0], values[1], values[2]
+    if len(values) == 3:
+        return values[0], values[1], values[2], FROM_SUPPLY
+    if len(values) == 4:
+        return values[0], values[1], values[2], values[3]
+    raise IllegalChoice(f"recruit takes (field, wild_violet, wild_turquoise[, source]) or None, got {choice!r}")
 
 
 def default_wild_split(violet_short: int, turquoise_short: int, violet: int, turquoise: int, wild: int):
@@ -477,12 +472,12 @@ def default_wild_split(violet_short: int, turquoise_short: int, violet: int, tur
 
 
 def _apply_recruit(state: GameState, choice: object) -> None:
-    parsed = _parse_recruit(choice, state.wild)
+    parsed = _parse_recruit(choice)
     if parsed is None:
         state.phase = PH_DRAW
         _advance(state)
         return
-    field, wv, wt = parsed
+    field, wv, wt, source = parsed
     seat = state.current
     if not 0 <= field < 36 or state.park[field] < 0:
         raise IllegalChoice(f"field {field} holds no noble")
@@ -506,7 +501,18 @@ def _apply_recruit(state: GameState, choice: object) -> None:
     cost = recruit_cost(state, field)
     if cost > state.gold[seat]:
         raise IllegalChoice(f"noble {noble.id} costs {cost} gold, the seat has {state.gold[seat]}")
-    # Pay: the Office servant and the seal servants return to the supply, then the edge servant leaves it.
+    edge = IS_EDGE[field]
+    if source != FROM_SUPPLY:
+        if not edge:
+            raise IllegalChoice(f"field {field} is not an edge field: no servant is placed, so no source is chosen")
+        if not 0 <= source < 9:
+            raise IllegalChoice(f"edge servant source {source} is neither the supply ({FROM_SUPPLY}) nor a room")
+        left = state.rooms[source][seat] - (source == OFFICE) - (noble.violet - wv) * (source == MADAME)
+        left -= (noble.turquoise - wt) * (source == KING)
+        if left < 1:
+            raise IllegalChoice(f"no own servant left in room {source} for the edge field")
+    # Pay: the Office servant and the seal servants return to the supply (so the supply always holds one), then the
+    # edge servant comes from the supply or the room the player chose.
     rooms = state.rooms
     rooms[OFFICE][seat] -= 1
     rooms[MADAME][seat] -= noble.violet - wv
@@ -516,10 +522,12 @@ def _apply_recruit(state: GameState, choice: object) -> None:
     state.gold[seat] -= cost
     if state.bank is not None:
         state.bank += cost
-    edge = IS_EDGE[field]
     if edge:
         state.park[field] = servant_code(seat)
-        state.supply[seat] -= 1
+        if source == FROM_SUPPLY:
+            state.supply[seat] -= 1
+        else:
+            rooms[source][seat] -= 1
     else:
         state.park[field] = EMPTY
     state.nobles_left -= 1
@@ -533,6 +541,30 @@ def _apply_recruit(state: GameState, choice: object) -> None:
             gain = min(1 if p == P_SERV1 else 3, state.general[seat])
             state.general[seat] -= gain
             state.supply[seat] += gain
+    # Any-time cards may be played between two recruitments: the recruit window opens again.
+    state.phase, state.window = PH_CARDS, W_RECRUIT
+    _advance(state)
+
+
+def _apply_draw(state: GameState, choice: object) -> None:
+    if isinstance(choice, bool) or not isinstance(choice, int):
+        raise IllegalChoice(f"draw takes a number of cards, got {choice!r}")
+    if not 0 <= choice <= state.draw_max:
+        raise IllegalChoice(f"draw {choice} cards is outside 0..{state.draw_max}")
+    seat = state.current
+    drawn: list[str] = []
+    for _ in range(choice):
+        card = _draw_card(state)
+        if card is None:
+            break
+        drawn.append(card)
+    state.draw_max = 0
+    if drawn:
+        state.drawn = drawn
+        state.keep_max = state.rooms[BACK][seat]
+        state.phase = PH_KEEP
+        return
+    state.phase, state.window = PH_CARDS, W_END
     _advance(state)
 
 
@@ -603,8 +635,11 @@ def _advance(state: GameState) -> None:
                 return
             state.phase = PH_DRAW
         elif phase == PH_DRAW:
-            if _start_draw(state):
+            # Action 5: drawing is optional, so how many cards is a decision (when there is a card to draw).
+            state.draw_max = draw_limit(state, seat)
+            if state.draw_max and (state.deck or state.discard):
                 return
+            state.draw_max = 0
             state.phase, state.window = PH_CARDS, W_END
         elif phase == PH_END_TURN:
             _end_turn(state)
@@ -626,22 +661,32 @@ def _close_window(state: GameState) -> None:
 
 
 def _begin_turn(state: GameState) -> None:
-    if state.current == 0 and not state.final_round and state.nobles_left <= END_TRIGGER_NOBLES:
-        state.final_round = True
     state.reset_turn()
     state.turn_no += 1
-    state.phase, state.window = (PH_TURN_START if state.pause_at_turn else PH_CARDS), W_START
+    if state.pause_at_turn:
+        state.phase, state.window = PH_TURN_START, W_START
+    else:
+        _start_turn(state)
+
+
+def _start_turn(state: GameState) -> None:
+    """The turn begins: the end trigger is checked (RULES.md section 7), then the start card window opens."""
+    if not state.final_round and final_round_due(state):
+        state.final_round = True
+    state.phase, state.window = PH_CARDS, W_START
 
 
 def resume_turn(state: GameState) -> None:
-    """Start the turn a state paused before (``pause_at_turn``) and run up to its first decision."""
+    """Start the turn a state paused before (``pause_at_turn``, or an imported position) and run up to its first
+    decision. A position with 12 or fewer nobles and seat 1 to move starts the final round here."""
     if state.phase != PH_TURN_START:
         raise IllegalChoice("the game is not paused before a turn")
-    state.phase, state.window = PH_CARDS, W_START
+    _start_turn(state)
     _advance(state)
 
 
 def _end_turn(state: GameState) -> None:
+    cards.end_of_turn(state)
     state.current += 1
     if state.current == state.n:
         state.current = 0
@@ -670,36 +715,25 @@ def _gain_gold(state: GameState, seat: int, amount: int) -> None:
 
 
 def _draw_card(state: GameState) -> str | None:
+    """The top card of the deck. As soon as the last card is drawn the discard pile is shuffled into a new deck
+    (RULES.md section 4, action 5); cards discarded later start a new discard pile."""
     if not state.deck:
-        if not state.discard:
+        _reshuffle(state)
+        if not state.deck:
             return None
-        state.shuffles += 1
-        state.deck = state.discard
-        state.discard = []
-        sub_rng(state.seed, f"shuffle:{state.shuffles}").shuffle(state.deck)
-    return state.deck.pop(0)
+    card = state.deck.pop(0)
+    if not state.deck:
+        _reshuffle(state)
+    return card
 
 
-def _start_draw(state: GameState) -> bool:
-    """Action 5: draw 1 card per Back entrance servant, +3 per cards_plus3 noble. True if there is a keep
-    decision (cards were drawn)."""
-    seat = state.current
-    back = state.rooms[BACK][seat]
-    if back == 0:
-        return False
-    count = back + 3 * state.priv[seat][P_CARDS]
-    drawn: list[str] = []
-    for _ in range(count):
-        card = _draw_card(state)
-        if card is None:
-            break
-        drawn.append(card)
-    if not drawn:
-        return False
-    state.drawn = drawn
-    state.keep_max = back
-    state.phase = PH_KEEP
-    return True
+def _reshuffle(state: GameState) -> None:
+    if not state.discard:
+        return
+    state.shuffles += 1
+    state.deck = state.discard
+    state.discard = []
+    sub_rng(state.seed, f"shuffle:{state.shuffles}").shuffle(state.deck)
 
 
 def phase_name(state: GameState) -> str:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from palais_sim.board import CARDINAL, PARK_ROWS
 from palais_sim.components import POINT_CARDS
-from palais_sim.engine.state import GameState, servant_code
+from palais_sim.engine.state import GameState
 
 UNPLAYED_CARD_CAP = 6
 ROW_FIRST, ROW_SECOND, ROW_SHARED_FIRST = 6, 2, 2
@@ -60,28 +62,34 @@ def row_points(strengths: list[int]) -> list[int]:
     return points
 
 
-def park_points(state: GameState) -> list[int]:
-    x2 = state.components.x2_fields
-    park = state.park
-    totals = [0] * state.n
-    for fields in PARK_ROWS.values():
-        strengths = [0] * state.n
+ROW_NAMES: tuple[str, ...] = tuple(PARK_ROWS)
+_ROWS: tuple[tuple[int, ...], ...] = tuple(PARK_ROWS.values())
+
+
+def row_strengths(park: Sequence[int], x2_fields: AbstractSet[int], players: int) -> list[list[int]]:
+    """Each seat's strength in each edge row (``ROW_NAMES`` order): its servants there, x2 fields counting 2."""
+    result = []
+    for fields in _ROWS:
+        strengths = [0] * players
         for f in fields:
             code = park[f]
             if code <= -2:
-                strengths[-2 - code] += 2 if f in x2 else 1
+                strengths[-2 - code] += 2 if f in x2_fields else 1
+        result.append(strengths)
+    return result
+
+
+def row_strength(state: GameState, row: str) -> list[int]:
+    """Each seat's strength in the edge row named ``row`` (top, right, vase, lion)."""
+    return row_strengths(state.park, state.components.x2_fields, state.n)[ROW_NAMES.index(row)]
+
+
+def park_points(state: GameState) -> list[int]:
+    totals = [0] * state.n
+    for strengths in row_strengths(state.park, state.components.x2_fields, state.n):
         for seat, p in enumerate(row_points(strengths)):
             totals[seat] += p
     return totals
-
-
-def row_strengths(state: GameState, row: str) -> list[int]:
-    """Each seat's strength in one edge row (x2 fields count double)."""
-    x2 = state.components.x2_fields
-    return [
-        sum((2 if f in x2 else 1) for f in PARK_ROWS[row] if state.park[f] == servant_code(seat))
-        for seat in range(state.n)
-    ]
 
 
 def final_scores(state: GameState) -> list[SeatScore]:

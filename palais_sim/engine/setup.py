@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from palais_sim.board import PARADE, PARK_SIZE, STAIRWAY, parse_layout, random_layout_code
 from palais_sim.components import ComponentSet
-from palais_sim.engine.state import PH_SETUP, GameState, RuleOptions, sub_rng
+from palais_sim.engine.state import PH_SETUP, GameState, RuleOptions, seat_stream_keys, sub_rng
 
 SERVANTS_PER_COLOUR = 25
 PLAYER_SERVANTS = 18
@@ -57,6 +57,7 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.options = options
     state.layout = parse_layout(resolve_layout(options, components, seed))
     state.seed = seed
+    state.seat_keys = seat_stream_keys(seed, n)
     state.n = n
     state.rooms = [[0] * n for _ in range(9)]
     for seat in range(n):
@@ -75,6 +76,7 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.played_points = [[] for _ in range(n)]
     state.deck = deck
     state.discard = []
+    state.in_front = []
     state.shuffles = 0
     state.round = 0
     state.current = 0
@@ -88,4 +90,6 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.recruit_log = []
     state.pause_at_turn = False
     state.reset_turn()
+    missing = [name for name in GameState.__slots__ if not hasattr(state, name)]
+    assert not missing, f"new_game does not set {missing}"
     return state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass
 
@@ -20,7 +21,8 @@ def seat_of_code(code: int) -> int:
     return -2 - code
 
 
-# Phases of the decision state machine. The last four are automatic steps, never pending between decisions.
+# Phases of the decision state machine. PH_ACTION3, PH_OFFICE and PH_END_TURN are automatic steps, never pending
+# between decisions; PH_DRAW is the (optional) draw at the Back entrance.
 PH_SETUP, PH_CARDS, PH_REINFORCE, PH_MOVE, PH_SEALS, PH_RECRUIT, PH_KEEP, PH_OVER = range(8)
 PH_ACTION3, PH_OFFICE, PH_DRAW, PH_END_TURN = range(8, 12)
 PH_TURN_START = 12  # paused before a turn (only with ``pause_at_turn``), where positions are exported
@@ -29,18 +31,11 @@ PHASE_NAMES = (
     "action3", "office", "draw", "end_turn", "turn_start",
 )  # fmt: skip
 
-# Card windows: when privilege cards may be played, in turn order.
+# Card windows: when privilege cards may be played, in turn order (which cards: ``engine.cards``).
 W_START, W_MOVE, W_RECRUIT, W_END = range(4)
 WINDOW_NAMES = ("start", "move", "recruit", "end")
-ANY_TIME = ("gold4", "points2", "points4")
-WINDOW_CARDS: tuple[frozenset[str], ...] = (
-    frozenset(("all_majorities", "free_reinforce", "reinforce2_move6", *ANY_TIME)),
-    frozenset(("move5", "move9", *ANY_TIME)),
-    frozenset(("two_seals", *ANY_TIME)),
-    frozenset(ANY_TIME),
-)
 
-# Indices into a seat's privilege counters.
+# Indices into a seat's privilege counters (``state.priv[seat][P_MINT]`` is the seat's mint_plus2 nobles).
 PRIV_INDEX = {key: i for i, key in enumerate(PRIVILEGES)}
 P_REINFORCE, P_MOVE, P_DIAGONAL, P_MINT, P_KING, P_MADAME, P_CARDS, P_SERV1, P_SERV3 = range(9)
 
@@ -69,25 +64,103 @@ def sub_rng(seed: int, stream: str) -> random.Random:
     return random.Random(f"{seed}:{stream}")
 
 
-class GameState:
-    """Everything that changes during a game. Seats are 0-based here; 1-based in every file and report."""
+def seat_stream_keys(seed: int, players: int) -> list[int]:
+    """One key per seat for the random streams its strategy gets: a one-way image of the game seed (sha256), so a
+    strategy holding its key can neither recover the seed nor any other stream (deck, park, reshuffles, other
+    seats)."""
+    return [int.from_bytes(hashlib.sha256(f"{seed}:seat-stream:{s}".encode()).digest()[:8]) for s in range(players)]
 
-    __slots__ = (
-        "components", "options", "layout", "seed", "n",
-        "rooms", "supply", "general", "gold", "bank",
-        "park", "nobles_left", "nobles", "priv", "hands", "played_points",
-        "deck", "discard", "box", "shuffles",
-        "round", "current", "final_round", "finished", "over", "turn_no",
-        "phase", "window", "setup_seat",
-        "all_maj", "free_reinforce", "extra_reinforce", "extra_move", "wild",
-        "recruits_left", "drawn", "keep_max", "recruit_log", "pause_at_turn",
-    )  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------- the state's fields
+# Each field of the state is declared once, with its shape (how ``copy`` treats it), who may see it (how the seat
+# view is built) and its key in a position file. A new field is one line here.
+
+STATIC, VALUE, LIST, TABLE = "static", "value", "list", "table"  # shared / immutable / list / list of lists
+PUBLIC = "public"  # every seat sees it
+OWN = "own"  # per-seat rows: a seat sees its own row and the sizes of the others (hands)
+SIZE = "size"  # nobody sees the content, everybody its size (the deck)
+DRAWER = "drawer"  # only the seat to move sees it (the cards it has just drawn)
+SECRET = "secret"  # nobody (the seed, the unseen nobles, the streams' keys, engine bookkeeping)
+
+
+@dataclass(frozen=True)
+class StateField:
+    name: str
+    shape: str
+    seen: str
+    position: str | None = None  # key in a position file (``None``: not part of a position)
+    view: str = ""  # the seat view's attribute, if not ``name`` (OWN: the own row; sizes in ``<view>_sizes``)
+
+
+FIELDS: tuple[StateField, ...] = (
+    # static for the game
+    StateField("components", STATIC, PUBLIC, "components"),
+    StateField("options", STATIC, PUBLIC, "options"),
+    StateField("layout", STATIC, PUBLIC, "layout"),
+    StateField("n", VALUE, PUBLIC, "players"),
+    StateField("seed", VALUE, SECRET, "seed"),
+    StateField("seat_keys", LIST, SECRET),
+    # the castle, the supplies, the gold
+    StateField("rooms", TABLE, PUBLIC, "rooms"),
+    StateField("supply", LIST, PUBLIC, "supply"),
+    StateField("general", LIST, PUBLIC, "general_supply"),
+    StateField("gold", LIST, PUBLIC, "gold"),
+    StateField("bank", VALUE, PUBLIC, "bank"),
+    # the park and the nobles
+    StateField("park", LIST, PUBLIC, "park"),
+    StateField("nobles_left", VALUE, PUBLIC),
+    StateField("nobles", TABLE, PUBLIC, "nobles"),
+    StateField("priv", TABLE, PUBLIC),
+    StateField("box", LIST, SECRET, "box"),
+    StateField("recruit_log", LIST, PUBLIC),
+    # the privilege cards
+    StateField("hands", TABLE, OWN, "hands", view="hand"),
+    StateField("played_points", TABLE, PUBLIC, "played_points"),
+    StateField("deck", LIST, SIZE, "deck", view="deck_size"),
+    StateField("discard", LIST, PUBLIC, "discard"),
+    StateField("in_front", LIST, PUBLIC),
+    StateField("shuffles", VALUE, PUBLIC, "shuffles"),
+    # where the game stands
+    StateField("round", VALUE, PUBLIC, "round"),
+    StateField("current", VALUE, PUBLIC, "current_seat"),
+    StateField("final_round", VALUE, PUBLIC, "final_round"),
+    StateField("finished", VALUE, PUBLIC),
+    StateField("over", VALUE, PUBLIC),
+    StateField("turn_no", VALUE, PUBLIC, "turn"),
+    StateField("step", VALUE, PUBLIC),
+    StateField("phase", VALUE, PUBLIC),
+    StateField("window", VALUE, PUBLIC),
+    StateField("setup_seat", VALUE, PUBLIC),
+    # this turn only (reset by ``reset_turn``)
+    StateField("all_maj", VALUE, PUBLIC),
+    StateField("free_reinforce", VALUE, PUBLIC),
+    StateField("extra_reinforce", VALUE, PUBLIC),
+    StateField("extra_move", VALUE, PUBLIC),
+    StateField("wild", VALUE, PUBLIC),
+    StateField("recruits_left", VALUE, PUBLIC),
+    StateField("draw_max", VALUE, PUBLIC),
+    StateField("drawn", LIST, DRAWER),
+    StateField("keep_max", VALUE, PUBLIC),
+    StateField("pause_at_turn", VALUE, SECRET),
+)
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+_SHARED = tuple(f.name for f in FIELDS if f.shape in (STATIC, VALUE))
+_LISTS = tuple(f.name for f in FIELDS if f.shape == LIST)
+_TABLES = tuple(f.name for f in FIELDS if f.shape == TABLE)
+
+
+class GameState:
+    """Everything that changes during a game (its fields: ``FIELDS``). Seats are 0-based here; 1-based in every
+    file and report."""
+
+    __slots__ = FIELD_NAMES
 
     components: ComponentSet
     options: RuleOptions
     layout: Layout
-    seed: int
     n: int
+    seed: int
+    seat_keys: list[int]  # per seat: the key of its strategy's random streams (``seat_stream_keys``)
     rooms: list[list[int]]  # rooms[room][seat]
     supply: list[int]
     general: list[int]
@@ -96,12 +169,14 @@ class GameState:
     park: list[int]  # noble index >= 0, EMPTY, or servant_code(seat)
     nobles_left: int
     nobles: list[list[int]]  # noble indices taken, per seat, in order
-    priv: list[list[int]]  # privilege counters per seat
+    priv: list[list[int]]  # privilege counters per seat (index with P_MINT, ...)
+    box: list[int]  # the unseen nobles
+    recruit_log: list[tuple[int, int, int, int, int, bool]]  # seat, noble, field, round, gold paid, edge
     hands: list[list[str]]
     played_points: list[list[str]]
     deck: list[str]  # top card first
     discard: list[str]  # oldest first
-    box: list[int]  # the unseen nobles
+    in_front: list[str]  # cards played this turn that lie in front of the player until its end (all_majorities)
     shuffles: int
     round: int
     current: int
@@ -109,6 +184,7 @@ class GameState:
     finished: bool
     over: bool
     turn_no: int
+    step: int  # decisions taken in this turn (setup: in this seat's placement); keys the strategies' streams
     phase: int
     window: int
     setup_seat: int
@@ -118,30 +194,20 @@ class GameState:
     extra_move: int
     wild: int
     recruits_left: int
+    draw_max: int  # cards the seat may draw at the Back entrance this turn
     drawn: list[str]
     keep_max: int
-    recruit_log: list[tuple[int, int, int, int, int, bool]]  # seat, noble, field, round, gold paid, edge
     pause_at_turn: bool  # stop in PH_TURN_START before each turn (position export); resume with rules.resume_turn
 
     def copy(self) -> GameState:
         """A deep copy of the mutable parts; static parts (components, layout, options) are shared."""
         new = GameState.__new__(GameState)
-        for name in GameState.__slots__:
+        for name in _SHARED:
             setattr(new, name, getattr(self, name))
-        new.rooms = [row[:] for row in self.rooms]
-        new.supply = self.supply[:]
-        new.general = self.general[:]
-        new.gold = self.gold[:]
-        new.park = self.park[:]
-        new.nobles = [x[:] for x in self.nobles]
-        new.priv = [x[:] for x in self.priv]
-        new.hands = [x[:] for x in self.hands]
-        new.played_points = [x[:] for x in self.played_points]
-        new.deck = self.deck[:]
-        new.discard = self.discard[:]
-        new.box = self.box[:]
-        new.drawn = self.drawn[:]
-        new.recruit_log = self.recruit_log[:]
+        for name in _LISTS:
+            setattr(new, name, getattr(self, name)[:])
+        for name in _TABLES:
+            setattr(new, name, [row[:] for row in getattr(self, name)])
         return new
 
     def servants_in_rooms(self, seat: int) -> int:
@@ -158,5 +224,7 @@ class GameState:
         self.extra_move = 0
         self.wild = 0
         self.recruits_left = 0
+        self.draw_max = 0
         self.drawn = []
         self.keep_max = 0
+        self.step = 0
