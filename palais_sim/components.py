@@ -42,6 +42,19 @@ PRIVILEGES: tuple[str, ...] = (
 DEFAULT_COMPONENTS = "standard"
 
 
+class ReadOnlyDict(dict):
+    """A dict no one can change: a component set is shared by every seat of a game (strategies included), so its
+    tables must not be writable through a strategy's view."""
+
+    def _read_only(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("component data is read-only")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _read_only  # type: ignore
+
+    def __reduce__(self):
+        return (ReadOnlyDict, (dict(self),))
+
+
 class ComponentError(ValueError):
     """A component file that cannot be used; the message names the file, the entry and the problem."""
 
@@ -198,13 +211,13 @@ def parse_components(data: dict, source: str) -> ComponentSet:
         name=name,
         reconstructed=reconstructed,
         nobles=tuple(nobles),
-        card_prices=prices,
+        card_prices=ReadOnlyDict(prices),
         card_copies=copies,
         x2_fields=frozenset(x2),
         first_game_layout=first_game,
         source=source,
         description=str(meta.get("description", "")),
-        noble_index={n.id: i for i, n in enumerate(nobles)},
+        noble_index=ReadOnlyDict({n.id: i for i, n in enumerate(nobles)}),
     )
 
 

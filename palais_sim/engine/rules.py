@@ -602,7 +602,10 @@ def _advance(state: GameState) -> None:
         phase = state.phase
         seat = state.current
         if phase == PH_CARDS:
-            if state.hands[seat] and playable_cards(state, seat, state.window):
+            # The recruit window reopens between recruitments only while the Office allows another one.
+            if (state.window != W_RECRUIT or state.recruits_left > 0) and (
+                state.hands[seat] and playable_cards(state, seat, state.window)
+            ):
                 return
             _close_window(state)
         elif phase == PH_REINFORCE:
