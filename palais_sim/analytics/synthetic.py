@@ -219,4 +219,3 @@ def synthetic_run(out: Path, spec: SynthSpec | None = None, comps: ComponentSet 
     settings = {"synthetic": asdict(spec) | {"players": list(spec.players)}}
     _manifest(out, comps, settings, chunks, spec.seed)
     return out
-
