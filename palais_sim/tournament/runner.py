@@ -23,9 +23,10 @@ from palais_sim.components import ComponentSet, load_components
 from palais_sim.engine.setup import new_game
 from palais_sim.registry import load_strategy
 from palais_sim.tournament import records
-from palais_sim.tournament.executor import WorkerLost, default_workers, make_executor
+from palais_sim.tournament.executor import make_executor
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError
+from palais_sim.tournament.pool import WorkerLost, default_workers
 from palais_sim.tournament.schedule import Schedule, Settings
 from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
 
