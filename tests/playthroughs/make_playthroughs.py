@@ -92,9 +92,10 @@ def playthrough_rng(name: str) -> random.Random:
     return random.Random(f"playthrough:{name}")
 
 
-def random_walk(
-    state: GameState, rng: random.Random
-) -> Iterator[tuple[int, PlayerView, Decision, object]]:  # fmt: skip
+Step = tuple[int, PlayerView, Decision, object]
+
+
+def random_walk(state: GameState, rng: random.Random) -> Iterator[Step]:
     """Yield ``(index, view, decision, choice)`` for every decision; the choice is applied after the yield.
 
     The choice is drawn before the yield, so what a caller computes at a decision never changes the stream.
@@ -316,6 +317,8 @@ def committed_positions() -> list[Position]:
 
 
 def main() -> None:
+    """Write every playthrough and the count file. Positions are selected anew from :data:`COUNT_GAMES` (after a
+    rule change the random games take other paths, so the old positions would no longer cover every kind)."""
     for name in PLAYTHROUGHS:
         path = PLAYTHROUGH_DIR / f"{name}.txt"
         path.write_text(playthrough_text(name), encoding="utf-8")
