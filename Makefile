@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench ladder golden clean
+.PHONY: demo test lint bench ladder golden playthroughs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,9 @@ ladder: $(STAMP)  ## the strategy ladder (a benchmark, minutes)
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
 	$(BIN)/python -m tests.golden.make_golden
+
+playthroughs: $(STAMP)  ## regenerate the random playthroughs and legal-choice counts after a reviewed rule change
+	$(BIN)/python -m tests.playthroughs.make_playthroughs
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache

@@ -12,8 +12,10 @@ from typer.testing import CliRunner
 
 from palais_sim.analytics import nobles, setup_balance, winrates
 from palais_sim.analytics.runs import open_run
-from palais_sim.analytics.synthetic import SynthSpec, real_run, synthetic_run
+from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
 from palais_sim.cli import app
+from palais_sim.tournament.runner import run
+from palais_sim.tournament.schedule import Settings
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +123,10 @@ def test_html_is_self_contained(fair: Path, tmp_path: Path) -> None:
 
 
 def test_markdown_on_a_real_run(tmp_path: Path) -> None:
-    run_dir = real_run(tmp_path / "real", groups=4, players=3, strategies=("greedy", "random"))
+    # 4 rotation groups of real games, played by the tournament runner (the one play loop, the one seed function)
+    settings = Settings(games=12, players=3, strategies=("greedy", "random", "greedy"), format="fixed", seed=1)
+    run_dir = tmp_path / "real"
+    run(settings, run_dir, workers=1, progress=False)
     result = CliRunner().invoke(app, ["report", "all", str(run_dir), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     text = (tmp_path / "out" / "report.md").read_text()

@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from palais_sim.engine.state import RuleOptions
 from palais_sim.tournament.schedule import Schedule, ScheduleError, Settings, group_seed, rotate
 
 
@@ -95,3 +96,9 @@ def test_impossible_settings_are_refused(kw):
 def test_settings_round_trip():
     s = Settings(games=3, strategies=("greedy:gold_weight=0.5", "random"), gold_limit=57)
     assert Settings.from_dict(s.to_dict()) == s
+
+
+def test_rule_options_come_from_the_settings():
+    s = Settings(players=3, layout="first-game", gold_limit=57, max_rounds=12, strategies=("a", "b", "c"))
+    assert s.rule_options() == RuleOptions(players=3, layout="first-game", gold_limit=57, max_rounds=12)
+    assert Settings().rule_options() == RuleOptions(players=2)

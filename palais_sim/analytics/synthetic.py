@@ -1,4 +1,4 @@
-"""Run directories made without the tournament runner: synthetic (vectorised, planted effects) or real small runs.
+"""Synthetic run directories, made without the tournament runner (vectorised, planted effects).
 
 Synthetic runs have known answers: a seat, a strategy, a noble or a layout feature can be planted as too strong,
 and the reports must find it. They are also the benchmark's input (10 million seat rows in about a minute).
@@ -218,38 +218,4 @@ def synthetic_run(out: Path, spec: SynthSpec | None = None, comps: ComponentSet 
         chunk += 1
     settings = {"synthetic": asdict(spec) | {"players": list(spec.players)}}
     _manifest(out, comps, settings, chunks, spec.seed)
-    return out
-
-
-def real_run(
-    out: Path, groups: int = 10, players: int = 3, strategies: tuple[str, ...] = ("greedy", "random"), seed: int = 1
-) -> Path:
-    """Play ``groups`` seat-rotation groups of real games (every rotation on one setup seed) into ``out``."""
-    from palais_sim.engine.game import play_game
-    from palais_sim.engine.state import RuleOptions
-    from palais_sim.registry import load_strategy
-    from palais_sim.tournament.records import frame, result_rows
-
-    comps = load_components()
-    out = Path(out)
-    for table in TABLES:
-        (out / table).mkdir(parents=True, exist_ok=True)
-    options = RuleOptions(players=players)
-    rows: dict[str, list] = {t: [] for t in TABLES}
-    names = [strategies[i % len(strategies)] for i in range(players)]
-    game = 0
-    for group in range(groups):
-        group_seed = int(np.random.SeedSequence(seed, spawn_key=(group,)).generate_state(1)[0])
-        for rotation in range(players):
-            seated = [names[(s - rotation) % players] for s in range(players)]
-            result = play_game(comps, options, group_seed, [load_strategy(n) for n in seated])
-            g, s, r = result_rows(result, game, group, rotation, comps.hash)
-            rows["games"].append(g)
-            rows["seats"].extend(s)
-            rows["recruits"].extend(r)
-            game += 1
-    for table, table_rows in rows.items():
-        frame(table_rows, table).write_parquet(out / table / "chunk-00000.parquet")
-    settings = {"games": game, "players": players, "strategies": list(strategies), "seed": seed, "layout": "random"}
-    _manifest(out, comps, settings, [{"chunk": 0, "first": 0, "count": game, "state": "done"}], seed)
     return out

@@ -12,7 +12,8 @@ import os
 import time
 
 from palais_sim import __version__
-from palais_sim.tournament.executor import default_workers, make_executor
+from palais_sim.tournament.executor import make_executor
+from palais_sim.tournament.pool import default_workers
 from palais_sim.tournament.runner import validate
 from palais_sim.tournament.schedule import Settings
 from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk

@@ -1,9 +1,10 @@
-"""The one seam between the runner and whatever runs chunks: in-process, a local process pool, later Ray.
+"""The one seam between the runner and whatever runs chunks: in-process, a local process pool, or Ray.
 
 An executor is built with a worker initializer (static data shipped once per worker) and runs a picklable
-function over tasks, yielding results as they complete. The runner never sees which kind it has. A Ray backend
-(``ray.util.multiprocessing.Pool``) fits behind the same three methods: ``imap_unordered``, ``terminate``,
-``close``, plus ``log_queue`` (a queue the workers' ``QueueHandler`` can reach, or None to log directly).
+function over tasks, yielding results as they complete. The runner never sees which kind it has. The interface
+(:class:`~palais_sim.tournament.pool.Executor`: ``imap_unordered``, ``terminate``, ``close``, ``log_queue``) and
+:class:`~palais_sim.tournament.pool.WorkerLost` live in ``pool``, which the Ray backend imports too; this module
+holds the local backends and :func:`make_executor`, which imports the Ray backend only when asked for it.
 """
 
 from __future__ import annotations
@@ -13,30 +14,18 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Protocol
 
+from palais_sim.tournament.pool import Executor, WorkerLost, default_workers
 
-class WorkerLost(RuntimeError):
-    """A worker process died (killed, out of memory): the chunks in flight are lost, the run can be resumed."""
-
-
-class Executor(Protocol):
-    workers: int
-    log_queue: Any
-
-    def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator: ...
-
-    def terminate(self) -> None: ...
-
-    def close(self) -> None: ...
-
-
-def default_workers() -> int:
-    """The cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+__all__ = [
+    "BACKENDS",
+    "Executor",
+    "InProcessExecutor",
+    "ProcessExecutor",
+    "WorkerLost",
+    "default_workers",
+    "make_executor",
+]
 
 
 class InProcessExecutor:

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from palais_sim.tournament.executor import WorkerLost
+from palais_sim.tournament.pool import WorkerLost, default_workers
 
 INSTALL_HINT = "--backend ray needs Ray: pip install 'palais-sim[ray]'"
 SHARED_STORAGE = (
@@ -68,8 +68,6 @@ def connect(address: str | None, workers: int | None) -> int:
             _use_token_if_any()
             ray.init(address=address, logging_level=logging.WARNING)
         else:
-            from palais_sim.tournament.executor import default_workers
-
             ray.init(address="local", num_cpus=workers or default_workers(), **quiet)
     cpus = int(ray.cluster_resources().get("CPU", 0))
     if workers is None:

@@ -21,12 +21,12 @@ from tqdm import tqdm
 from palais_sim import __version__
 from palais_sim.components import ComponentSet, load_components
 from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import RuleOptions
 from palais_sim.registry import load_strategy
 from palais_sim.tournament import records
-from palais_sim.tournament.executor import WorkerLost, default_workers, make_executor
+from palais_sim.tournament.executor import make_executor
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError
+from palais_sim.tournament.pool import WorkerLost, default_workers
 from palais_sim.tournament.schedule import Schedule, Settings
 from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
 
@@ -81,8 +81,9 @@ def validate(settings: Settings) -> tuple[ComponentSet, Schedule]:
     schedule = Schedule(settings)
     for spec in dict.fromkeys(settings.strategies):
         load_strategy(spec)
-    options = RuleOptions(settings.players, settings.layout, settings.gold_limit, settings.max_rounds)
-    new_game(comps, options, 0)  # raises on impossible options (layout code, gold limit, ...)
+    # Raises on impossible options (layout code, gold limit, ...). The engine has no check of its own yet, so a
+    # game is set up and thrown away; nothing of its state is read.
+    new_game(comps, settings.rule_options(), 0)
     return comps, schedule
 
 

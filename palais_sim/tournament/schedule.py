@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from palais_sim.engine.state import RuleOptions
+
 FORMATS = ("round-robin", "gauntlet", "fixed")
 
 
@@ -38,6 +40,12 @@ class Settings:
     components: str | None = None  # a component-set file, or None for the standard set
     gold_limit: int | None = None
     max_rounds: int = 100
+
+    def rule_options(self) -> RuleOptions:
+        """The rule options of every game of the run: built here only, from the settings."""
+        return RuleOptions(
+            players=self.players, layout=self.layout, gold_limit=self.gold_limit, max_rounds=self.max_rounds
+        )
 
     def to_dict(self) -> dict:
         data = asdict(self)

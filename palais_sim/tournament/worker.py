@@ -18,7 +18,6 @@ from typing import NamedTuple
 from palais_sim.components import ComponentSet
 from palais_sim.engine.game import StrategyError, play_game
 from palais_sim.engine.setup import resolve_layout
-from palais_sim.engine.state import RuleOptions
 from palais_sim.registry import load_strategy
 from palais_sim.tournament import records
 from palais_sim.tournament.schedule import GameSpec, Schedule, Settings
@@ -54,7 +53,7 @@ def init_worker(settings: dict, components: ComponentSet, log_queue, in_worker: 
     s = Settings.from_dict(settings)
     _CTX["schedule"] = Schedule(s)
     _CTX["components"] = components
-    _CTX["options"] = RuleOptions(players=s.players, layout=s.layout, gold_limit=s.gold_limit, max_rounds=s.max_rounds)
+    _CTX["options"] = s.rule_options()
     if in_worker:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
         root = logging.getLogger()
