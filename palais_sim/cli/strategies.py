@@ -94,6 +94,10 @@ def _interval(low: float | None, high: float | None, fmt) -> str:
     )  # fmt: skip
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _score(x: float) -> str:
     return f"{x:.1f}"
 
@@ -201,9 +205,9 @@ def ladder(
         typer.echo(json.dumps(payload, indent=2))
         return
     header = (
-        f"{facts['games']} games, {players} players: {matchups} matchups x {per_matchup} games, seats rotated, "
-        f"layout {layout}, root seed {seed}; {facts['unfinished']} unfinished, {facts['failed']} failed "
-        f"(left out); {summary.seconds:.1f} s with {summary.workers} worker{'s' if summary.workers > 1 else ''}"
+        f"{facts['games']} games, {players} players: {_count(matchups, 'matchup')} x {per_matchup} games, seats "
+        f"rotated, layout {layout}, root seed {seed}; {facts['unfinished']} unfinished, {facts['failed']} failed "
+        f"(left out); {summary.seconds:.1f} s with {_count(summary.workers, 'worker')}"
     )
     typer.echo(ladder_text(header, table, matrix))
     if out is not None:
