@@ -1,4 +1,4 @@
-"""The `palais` commands of the tournament layer, registered on the main Typer app by `palais_sim.cli`."""
+"""`palais simulate` (a tournament into a run directory) and `palais bench` (games/s with one and all workers)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from palais_sim.cli.errors import USER_ERRORS, fail
 from palais_sim.registry import split_strategy_list
 from palais_sim.tournament.schedule import FORMATS, Settings
 
@@ -25,38 +26,41 @@ def _settings(base: Settings, **given) -> Settings:
 
 def simulate(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (created; must be new, empty, or --resume)"),
-    games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play [default: {DEFAULTS.games}]"),
-    players: int | None = typer.Option(None, "--players", "-p", help=f"Players, 2 to 4 [default: {DEFAULTS.players}]"),
+    games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play \\[default: {DEFAULTS.games}]"),
+    players: int | None = typer.Option(
+        None, "--players", "-p", help=f"Players, 2 to 4 \\[default: {DEFAULTS.players}]"
+    ),
     strategies: str | None = typer.Option(
-        None, "--strategies", help=f"Comma-separated strategy specs [default: {','.join(DEFAULTS.strategies)}]"
+        None, "--strategies", help=f"Comma-separated strategy specs \\[default: {','.join(DEFAULTS.strategies)}]"
     ),
-    fmt: str | None = typer.Option(None, "--format", help=f"{' | '.join(FORMATS)} [default: {DEFAULTS.format}]"),
+    fmt: str | None = typer.Option(None, "--format", help=f"{' | '.join(FORMATS)} \\[default: {DEFAULTS.format}]"),
     rotate_seats: bool | None = typer.Option(
-        None, "--rotate-seats/--no-rotate-seats", help="Play each setup seed in every seat rotation [default: on]"
+        None, "--rotate-seats/--no-rotate-seats", help="Play each setup seed in every seat rotation \\[default: on]"
     ),
-    seed: int | None = typer.Option(None, "--seed", "-s", help=f"Root seed [default: {DEFAULTS.seed}]"),
+    seed: int | None = typer.Option(None, "--seed", "-s", help=f"Root seed \\[default: {DEFAULTS.seed}]"),
     workers: int | None = typer.Option(
-        None, "--workers", "-w", help="Worker processes [default: cores]; 1 = in-process"
+        None, "--workers", "-w", help="Worker processes \\[default: cores]; 1 = in-process"
     ),
-    chunk_size: int | None = typer.Option(None, "--chunk-size", help="Games per chunk file [default: auto, <= 500]"),
-    layout: str | None = typer.Option(None, "--layout", help="'random' (per game), 'first-game' or a code [random]"),
-    components: Path | None = typer.Option(None, "--components", help="Component-set TOML [default: standard]"),
+    chunk_size: int | None = typer.Option(None, "--chunk-size", help="Games per chunk file \\[default: auto, <= 500]"),
+    layout: str | None = typer.Option(
+        None, "--layout", help="'random' (per game), 'first-game' or a code \\[default: random]"
+    ),
+    components: Path | None = typer.Option(None, "--components", help="Component-set TOML \\[default: standard]"),
     gold_limit: int | None = typer.Option(None, "--gold-limit", help="Finite bank of gold; default unlimited"),
-    max_rounds: int | None = typer.Option(None, "--max-rounds", help=f"Round cap [default: {DEFAULTS.max_rounds}]"),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", help=f"Round cap \\[default: {DEFAULTS.max_rounds}]"),
     resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (its settings are kept)"),
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed game instead of recording it"),
     backend: str = typer.Option(
-        "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim[ray]')"
+        "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim\\[ray]')"
     ),
     address: str | None = typer.Option(
         None,
         "--address",
-        help="Ray cluster to join ('auto': the one this node belongs to) [default: RAY_ADDRESS, else a local Ray]; "
+        help="Ray cluster to join ('auto': the one this node belongs to) \\[default: RAY_ADDRESS, else a local Ray]; "
         "--out must then be shared storage at the same path on every node",
     ),
 ) -> None:
     """Play a tournament in a process pool (or on Ray) and write Parquet tables, a manifest and a log under --out."""
-    from palais_sim.cli import USER_ERRORS, fail
     from palais_sim.tournament.executor import BACKENDS, default_workers
     from palais_sim.tournament.manifest import Manifest, RunDirError
     from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
@@ -110,11 +114,10 @@ def bench(
     players: int = typer.Option(4, "--players", "-p", help="Players, 2 to 4"),
     strategies: str = typer.Option("greedy", "--strategies", help="Comma-separated specs, one per seat or one"),
     games: int = typer.Option(400, "--games", "-n", help="Games in the workload (each leg plays them all)"),
-    workers: int | None = typer.Option(None, "--workers", "-w", help="Workers of the parallel leg [default: cores]"),
+    workers: int | None = typer.Option(None, "--workers", "-w", help="Workers of the parallel leg \\[default: cores]"),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON object instead of text"),
 ) -> None:
     """Measure games/s with one worker and with all workers, decisions/s and the scaling factor."""
-    from palais_sim.cli import USER_ERRORS, fail
     from palais_sim.tournament.bench import bench as run_bench
     from palais_sim.tournament.bench import bench_text
     from palais_sim.tournament.schedule import ScheduleError
@@ -126,9 +129,3 @@ def bench(
     except (ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(json.dumps(result, indent=2) if as_json else bench_text(result))
-
-
-def register(app: typer.Typer) -> None:
-    """Add this layer's commands to ``app``."""
-    app.command()(simulate)
-    app.command()(bench)

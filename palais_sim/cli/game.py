@@ -1,49 +1,26 @@
-"""The `palais` command line: one Typer app fronting every step (play, positions, replays, runs, reports)."""
+"""`palais play`, `score`, `inspect`, `replay` and `version`: single games, positions and replay logs."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn
 
 import typer
 
 from palais_sim import __version__
-from palais_sim.board import LayoutError
-from palais_sim.components import ComponentError, load_components
-from palais_sim.engine.game import StrategyError, play_game
-from palais_sim.engine.setup import SetupError
+from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
+from palais_sim.components import load_components
+from palais_sim.engine.game import play_game
 from palais_sim.engine.state import RuleOptions
-from palais_sim.registry import StrategySpecError, load_strategies
-
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    help="Palais Royal simulator: play games, run tournaments, analyse the results.",
-)
-
-USER_ERRORS = (ComponentError, LayoutError, SetupError, StrategySpecError, StrategyError, ValueError, OSError)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """A clear one-line error on stderr and a non-zero exit, never a traceback."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
+from palais_sim.registry import load_strategies
 
 
 def rule_options(players: int, layout: str, gold_limit: int | None, max_rounds: int) -> RuleOptions:
     return RuleOptions(players=players, layout=layout, gold_limit=gold_limit, max_rounds=max_rounds)
 
 
-LayoutOpt = typer.Option("random", "--layout", help="'random' (per game), 'first-game', or a code like PMS/KGD/COB")
-ComponentsOpt = typer.Option(None, "--components", help="A component-set TOML file (default: the standard set)")
-GoldLimitOpt = typer.Option(None, "--gold-limit", help="Finite bank of gold (e.g. 57); default unlimited")
-MaxRoundsOpt = typer.Option(100, "--max-rounds", help="Stop a game after this many rounds (recorded unfinished)")
-
-
-@app.command()
 def play(
     players: int = typer.Option(2, "--players", "-p", help="Number of players, 2 to 4"),
     seed: int = typer.Option(1, "--seed", "-s", help="Game seed"),
@@ -106,7 +83,6 @@ def _position(path: Path):
         fail(str(exc))
 
 
-@app.command()
 def score(
     position: Path = typer.Argument(..., help="A position file (palais-position/1)"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
@@ -132,7 +108,6 @@ def score(
     typer.echo(f"winners: {', '.join(str(w) for w in payload['winners'])}")
 
 
-@app.command()
 def inspect(
     position: Path = typer.Argument(..., help="A position file (palais-position/1)"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
@@ -161,7 +136,6 @@ def inspect(
     typer.echo(f"recruit cost by field: {costs}")
 
 
-@app.command()
 def replay(log: Path = typer.Argument(..., help="A replay log written by palais play --log")) -> None:
     """Play a replay log back and verify it: every decision legal, the same final scores."""
     from palais_sim.engine.notation import NotationError, verify_replay
@@ -174,24 +148,6 @@ def replay(log: Path = typer.Argument(..., help="A replay log written by palais 
     typer.echo(f"replay verified: {totals}; winners {result['winners']}; {result['rounds']} rounds")
 
 
-@app.command()
 def version() -> None:
     """Print the engine version."""
     typer.echo(__version__)
-
-
-def _register_layers() -> None:
-    from palais_sim import ladder
-    from palais_sim.analytics import cli as analytics_cli
-    from palais_sim.tournament import cli as tournament_cli
-
-    tournament_cli.register(app)
-    analytics_cli.register(app)
-    ladder.register(app)
-
-
-_register_layers()
-
-
-def main() -> None:  # pragma: no cover - console entry point
-    app()

@@ -1,0 +1,40 @@
+"""`palais report`: win-rate, noble-value and setup-balance reports on a run directory, with their charts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.errors import fail
+
+WHICH = ("winrates", "nobles", "setup", "all")
+
+
+def report(
+    which: str = typer.Argument(..., help="winrates, nobles, setup or all"),
+    run_dir: Path = typer.Argument(..., help="A run directory written by `palais simulate` (or `palais ladder --out`)"),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (default reports/<run name>/)"),
+    fmt: str = typer.Option("md", "--format", "-f", help="md, html (one self-contained page) or json"),
+    components: Path | None = typer.Option(
+        None, "--components", help="The run's component-set TOML, if the manifest's cannot be found"
+    ),
+) -> None:
+    """Write a report on a run (win rates, noble values, setup balance) with its charts (PNG and SVG)."""
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from palais_sim.analytics import report as report_mod
+    from palais_sim.analytics.runs import RunError, open_run
+
+    if which not in WHICH:
+        fail(f"unknown report {which!r}; choose one of {', '.join(WHICH)}")
+    if fmt not in report_mod.FORMATS:
+        fail(f"unknown format {fmt!r}; choose one of {', '.join(report_mod.FORMATS)}")
+    try:
+        run = open_run(run_dir, components)
+        target = out or Path("reports") / run.name
+        path = report_mod.write(run, which, target, fmt)
+    except (RunError, OSError) as exc:
+        fail(str(exc))
+    typer.echo(f"{which} report written to {path} (charts in {path.parent / 'charts'})")

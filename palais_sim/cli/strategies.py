@@ -1,0 +1,214 @@
+"""`palais strategies` (the built-ins and their parameters) and `palais ladder` (a strategy ladder).
+
+The ladder is a tournament like any other: a seat-rotated round robin played by the tournament runner into a run
+directory (a temporary one unless --out is given), and reported with the analytics' own win-rate tables (win rate
+with a Wilson interval, mean score with a group-clustered interval, the head-to-head shares). It has no pool, seed
+scheme or statistics of its own, so a ladder's numbers are the numbers `palais report winrates` gives on its run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
+from palais_sim.registry import split_strategy_list, strategy_class, strategy_parameters
+from palais_sim.tournament.schedule import Settings
+from strategies import BUILTINS
+
+DEFAULT_LADDER = "random,greedy,economy,seals,park,cards"
+
+
+# ---------------------------------------------------------------------------------------------- strategies
+
+
+def strategies_listing() -> list[dict]:
+    """The built-in strategies: name, class, the first line of the class's docstring, parameters with defaults."""
+    out = []
+    for name, target in BUILTINS.items():
+        cls = strategy_class(target)
+        doc = (cls.__doc__ or "").strip().splitlines()
+        out.append(
+            {
+                "name": name,
+                "class": target,
+                "description": doc[0] if doc else "",
+                "parameters": strategy_parameters(cls),
+            }
+        )
+    return out
+
+
+def list_strategies(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON")) -> None:
+    """List the built-in strategies with a one-line description and their parameters."""
+    listing = strategies_listing()
+    if as_json:
+        typer.echo(json.dumps(listing, indent=2))
+        return
+    for item in listing:
+        typer.echo(f"{item['name']:<10} {item['description']}")
+        params = ", ".join(f"{k}={v}" for k, v in item["parameters"].items())
+        typer.echo(f"{'':<10} parameters: {params or 'none'}")
+    typer.echo("\nYour own: --strategies package.module:Class (parameters: name:key=value,key=value).")
+
+
+# ---------------------------------------------------------------------------------------------- ladder
+
+
+@contextmanager
+def _run_directory(out: Path | None) -> Iterator[Path]:
+    """``out`` as given (kept), or a fresh directory inside a temporary one removed afterwards."""
+    if out is not None:
+        yield out
+        return
+    with tempfile.TemporaryDirectory(prefix="palais-ladder-") as tmp:
+        yield Path(tmp) / "run"
+
+
+def _finite(value: object) -> object:
+    """JSON has no NaN: an undefined figure (an interval of one group, ...) is null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _rows(df) -> list[dict]:
+    return [{k: _finite(v) for k, v in row.items()} for row in df.to_dicts()]
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
+
+
+def _interval(low: float | None, high: float | None, fmt) -> str:
+    return "-" if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)) else (
+        f"[{fmt(low)}, {fmt(high)}]"
+    )  # fmt: skip
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _score(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def ladder_text(header: str, table: list[dict], matrix: dict[str, dict[str, float | None]]) -> str:
+    lines = [
+        header,
+        "win rate (a shared win counts as a share) with 95% Wilson interval; mean score with 95% interval "
+        "clustered on the rotation group",
+        "",
+        f"{'strategy':<28} {'games':>6} {'win rate':>9} {'95% interval':>16} {'mean':>7} {'95% interval':>16}",
+    ]
+    for r in table:
+        lines.append(
+            f"{r['strategy'][:28]:<28} {r['games']:>6} {_pct(r['win_rate']):>9} "
+            f"{_interval(r['ci_low'], r['ci_high'], _pct):>16} {_score(r['mean_score']):>7} "
+            f"{_interval(r['score_ci_low'], r['score_ci_high'], _score):>16}"
+        )
+    names = list(matrix)
+    lines += ["", "head to head: share of meetings the row finished ahead of the column (ties count half)", ""]
+    lines.append(f"{'':<28} " + " ".join(f"{n[:10]:>10}" for n in names))
+    for a in names:
+        lines.append(f"{a[:28]:<28} " + " ".join(f"{_pct(matrix[a][b]):>10}" for b in names))
+    return "\n".join(lines)
+
+
+def ladder(
+    games: int = typer.Option(200, "--games", "-n", help="Games per matchup (seeds x seat rotations, rounded up)"),
+    strategies: str = typer.Option(DEFAULT_LADDER, "--strategies", help="Comma-separated strategy specs"),
+    players: int = typer.Option(2, "--players", "-p", help="Players per game, 2 to 4"),
+    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (1 = in-process)"),
+    seed: int = typer.Option(1, "--seed", "-s", help="Root seed for every game seed"),
+    layout: str = LayoutOpt,
+    components: Path | None = ComponentsOpt,
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Keep the run in this directory (for `palais report`) \\[default: a temporary one]"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON"),
+) -> None:
+    """Seat-rotated round robin: win rates with 95% intervals, mean scores, the head-to-head matrix."""
+    from palais_sim.analytics import winrates
+    from palais_sim.analytics.runs import RunError, open_run
+    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.runner import RunStopped, run
+    from palais_sim.tournament.schedule import Schedule, ScheduleError
+
+    try:
+        if games < 1:
+            raise ValueError(f"--games must be at least 1, got {games}")
+        if workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {workers}")
+        specs = tuple(split_strategy_list(strategies))
+        if len(specs) < players:
+            raise ValueError(f"{players}-player games need at least {players} strategies, got {len(specs)}")
+        base = Settings(
+            games=1,
+            players=players,
+            strategies=specs,
+            format="round-robin",
+            rotate_seats=True,
+            seed=seed,
+            layout=layout,
+            components=str(components.resolve()) if components is not None else None,
+            gold_limit=gold_limit,
+            max_rounds=max_rounds,
+        )
+        matchups = Schedule(base).matchup_count() or 0
+        # whole rotation groups per matchup: the runner cycles the matchups over the groups, so each gets the same
+        per_matchup = math.ceil(games / players) * players
+        settings = dataclasses.replace(base, games=per_matchup * matchups)
+        with _run_directory(out) as run_dir:
+            summary = run(settings, run_dir, workers)
+            played = open_run(run_dir)
+            rates = winrates.compute(played)
+            facts = played.summary
+    except RunStopped as exc:
+        if out is None:
+            fail("the ladder stopped before its end; its temporary run is removed (--out DIR keeps a run)", exc.code)
+        fail(str(exc), exc.code)
+    except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
+        fail(str(exc))
+
+    table = _rows(rates.strategies.sort("win_rate", "strategy", descending=[True, False], nulls_last=True))
+    order = list(dict.fromkeys(specs))
+    ahead = {(r["strategy"], r["opponent"]): r["ahead"] for r in _rows(rates.head_to_head)}
+    matrix = {a: {b: ahead.get((a, b)) for b in order} for a in order}
+    if as_json:
+        payload = {
+            "players": players,
+            "games": facts["games"],
+            "games_per_matchup": per_matchup,
+            "matchups": matchups,
+            "unfinished": facts["unfinished"],
+            "failed": facts["failed"],
+            "seed": seed,
+            "seconds": round(summary.seconds, 3),
+            "run": str(out) if out is not None else None,
+            "table": table,
+            "head_to_head": matrix,
+            "head_to_head_table": _rows(rates.head_to_head),
+            "ratings": _rows(rates.ratings),
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    header = (
+        f"{facts['games']} games, {players} players: {_count(matchups, 'matchup')} x {per_matchup} games, seats "
+        f"rotated, layout {layout}, root seed {seed}; {facts['unfinished']} unfinished, {facts['failed']} failed "
+        f"(left out); {summary.seconds:.1f} s with {_count(summary.workers, 'worker')}"
+    )
+    typer.echo(ladder_text(header, table, matrix))
+    if out is not None:
+        typer.echo(f"\nThe run is kept in {out}: palais report all {out}")

@@ -1,0 +1,102 @@
+"""`palais ladder`: a seat-rotated round robin played by the tournament runner and reported with the analytics'
+win-rate tables; the run is temporary unless --out keeps it."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from palais_sim.analytics import winrates
+from palais_sim.analytics.runs import open_run
+from palais_sim.cli import app
+
+runner = CliRunner()
+STANDARD = Path(__file__).resolve().parent.parent / "palais_sim" / "data" / "standard.toml"
+
+
+def ladder(*args: str):
+    return runner.invoke(app, ["ladder", "--workers", "1", *args])
+
+
+def test_ladder_json_has_intervals_and_a_head_to_head() -> None:
+    result = ladder("--games", "4", "--strategies", "greedy,random", "--seed", "3", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["games"] == 4 and data["matchups"] == 1 and data["games_per_matchup"] == 4 and data["run"] is None
+    rows = {r["strategy"]: r for r in data["table"]}
+    assert set(rows) == {"greedy", "random"}
+    for r in rows.values():
+        assert r["games"] == 4
+        assert 0 <= r["ci_low"] <= r["win_rate"] <= r["ci_high"] <= 1
+        assert r["score_ci_low"] <= r["mean_score"] <= r["score_ci_high"]
+    assert data["head_to_head"]["greedy"]["random"] == 1.0 and data["head_to_head"]["random"]["greedy"] == 0.0
+    assert data["head_to_head"]["greedy"]["greedy"] is None
+    pair = next(r for r in data["head_to_head_table"] if (r["strategy"], r["opponent"]) == ("greedy", "random"))
+    assert pair["pairs"] == 4 and pair["ci_low"] <= pair["ahead"] <= pair["ci_high"]
+
+
+def test_ladder_text_shows_the_table_and_the_matrix() -> None:
+    result = ladder("--games", "2", "--strategies", "greedy,random")
+    assert result.exit_code == 0, result.output
+    assert "95% Wilson interval" in result.output and "head to head" in result.output
+    assert "kept in" not in result.output
+
+
+def test_ladder_with_out_keeps_a_round_robin_run_with_the_rule_options(tmp_path: Path) -> None:
+    out = tmp_path / "ladder"
+    result = ladder(
+        "--games", "3", "--strategies", "greedy,random,economy", "--seed", "5", "--layout", "first-game",
+        "--gold-limit", "57", "--max-rounds", "60", "--components", str(STANDARD), "--out", str(out), "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    manifest = json.loads((out / "manifest.json").read_text())
+    settings = manifest["settings"]
+    # 3 matchups, 3 games each rounded up to 2 whole rotation groups of 2: 12 games
+    assert settings["format"] == "round-robin" and settings["rotate_seats"] is True and settings["games"] == 12
+    assert settings["layout"] == "first-game" and settings["gold_limit"] == 57 and settings["max_rounds"] == 60
+    assert settings["components"] == str(STANDARD) and settings["seed"] == 5
+    assert data["games"] == 12 and data["games_per_matchup"] == 4 and data["run"] == str(out)
+    seats = pl.read_parquet(out / "seats" / "*.parquet").sort("game", "seat")
+    matchups = seats.group_by("game").agg(pl.col("strategy").sort().str.join(" v ").alias("matchup"))
+    assert sorted(matchups.group_by("matchup").len()["len"].to_list()) == [4, 4, 4]
+    # every matchup played with both seatings
+    first_seat = seats.filter(pl.col("seat") == 1).join(matchups, on="game")
+    assert first_seat.group_by("matchup", "strategy").len()["len"].to_list() == [2] * 6
+    # the ladder prints the analytics' own numbers for its run
+    rates = winrates.compute(open_run(out))
+    expected = {r["strategy"]: r["win_rate"] for r in rates.strategies.to_dicts()}
+    assert {r["strategy"]: r["win_rate"] for r in data["table"]} == pytest.approx(expected)
+    report = runner.invoke(app, ["report", "winrates", str(out), "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    again = ladder("--games", "3", "--strategies", "greedy,random", "--out", str(out))
+    assert again.exit_code == 2 and "holds a different run" in again.output
+
+
+def test_ladder_removes_its_temporary_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = ladder("--games", "2", "--strategies", "greedy,random")
+    assert result.exit_code == 0, result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--strategies", "greedy,nope"), "built-ins"),
+        (("--strategies", "greedy"), "at least 2 strategies"),
+        (("--strategies", "greedy,random", "--layout", "XYZ"), "XYZ"),
+        (("--strategies", "greedy,random", "--games", "0"), "--games"),
+        (("--strategies", "greedy,random,economy,seals,park", "--players", "5"), "--players"),
+    ],
+)
+def test_ladder_bad_input_gives_one_line_and_exit_2(args: tuple[str, ...], needle: str) -> None:
+    result = ladder(*args)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in result.output

@@ -1,0 +1,272 @@
+"""The layers point one way: every import of palais_sim/ and strategies/ goes to the importer's own layer or below,
+and no modules import each other in a circle.
+
+Imports are read from the source with ``ast``: module-level ones and the lazy ones inside functions alike (an import
+under ``if TYPE_CHECKING:`` counts too: it still says which layer a module leans on). Imports by string
+(``importlib.import_module``, as the strategy registry does for ``module:Class`` specs) are not seen.
+To change the architecture, edit ``LAYERS``: one line per layer, lowest first.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("palais_sim", "strategies")
+
+# Lowest first. A module may import modules of its own layer and of the layers below it, never above.
+# An entry covers the module it names and every module under it ("palais_sim.tournament" is the whole package);
+# the longest entry that covers a module decides its layer. "x.__init__" means the package x itself, nothing under it.
+LAYERS: list[tuple[str, ...]] = [
+    ("palais_sim.__init__", "palais_sim.engine.__init__", "palais_sim.board", "palais_sim.components"),
+    ("palais_sim.engine.state",),
+    (
+        "palais_sim.engine.cards",
+        "palais_sim.engine.rules",
+        "palais_sim.engine.scoring",
+        "palais_sim.engine.setup",
+        "palais_sim.engine.options",
+    ),  # fmt: skip
+    ("palais_sim.engine.view", "palais_sim.strategy"),  # the seat view; palais_sim.strategy re-exports it
+    ("palais_sim.engine.game", "palais_sim.engine.notation", "palais_sim.engine.account", "palais_sim.movement"),
+    ("strategies", "palais_sim.registry"),
+    ("palais_sim.tournament",),
+    ("palais_sim.analytics",),
+    ("palais_sim.cli",),
+]
+
+# Upward imports tolerated for now: (importer, imported) -> why, and whose to remove. Keep it empty.
+TEMPORARY_UPWARD: dict[tuple[str, str], str] = {}
+
+# Import cycles tolerated for now: the modules of the cycle -> why, and whose to remove.
+TEMPORARY_CYCLES: dict[frozenset[str], str] = {
+    frozenset({"palais_sim.tournament.executor", "palais_sim.tournament.ray_backend"}): (
+        "make_executor imports the Ray backend lazily, which imports WorkerLost and default_workers back; "
+        "the tournament branch (redesign-tournament, a1aeb62) moves those into tournament/pool.py: remove this "
+        "entry when it is merged"
+    ),
+}
+
+# Inside the CLI package: the command modules import only these of the package (never each other, never the
+# package's __init__, which imports them all to register their commands), and these import nothing of it.
+CLI_PACKAGE = "palais_sim.cli"
+CLI_SHARED = ("palais_sim.cli.errors", "palais_sim.cli.options")
+CLI_TOP = ("palais_sim.cli", "palais_sim.cli.__main__")
+
+
+@dataclass(frozen=True)
+class Edge:
+    importer: str
+    imported: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.importer} imports {self.imported} ({module_path(self.importer)}:{self.line})"
+
+
+# ------------------------------------------------------------------------------------------- reading the source
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the packages by dotted name (a package's __init__.py under the package's name)."""
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+MODULES = module_files()
+
+
+def module_path(name: str) -> str:
+    return str(MODULES[name].relative_to(REPO)) if name in MODULES else name
+
+
+def _known(name: str) -> str | None:
+    """The project module an import of ``name`` loads: itself, or its longest known prefix (``pkg.mod.Name``)."""
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in MODULES:
+            return candidate
+        parts.pop()
+    return None
+
+
+def imports_of(name: str, source: str) -> list[Edge]:
+    """The imports of project modules in ``source`` (module ``name``), at any depth of the syntax tree."""
+    is_package = MODULES[name].name == "__init__.py" if name in MODULES else False
+    edges = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: from the module's package, one package up per extra dot
+                base = name.split(".")
+                base = base if is_package else base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            # ``from pkg import mod`` imports the module pkg.mod; ``from mod import Name`` the module mod
+            targets = [
+                f"{module}.{alias.name}" if f"{module}.{alias.name}" in MODULES else module for alias in node.names
+            ]
+        for target in targets:
+            known = _known(target)
+            if known is not None and known != name:
+                edges.append(Edge(name, known, node.lineno))
+    return list(dict.fromkeys(edges))  # one edge per line, however many names it imports
+
+
+def import_graph() -> list[Edge]:
+    edges: list[Edge] = []
+    for name, path in MODULES.items():
+        edges += imports_of(name, path.read_text(encoding="utf-8"))
+    return edges
+
+
+# ------------------------------------------------------------------------------------------- the checks
+
+
+def layer_of(module: str, layers: list[tuple[str, ...]] = LAYERS) -> int | None:
+    best, best_len = None, -1
+    for index, entries in enumerate(layers):
+        for entry in entries:
+            if entry.endswith(".__init__"):
+                covers = module == entry.removesuffix(".__init__")
+            else:
+                covers = module == entry or module.startswith(entry + ".")
+            if covers and len(entry) > best_len:
+                best, best_len = index, len(entry)
+    return best
+
+
+def describe_layer(index: int, layers: list[tuple[str, ...]] = LAYERS) -> str:
+    return f"layer {index} ({', '.join(layers[index])})"
+
+
+def upward_imports(
+    edges: Iterable[Edge], layers: list[tuple[str, ...]] = LAYERS, allowed: Iterable[tuple[str, str]] = ()
+) -> list[str]:
+    """One readable line per import from a lower layer to a higher one."""
+    allowed = set(allowed)
+    problems = []
+    for e in edges:
+        low, high = layer_of(e.importer, layers), layer_of(e.imported, layers)
+        if low is None or high is None or high <= low or (e.importer, e.imported) in allowed:
+            continue
+        problems.append(
+            f"{e}: upward, {e.importer} is in {describe_layer(low, layers)} and {e.imported} in "
+            f"{describe_layer(high, layers)}, above it"
+        )
+    return problems
+
+
+def cycles(edges: Iterable[Edge]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted, largest first."""
+    graph: dict[str, set[str]] = {}
+    for e in edges:
+        graph.setdefault(e.importer, set()).add(e.imported)
+        graph.setdefault(e.imported, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:  # recursion depth is bounded by the module count (about a hundred)
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found, key=lambda c: (-len(c), c))
+
+
+def cycle_report(component: list[str], edges: Iterable[Edge]) -> str:
+    members = set(component)
+    inside = sorted(str(e) for e in edges if e.importer in members and e.imported in members)
+    return f"import cycle among {', '.join(component)}:\n    " + "\n    ".join(inside)
+
+
+# ------------------------------------------------------------------------------------------- the tests
+
+EDGES = import_graph()
+
+
+def test_every_module_has_a_layer() -> None:
+    missing = [f"{name} ({module_path(name)})" for name in MODULES if layer_of(name) is None]
+    assert not missing, "modules in no layer; add them to LAYERS in tests/test_layers.py:\n  " + "\n  ".join(missing)
+
+
+def test_no_import_cycles() -> None:
+    found = [c for c in cycles(EDGES) if frozenset(c) not in TEMPORARY_CYCLES]
+    assert not found, "\n".join(cycle_report(c, EDGES) for c in found)
+
+
+def test_no_import_from_a_lower_layer_to_a_higher_one() -> None:
+    problems = upward_imports(EDGES, LAYERS, TEMPORARY_UPWARD)
+    layers = "\n  ".join(describe_layer(i) for i in range(len(LAYERS)))
+    assert not problems, "\n".join(problems) + f"\nthe layers, lowest first:\n  {layers}"
+
+
+def test_temporary_exceptions_are_still_needed() -> None:
+    stale = [pair for pair in TEMPORARY_UPWARD if not any((e.importer, e.imported) == pair for e in EDGES)]
+    assert not stale, f"these upward imports are gone; remove them from TEMPORARY_UPWARD: {stale}"
+    found = {frozenset(c) for c in cycles(EDGES)}
+    gone = [sorted(c) for c in TEMPORARY_CYCLES if c not in found]
+    assert not gone, f"these import cycles are gone; remove them from TEMPORARY_CYCLES: {gone}"
+
+
+def test_cli_command_modules_import_only_the_shared_cli_modules() -> None:
+    problems = []
+    for e in EDGES:
+        if not e.importer.startswith(CLI_PACKAGE + ".") or e.importer in CLI_TOP:
+            continue
+        in_cli = e.imported == CLI_PACKAGE or e.imported.startswith(CLI_PACKAGE + ".")
+        if in_cli and (e.importer in CLI_SHARED or e.imported not in CLI_SHARED):
+            problems.append(f"{e}: a CLI module may import only {', '.join(CLI_SHARED)} of the CLI package")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_checks_catch_what_they_are_for() -> None:
+    """The checker itself, on a made-up graph: a cycle and an upward import are found and named."""
+    layers = [("low",), ("high",)]
+    edges = [Edge("low.a", "high.b", 3), Edge("high.b", "high.c", 1), Edge("high.c", "high.b", 2)]
+    assert cycles(edges) == [["high.b", "high.c"]]
+    (problem,) = upward_imports(edges, layers)
+    assert problem.startswith("low.a imports high.b") and "layer 0 (low)" in problem and "layer 1 (high)" in problem
+    assert upward_imports(edges, layers, allowed=[("low.a", "high.b")]) == []
+    assert layer_of("palais_sim.engine") == 0 and layer_of("palais_sim.engine.rules") == 2
+    assert layer_of("palais_sim.engine.unlisted") is None and layer_of("palais_sim.cli.game") == len(LAYERS) - 1
+    lazy = imports_of("palais_sim.cli.game", "def f():\n    from palais_sim.cli import report\n")
+    assert [(e.imported, e.line) for e in lazy] == [("palais_sim.cli.report", 2)]
+    relative = imports_of("palais_sim.engine.rules", "from . import state\nfrom .scoring import final_scores\n")
+    assert [e.imported for e in relative] == ["palais_sim.engine.state", "palais_sim.engine.scoring"]
