@@ -42,13 +42,7 @@ LAYERS: list[tuple[str, ...]] = [
 TEMPORARY_UPWARD: dict[tuple[str, str], str] = {}
 
 # Import cycles tolerated for now: the modules of the cycle -> why, and whose to remove.
-TEMPORARY_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"palais_sim.tournament.executor", "palais_sim.tournament.ray_backend"}): (
-        "make_executor imports the Ray backend lazily, which imports WorkerLost and default_workers back; "
-        "the tournament branch (redesign-tournament, a1aeb62) moves those into tournament/pool.py: remove this "
-        "entry when it is merged"
-    ),
-}
+TEMPORARY_CYCLES: dict[frozenset[str], str] = {}
 
 # Inside the CLI package: the command modules import only these of the package (never each other, never the
 # package's __init__, which imports them all to register their commands), and these import nothing of it.
@@ -270,3 +264,18 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert [(e.imported, e.line) for e in lazy] == [("palais_sim.cli.report", 2)]
     relative = imports_of("palais_sim.engine.rules", "from . import state\nfrom .scoring import final_scores\n")
     assert [e.imported for e in relative] == ["palais_sim.engine.state", "palais_sim.engine.scoring"]
+
+
+def test_analytics_play_no_games() -> None:
+    """Analytics read Parquet only: no engine, strategy or registry, and of the tournament only the schema."""
+    playing = ("palais_sim.engine", "palais_sim.strategy", "palais_sim.registry", "strategies")
+    bad = [
+        f"{e.importer} imports {e.imported}"
+        for e in EDGES
+        if e.importer.startswith("palais_sim.analytics")
+        and (
+            e.imported.startswith(playing)
+            or (e.imported.startswith("palais_sim.tournament") and e.imported != "palais_sim.tournament.records")
+        )
+    ]
+    assert not bad, "analytics must read Parquet only:\n  " + "\n  ".join(bad)

@@ -148,3 +148,69 @@ def test_strategy_error_survives_pickling() -> None:
     copy = pickle.loads(pickle.dumps(error))
     assert str(copy) == str(error)
     assert (copy.strategy, copy.seat, copy.decision, copy.seed) == ("mine", 1, "cards(move)", 42)
+
+
+def _written_by_hand(position: dict) -> dict:
+    """What a person writes: the standard set by name, no seed, no deck, no unseen nobles, the other hand's size."""
+    data = {k: v for k, v in position.items() if k not in ("seed", "deck", "box", "engine_version", "turn")}
+    data["components"] = "standard"
+    data["hands"] = [position["hands"][0], len(position["hands"][1])]
+    return data
+
+
+def test_a_position_written_by_hand_is_dealt_its_hidden_information_from_the_seed(tmp_path: Path) -> None:
+    from collections import Counter
+
+    from palais_sim.components import standard_components
+    from palais_sim.engine.game import continue_game
+    from palais_sim.engine.notation import export_position, import_position
+
+    seen: list = []
+    play_game(
+        standard_components(), RuleOptions(players=2), 21, load_strategies("greedy", 2),
+        on_turn_start=lambda st: seen.append(export_position(st)) if st.turn_no == 9 else None,
+    )  # fmt: skip
+    position = seen[0]
+    data = _written_by_hand(position)
+    a, b = import_position(data, seed=5), import_position(data, seed=6)
+    for state in (a, b):
+        assert Counter(state.deck + state.hands[1]) == Counter(position["deck"] + position["hands"][1])
+        assert state.hands[0] == position["hands"][0] and len(state.hands[1]) == len(position["hands"][1])
+        assert state.park == import_position(position).park
+    assert a.deck != b.deck  # re-dealt from the seed given
+    assert a.deck == import_position(data, seed=5).deck  # ... reproducibly
+    result = continue_game(a, load_strategies("greedy", 2))
+    assert result.finished
+
+
+def test_a_position_names_its_components_by_hash_and_the_hash_is_checked() -> None:
+    from palais_sim.components import standard_components
+    from palais_sim.engine.notation import NotationError, export_position, import_position
+
+    seen: list = []
+    play_game(standard_components(), RuleOptions(players=2), 2, load_strategies("greedy", 2),
+              on_turn_start=lambda st: seen.append(export_position(st)))  # fmt: skip
+    position = dict(seen[3])
+    position["components"] = {"name": "standard", "hash": "0123456789ab", "file": None}
+    with pytest.raises(NotationError, match="hash 0123456789ab"):
+        import_position(position)
+    position["components"] = {"file": None}  # no hash: nothing to check
+    import_position(position)
+
+
+def test_play_from_a_position_continues_the_game(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+
+    runner = CliRunner()
+    positions = tmp_path / "pos"
+    full = runner.invoke(app, ["play", "--seed", "4", "--json", "--positions", str(positions)])
+    assert full.exit_code == 0
+    turn = sorted(positions.iterdir())[12]
+    again = runner.invoke(app, ["play", "--from", str(turn), "--json", "--log", str(tmp_path / "g.jsonl")])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.output)["seats"] == json.loads(full.output)["seats"]  # the same game, played on
+    assert runner.invoke(app, ["replay", str(tmp_path / "g.jsonl")]).exit_code == 0
+    bad = runner.invoke(app, ["play", "--from", str(tmp_path)])
+    assert bad.exit_code == 2 and "directory" in bad.output

@@ -34,17 +34,31 @@ def play(
         None, "--positions", help="Write the position at the start of every turn into this directory"
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON instead of the turn account"),
+    start: Path | None = typer.Option(
+        None,
+        "--from",
+        help="Continue from this position file instead of a new game: players, layout, rules and component set come "
+        "from the file; hidden information it leaves out (deck, other hands) is dealt from --seed",
+    ),
 ) -> None:
     """Play one game and print a turn-by-turn account (or the result as JSON)."""
     from palais_sim.engine.account import TurnAccount
-    from palais_sim.engine.notation import ReplayWriter
+    from palais_sim.engine.game import continue_game
+    from palais_sim.engine.notation import NotationError, ReplayWriter, export_position, load_position
 
     try:
-        comps = load_components(components)
-        options = rule_options(players, layout, gold_limit, max_rounds)
+        if start is not None:
+            state = load_position(start, seed)
+            comps, options, seed = state.components, state.options, state.seed
+            players = state.n
+        else:
+            state = None
+            comps = load_components(components)
+            options = rule_options(players, layout, gold_limit, max_rounds)
         seats = load_strategies(strategies, players)
         account = None if as_json else TurnAccount(sys.stdout)
-        writer = ReplayWriter(log, comps, options, seed, [s.name for s in seats]) if log else None
+        begin = export_position(state) if state is not None else None
+        writer = ReplayWriter(log, comps, options, seed, [s.name for s in seats], begin) if log else None
 
         def observe(before, decision, choice) -> None:
             if writer:
@@ -61,10 +75,13 @@ def play(
             def on_turn(state) -> None:
                 save_position(state, positions / f"turn-{state.turn_no:04d}.json")
 
-        result = play_game(comps, options, seed, seats, observer=observe, on_turn_start=on_turn)
+        if state is not None:
+            result = continue_game(state, seats, observer=observe, on_turn_start=on_turn)
+        else:
+            result = play_game(comps, options, seed, seats, observer=observe, on_turn_start=on_turn)
         if writer:
             writer.finish(result)
-    except USER_ERRORS as exc:
+    except (NotationError, *USER_ERRORS) as exc:
         fail(str(exc))
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))

@@ -200,3 +200,16 @@ def play_game(
     state = new_game(components, options, seed)
     decisions = run_to_end(state, strategies, observer, on_turn_start)
     return result_of(state, strategies, decisions)
+
+
+def continue_game(
+    state: GameState,
+    strategies: Sequence[Strategy],
+    observer: Observer | None = None,
+    on_turn_start: TurnHook | None = None,
+) -> GameResult:
+    """Play a game on from ``state`` (for instance an imported position) to its end."""
+    if len(strategies) != state.n:
+        raise ValueError(f"{state.n} players need {state.n} strategies, got {len(strategies)}")
+    decisions = run_to_end(state, strategies, observer, on_turn_start)
+    return result_of(state, strategies, decisions)

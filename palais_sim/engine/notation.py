@@ -417,7 +417,7 @@ class ReplayWriter:
     """Writes a replay log while a game is played (pass ``record`` as the game's observer)."""
 
     def __init__(self, path: Path | str | None, components: ComponentSet, options: RuleOptions, seed: int,
-                 strategies: list[str]) -> None:  # fmt: skip
+                 strategies: list[str], position: dict | None = None) -> None:  # fmt: skip
         self.path = Path(path) if path is not None else None
         self._lines: list[str] = []
         header = {
@@ -428,6 +428,8 @@ class ReplayWriter:
             "components": components_ref(components),
             "strategies": strategies,
         }
+        if position is not None:
+            header["position"] = position  # the game was continued from this position, not set up from the seed
         self._lines.append(json.dumps(header))
 
     def record(self, decision: Decision, choice: object) -> None:
@@ -502,6 +504,9 @@ def verify_replay(path: Path, out: IO[str] | None = None) -> dict:
         state = new_game(components, options, _int(header.get("seed"), f"{where}: line 1: seed"))
     except (TypeError, ValueError) as exc:
         raise NotationError(f"{where}: line 1: options: {exc}") from None
+    if header.get("position") is not None:
+        state = import_position(header["position"], f"{where}: line 1: position")
+        rules.resume_turn(state)
     for rec in decisions:
         number = rec["_line"]
         if state.over:

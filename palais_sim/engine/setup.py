@@ -32,20 +32,28 @@ def start_gold(players: int) -> list[int]:
     return list(range(players))
 
 
+def check_options(components: ComponentSet, options: RuleOptions) -> None:
+    """Raise :class:`SetupError` (or ``LayoutError``) for rule options that cannot start a game."""
+    n = options.players
+    if not 2 <= n <= 4:
+        raise SetupError(f"players must be 2, 3 or 4, got {n}")
+    if options.max_rounds < 1:
+        raise SetupError(f"max_rounds must be at least 1, got {options.max_rounds}")
+    if options.gold_limit is not None and options.gold_limit < sum(start_gold(n)):
+        raise SetupError(f"gold_limit {options.gold_limit} is less than the start gold {sum(start_gold(n))}")
+    if options.layout.strip().lower() != "random":
+        resolve_layout(options, components, 0)
+
+
 def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameState:
     """A game at its first decision: seat 1 placing its five setup servants.
 
     Each random element has its own stream derived from the seed, so the park of a seed stays the same whatever
     the layout option, which makes A/B comparisons of rule options paired.
     """
+    check_options(components, options)
     n = options.players
-    if not 2 <= n <= 4:
-        raise SetupError(f"players must be 2, 3 or 4, got {n}")
-    if options.max_rounds < 1:
-        raise SetupError(f"max_rounds must be at least 1, got {options.max_rounds}")
     gold = start_gold(n)
-    if options.gold_limit is not None and options.gold_limit < sum(gold):
-        raise SetupError(f"gold_limit {options.gold_limit} is less than the start gold {sum(gold)}")
 
     order = list(range(len(components.nobles)))
     sub_rng(seed, "park").shuffle(order)

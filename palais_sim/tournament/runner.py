@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from palais_sim import __version__
 from palais_sim.components import ComponentSet, load_components
-from palais_sim.engine.setup import new_game
+from palais_sim.engine.setup import check_options
 from palais_sim.registry import load_strategy
 from palais_sim.tournament import records
 from palais_sim.tournament.executor import make_executor
@@ -81,9 +81,7 @@ def validate(settings: Settings) -> tuple[ComponentSet, Schedule]:
     schedule = Schedule(settings)
     for spec in dict.fromkeys(settings.strategies):
         load_strategy(spec)
-    # Raises on impossible options (layout code, gold limit, ...). The engine has no check of its own yet, so a
-    # game is set up and thrown away; nothing of its state is read.
-    new_game(comps, settings.rule_options(), 0)
+    check_options(comps, settings.rule_options())  # raises on impossible options (layout code, gold limit, ...)
     return comps, schedule
 
 

@@ -32,7 +32,7 @@ from palais_sim.engine.rules import Decision
 from palais_sim.engine.scoring import final_scores, winners
 from palais_sim.engine.setup import new_game
 from palais_sim.engine.state import EMPTY, GameState, RuleOptions
-from palais_sim.strategy import PlayerView
+from palais_sim.engine.view import PlayerView
 from palais_sim.tournament.schedule import group_seed
 
 PLAYTHROUGH_DIR = Path(__file__).parent
@@ -84,7 +84,7 @@ COUNT_GAMES: tuple[Game, ...] = (
 
 
 def seat_view(state: GameState, seat: int) -> PlayerView:
-    """What ``seat`` may know: the one place a view is built here (PlayerView is moving into the engine)."""
+    """What ``seat`` may know: the one place a view is built here."""
     return PlayerView(state, seat)
 
 
@@ -156,9 +156,10 @@ def choice_text(view: PlayerView, decision: Decision, choice: object) -> str:
     if kind == "recruit":
         if choice is None:
             return "stop"
-        field, wild_violet, wild_turquoise = choice  # type: ignore[misc]
+        field, wild_violet, wild_turquoise, source = choice  # type: ignore[misc]
         noble = view.components.nobles[view.park[field]]
-        return f"field {field} {noble.id} cost {view.recruit_cost(field)} wild {wild_violet}/{wild_turquoise}"
+        text = f"field {field} {noble.id} cost {view.recruit_cost(field)} wild {wild_violet}/{wild_turquoise}"
+        return text + (f" edge servant from {ROOM_CODES[source]}" if source >= 0 else "")
     if kind == "keep":
         return ",".join(decision.drawn[i] for i in choice) if choice else "none"  # type: ignore[union-attr]
     return repr(choice)
