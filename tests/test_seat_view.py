@@ -184,3 +184,13 @@ def test_sample_state_re_deals_hidden_information_with_fresh_chance() -> None:
         decks.add(tuple(sampled.deck[:5]))
     assert len(decks) > 15  # re-dealt, not the true order
     assert tuple(state.deck[:5]) not in decks
+
+
+def test_a_new_game_and_its_copy_and_a_sampled_state_set_every_field() -> None:
+    from palais_sim.engine.state import FIELD_NAMES
+
+    state = new_game(STANDARD, RuleOptions(players=4), 12)
+    sampled = PlayerView(state, 2).sample_state(random.Random(0))
+    for candidate in (state, state.copy(), sampled):
+        missing = [name for name in FIELD_NAMES if not hasattr(candidate, name)]
+        assert not missing, f"fields not set: {missing}"

@@ -131,13 +131,14 @@ def has_majority(state: GameState, seat: int, room: int) -> bool:
 def noble_cost(park: Sequence[int], field: int, printed: int) -> int:
     """Gold to recruit a noble of printed cost ``printed`` on ``field``: less 1 per empty neighbour field (a field
     holding a servant counts as empty), never below 0."""
-    cost = printed
+    if printed <= 0:
+        return 0
     for f in PARK_NEIGHBOURS[field]:
-        if cost == 0:
-            break
         if park[f] < 0:
-            cost -= 1
-    return cost
+            printed -= 1
+            if printed == 0:
+                return 0
+    return printed
 
 
 def recruit_cost(state: GameState, field: int) -> int:
@@ -255,35 +256,31 @@ def _seal_bonus(state: GameState, seat: int) -> tuple[int, int]:
 def apply(state: GameState, choice: object) -> None:
     """Check ``choice`` against the pending decision, apply it and advance to the next decision."""
     state.step += 1  # counted before the turn may end, so the first decision of every turn has step 0
-    try:
-        _dispatch(state, choice)
-    except IllegalChoice:
-        state.step -= 1
-        raise
-
-
-def _dispatch(state: GameState, choice: object) -> None:
     phase = state.phase
-    if phase == PH_CARDS:
-        _apply_cards(state, choice)
-    elif phase == PH_REINFORCE:
-        _apply_reinforce(state, choice)
-    elif phase == PH_MOVE:
-        _apply_move(state, choice)
-    elif phase == PH_SEALS:
-        _apply_seals(state, choice)
-    elif phase == PH_RECRUIT:
-        _apply_recruit(state, choice)
-    elif phase == PH_DRAW:
-        _apply_draw(state, choice)
-    elif phase == PH_KEEP:
-        _apply_keep(state, choice)
-    elif phase == PH_SETUP:
-        _apply_setup(state, choice)
-    elif phase == PH_TURN_START:
-        raise IllegalChoice("the game is paused before a turn: call resume_turn")
-    else:
-        raise IllegalChoice("the game is over")
+    try:
+        if phase == PH_CARDS:
+            _apply_cards(state, choice)
+        elif phase == PH_REINFORCE:
+            _apply_reinforce(state, choice)
+        elif phase == PH_MOVE:
+            _apply_move(state, choice)
+        elif phase == PH_SEALS:
+            _apply_seals(state, choice)
+        elif phase == PH_RECRUIT:
+            _apply_recruit(state, choice)
+        elif phase == PH_DRAW:
+            _apply_draw(state, choice)
+        elif phase == PH_KEEP:
+            _apply_keep(state, choice)
+        elif phase == PH_SETUP:
+            _apply_setup(state, choice)
+        elif phase == PH_TURN_START:
+            raise IllegalChoice("the game is paused before a turn: call resume_turn")
+        else:
+            raise IllegalChoice("the game is over")
+    except IllegalChoice:
+        state.step -= 1  # nothing else was changed: apply checks a choice completely before changing anything
+        raise
 
 
 def _ints(value: object, what: str) -> list[int]:

@@ -98,6 +98,4 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.recruit_log = []
     state.pause_at_turn = False
     state.reset_turn()
-    missing = [name for name in GameState.__slots__ if not hasattr(state, name)]
-    assert not missing, f"new_game does not set {missing}"
     return state

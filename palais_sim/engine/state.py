@@ -81,6 +81,7 @@ OWN = "own"  # per-seat rows: a seat sees its own row and the sizes of the other
 SIZE = "size"  # nobody sees the content, everybody its size (the deck)
 DRAWER = "drawer"  # only the seat to move sees it (the cards it has just drawn)
 SECRET = "secret"  # nobody (the seed, the unseen nobles, the streams' keys, engine bookkeeping)
+HISTORY = "history"  # public, but kept for the game's records only: a view does not carry it (it would grow every turn)
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ FIELDS: tuple[StateField, ...] = (
     StateField("nobles", TABLE, PUBLIC, "nobles"),
     StateField("priv", TABLE, PUBLIC),
     StateField("box", LIST, SECRET, "box"),
-    StateField("recruit_log", LIST, PUBLIC),
+    StateField("recruit_log", LIST, HISTORY),
     # the privilege cards
     StateField("hands", TABLE, OWN, "hands", view="hand"),
     StateField("played_points", TABLE, PUBLIC, "played_points"),
@@ -201,14 +202,7 @@ class GameState:
 
     def copy(self) -> GameState:
         """A deep copy of the mutable parts; static parts (components, layout, options) are shared."""
-        new = GameState.__new__(GameState)
-        for name in _SHARED:
-            setattr(new, name, getattr(self, name))
-        for name in _LISTS:
-            setattr(new, name, getattr(self, name)[:])
-        for name in _TABLES:
-            setattr(new, name, [row[:] for row in getattr(self, name)])
-        return new
+        return _copy_state(self, GameState.__new__(GameState))
 
     def servants_in_rooms(self, seat: int) -> int:
         return sum(row[seat] for row in self.rooms)
@@ -228,3 +222,18 @@ class GameState:
         self.drawn = []
         self.keep_max = 0
         self.step = 0
+
+
+def _copy_source() -> str:
+    """The source of the state copy, written out from ``FIELDS`` (one straight function: search copies states in
+    its inner loop; ``dataclasses`` writes ``__init__`` the same way)."""
+    lines = ["def _copy_state(old, new):"]
+    lines += [f"    new.{name} = old.{name}" for name in _SHARED]
+    lines += [f"    new.{name} = old.{name}[:]" for name in _LISTS]
+    lines += [f"    new.{name} = [row[:] for row in old.{name}]" for name in _TABLES]
+    return "\n".join(lines) + "\n    return new\n"
+
+
+_namespace: dict = {}
+exec(_copy_source(), _namespace)  # noqa: S102 - generated from FIELDS above, no outside input
+_copy_state = _namespace["_copy_state"]

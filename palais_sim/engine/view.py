@@ -23,6 +23,7 @@ from palais_sim.engine.rules import Decision
 from palais_sim.engine.state import (
     DRAWER,
     FIELDS,
+    HISTORY,
     LIST,
     OWN,
     P_DIAGONAL,
@@ -53,6 +54,7 @@ _PUBLIC_TABLES = tuple(f.name for f in FIELDS if f.seen == PUBLIC and f.shape ==
 _OWN = tuple((f.name, f.view or f.name) for f in FIELDS if f.seen == OWN)
 _SIZES = tuple((f.name, f.view or f.name + "_size") for f in FIELDS if f.seen == SIZE)
 _DRAWER = tuple(f.name for f in FIELDS if f.seen == DRAWER)
+_HISTORY = tuple(f.name for f in FIELDS if f.seen == HISTORY)
 VIEW_ATTRIBUTES: tuple[str, ...] = (
     *_PUBLIC_VALUES,
     *_PUBLIC_LISTS,
@@ -81,25 +83,7 @@ class PlayerView:
     deck_size: int
 
     def __init__(self, state: GameState, seat: int) -> None:
-        self.seat = seat
-        for name in _PUBLIC_VALUES:
-            setattr(self, name, getattr(state, name))
-        for name in _PUBLIC_LISTS:
-            setattr(self, name, tuple(getattr(state, name)))
-        for name in _PUBLIC_TABLES:
-            setattr(self, name, tuple(map(tuple, getattr(state, name))))
-        for name, own in _OWN:
-            rows = getattr(state, name)
-            setattr(self, own, tuple(rows[seat]))
-            setattr(self, own + "_sizes", tuple(map(len, rows)))
-        for name, size in _SIZES:
-            setattr(self, size, len(getattr(state, name)))
-        mine = seat == state.current
-        for name in _DRAWER:
-            setattr(self, name, tuple(getattr(state, name)) if mine else ())
-        # The key of this decision's stream: this seat's key (a one-way image of the seed), the turn and the step.
-        self._stream_key = (state.seat_keys[seat], state.turn_no, state.step)
-        self._rng: random.Random | None = None
+        _init_view(self, state, seat)
 
     # ------------------------------------------------------------------ randomness for strategies
     @property
@@ -196,7 +180,34 @@ class PlayerView:
         state.box = [i for i in range(len(self.components.nobles)) if i not in taken and i not in in_park]
         state.over = self.phase == PH_OVER
         state.pause_at_turn = False
+        for name in _HISTORY:
+            setattr(state, name, [])  # the sampled game's own history starts now
         return state
+
+
+def _view_builder_source() -> str:
+    """The source of the function that fills a view from a state, written out from the field list.
+
+    A view is built at every decision, so it is one straight function rather than a loop over the fields
+    (``dataclasses`` builds ``__init__`` the same way); what it copies is still decided by ``FIELDS`` alone.
+    """
+    lines = ["def _init_view(self, state, seat):", "    self.seat = seat"]
+    lines += [f"    self.{name} = state.{name}" for name in _PUBLIC_VALUES]
+    lines += [f"    self.{name} = tuple(state.{name})" for name in _PUBLIC_LISTS]
+    lines += [f"    self.{name} = tuple(map(tuple, state.{name}))" for name in _PUBLIC_TABLES]
+    for name, own in _OWN:
+        lines.append(f"    self.{own} = tuple(state.{name}[seat])")
+        lines.append(f"    self.{own}_sizes = tuple(map(len, state.{name}))")
+    lines += [f"    self.{size} = len(state.{name})" for name, size in _SIZES]
+    lines += [f"    self.{name} = tuple(state.{name}) if seat == state.current else ()" for name in _DRAWER]
+    # The key of this decision's stream: this seat's key (a one-way image of the seed), the turn and the step.
+    lines += ["    self._stream_key = (state.seat_keys[seat], state.turn_no, state.step)", "    self._rng = None"]
+    return "\n".join(lines) + "\n"
+
+
+_namespace: dict = {}
+exec(_view_builder_source(), _namespace)  # noqa: S102 - generated from FIELDS above, no outside input
+_init_view = _namespace["_init_view"]
 
 
 def describe_decision(decision: Decision) -> str:
