@@ -10,7 +10,17 @@ import os
 import sys
 from dataclasses import dataclass
 
-from strategies import BUILTINS
+# The built-in strategies by name, as ``module:Class``: imported only when asked for, so this registry sits below the
+# strategies in the layers (the lookahead strategy loads its candidate styles through it).
+BUILTINS: dict[str, str] = {
+    "random": "strategies.random_play:RandomStrategy",
+    "greedy": "strategies.greedy:GreedyStrategy",
+    "economy": "strategies.styles:EconomyStrategy",
+    "seals": "strategies.styles:SealsStrategy",
+    "park": "strategies.styles:ParkStrategy",
+    "cards": "strategies.styles:CardsStrategy",
+    "lookahead": "strategies.lookahead:LookaheadStrategy",
+}
 
 
 class StrategySpecError(ValueError):

@@ -32,7 +32,8 @@ LAYERS: list[tuple[str, ...]] = [
     ),  # fmt: skip
     ("palais_sim.engine.view", "palais_sim.strategy"),  # the seat view; palais_sim.strategy re-exports it
     ("palais_sim.engine.game", "palais_sim.engine.notation", "palais_sim.engine.account", "palais_sim.movement"),
-    ("strategies", "palais_sim.registry"),
+    ("palais_sim.registry",),  # strategies by name: imports them only at run time, by name
+    ("strategies",),
     ("palais_sim.tournament",),
     ("palais_sim.analytics",),
     ("palais_sim.cli",),

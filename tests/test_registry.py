@@ -8,8 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, strategy_parameters
-from strategies import BUILTINS
+from palais_sim.registry import BUILTINS, StrategySpecError, load_strategies, load_strategy, strategy_parameters
 from strategies.styles import EconomyStrategy
 
 

@@ -12,9 +12,8 @@ from palais_sim.engine import rules
 from palais_sim.engine.game import StrategyError, play_game, run_to_end
 from palais_sim.engine.setup import new_game
 from palais_sim.engine.state import GameState, RuleOptions
-from palais_sim.registry import load_strategy
+from palais_sim.registry import BUILTINS, load_strategy
 from palais_sim.strategy import PlayerView
-from strategies import BUILTINS
 
 COMPONENTS = standard_components()
 FAST = {"lookahead": "lookahead:budget=2,horizon=1"}  # keep the search cheap in tests

@@ -20,9 +20,8 @@ import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail
 from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
-from palais_sim.registry import split_strategy_list, strategy_class, strategy_parameters
+from palais_sim.registry import BUILTINS, split_strategy_list, strategy_class, strategy_parameters
 from palais_sim.tournament.schedule import Settings
-from strategies import BUILTINS
 
 DEFAULT_LADDER = "random,greedy,economy,seals,park,cards"
 

@@ -197,9 +197,7 @@ def play_game(
     """Set up a game from ``seed`` and play it to the end."""
     if len(strategies) != options.players:
         raise ValueError(f"{options.players} players need {options.players} strategies, got {len(strategies)}")
-    state = new_game(components, options, seed)
-    decisions = run_to_end(state, strategies, observer, on_turn_start)
-    return result_of(state, strategies, decisions)
+    return continue_game(new_game(components, options, seed), strategies, observer, on_turn_start)
 
 
 def continue_game(
