@@ -10,10 +10,13 @@ from palais_sim.engine.game import play_game
 from palais_sim.engine.notation import ReplayWriter
 from palais_sim.engine.state import RuleOptions
 from palais_sim.registry import load_strategies
+from palais_sim.tournament.schedule import group_seed
 
 GOLDEN_DIR = Path(__file__).parent
 
-# name -> (players, seed, strategies, layout, max_rounds)
+# name -> (players, game index, strategies, layout, max_rounds); the seed is group_seed(GOLDEN_ROOT, game index),
+# the one seed function of every command that plays games.
+GOLDEN_ROOT = 1
 GOLDEN_GAMES: dict[str, tuple[int, int, str, str, int]] = {
     "greedy-2p-first-game": (2, 1, "greedy", "first-game", 100),
     "greedy-4p-random-layout": (4, 2, "greedy", "random", 100),
@@ -24,7 +27,8 @@ GOLDEN_GAMES: dict[str, tuple[int, int, str, str, int]] = {
 
 def golden_text(name: str, write: bool = False) -> str:
     """The replay log of a golden game, played now with the current engine and strategies."""
-    players, seed, strategies, layout, max_rounds = GOLDEN_GAMES[name]
+    players, index, strategies, layout, max_rounds = GOLDEN_GAMES[name]
+    seed = group_seed(GOLDEN_ROOT, index)
     components = load_components()
     options = RuleOptions(players=players, layout=layout, max_rounds=max_rounds)
     seats = load_strategies(strategies, players)
