@@ -220,7 +220,10 @@ class HeuristicStrategy:
         for r in ROWS_OF_FIELD[field]:
             row = strengths[r]
             mine = row[seat]
-            best_other = max(v for s, v in enumerate(row) if s != seat) if view.n > 1 else 0
+            best_other = 0
+            for s, v in enumerate(row):  # a loop: max() over a generator is several times slower here
+                if s != seat and v > best_other:
+                    best_other = v
             before = _row_share(mine, best_other)
             after = _row_share(mine + weight, best_other)
             gain += after - before
@@ -341,7 +344,8 @@ class HeuristicStrategy:
             if code < 0:
                 continue
             noble = nobles[code]
-            short = max(0, noble.violet - madame) + max(0, noble.turquoise - king)
+            short_violet, short_turquoise = noble.violet - madame, noble.turquoise - king
+            short = (short_violet if short_violet > 0 else 0) + (short_turquoise if short_turquoise > 0 else 0)
             if short > wild:
                 continue
             cost = noble_cost(park, field, noble.gold)

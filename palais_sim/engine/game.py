@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from palais_sim import __version__
 from palais_sim.components import ComponentSet
@@ -34,9 +35,9 @@ class StrategyError(RuntimeError):
         return (StrategyError, self._args)
 
 
-@dataclass(frozen=True)
-class SeatResult:
-    """Everything the records need of one seat at the end of a game (seat 0-based)."""
+class SeatResult(NamedTuple):
+    """Everything the records need of one seat at the end of a game (seat 0-based). Named tuples: a game makes
+    dozens of these and frozen dataclasses cost several times more to build."""
 
     seat: int
     strategy: str
@@ -50,8 +51,7 @@ class SeatResult:
     hand_size: int
 
 
-@dataclass(frozen=True)
-class RecruitRecord:
+class RecruitRecord(NamedTuple):
     """One noble recruited during the game (seat 0-based)."""
 
     seat: int

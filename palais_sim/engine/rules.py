@@ -189,8 +189,10 @@ def can_recruit(state: GameState, seat: int, field: int, wild: int) -> bool:
     if noble_idx < 0 or state.rooms[OFFICE][seat] == 0:
         return False
     noble = state.components.nobles[noble_idx]
-    short = max(0, noble.violet - state.rooms[MADAME][seat]) + max(0, noble.turquoise - state.rooms[KING][seat])
-    return short <= wild and recruit_cost(state, field) <= state.gold[seat]
+    short_violet = noble.violet - state.rooms[MADAME][seat]
+    short_turquoise = noble.turquoise - state.rooms[KING][seat]
+    short = (short_violet if short_violet > 0 else 0) + (short_turquoise if short_turquoise > 0 else 0)
+    return short <= wild and noble_cost(state.park, field, noble.gold) <= state.gold[seat]
 
 
 def any_recruit(state: GameState, seat: int) -> bool:
@@ -600,8 +602,11 @@ def _advance(state: GameState) -> None:
         seat = state.current
         if phase == PH_CARDS:
             # The recruit window reopens between recruitments only while the Office allows another one.
-            if (state.window != W_RECRUIT or state.recruits_left > 0) and (
-                state.hands[seat] and playable_cards(state, seat, state.window)
+            hand = state.hands[seat]
+            if (
+                hand
+                and (state.window != W_RECRUIT or state.recruits_left > 0)
+                and cards.playable(hand, state.window, state.components.card_prices, state.gold[seat], state.bank)
             ):
                 return
             _close_window(state)
