@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import IO
 
-from palais_sim.board import ROOM_KEYS
-from palais_sim.engine.rules import Decision, recruit_cost
+from palais_sim.board import IS_EDGE, ROOM_KEYS
+from palais_sim.engine.rules import FROM_SUPPLY, Decision, recruit_cost
 from palais_sim.engine.state import GameState
 
 
@@ -60,10 +60,14 @@ class TurnAccount:
             noble = before.components.nobles[before.park[field]]
             cost = recruit_cost(before, field)
             privilege = f", {noble.privilege}" if noble.privilege else ""
+            source = choice[3] if isinstance(choice, list | tuple) and len(choice) == 4 else FROM_SUPPLY
+            edge = f", edge servant from the {_room(source)}" if IS_EDGE[field] and source != FROM_SUPPLY else ""
             return (
                 f"recruits {noble.id} ({noble.points} pts{privilege}) from field {field} "
-                f"for {cost} gold, {noble.violet} violet + {noble.turquoise} turquoise seals"
+                f"for {cost} gold, {noble.violet} violet + {noble.turquoise} turquoise seals{edge}"
             )
+        if kind == "draw":
+            return "draws no card" if choice == 0 and decision.max_count else ""
         if kind == "keep":
             kept = [decision.drawn[i] for i in choice]  # type: ignore[union-attr]
             return f"draws {len(decision.drawn)} card(s), keeps {', '.join(kept) or 'none'}"
