@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench ladder golden playthroughs clean
+.PHONY: demo test lint bench ladder golden playthroughs generate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
 
 playthroughs: $(STAMP)  ## regenerate the random playthroughs and legal-choice counts after a reviewed rule change
 	$(BIN)/python -m tests.playthroughs.make_playthroughs
+
+generate: $(STAMP)  ## rewrite the code that follows from the state's field list (engine/state.py FIELDS)
+	$(BIN)/python -m palais_sim.engine.codegen
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache

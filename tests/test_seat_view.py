@@ -194,3 +194,12 @@ def test_a_new_game_and_its_copy_and_a_sampled_state_set_every_field() -> None:
     for candidate in (state, state.copy(), sampled):
         missing = [name for name in FIELD_NAMES if not hasattr(candidate, name)]
         assert not missing, f"fields not set: {missing}"
+
+
+def test_the_code_generated_from_the_field_list_is_up_to_date() -> None:
+    from palais_sim.engine import codegen
+
+    stale = codegen.stale()
+    assert not stale, (
+        f"the generated part of {stale} is out of date: run `make generate` (python -m palais_sim.engine.codegen)"
+    )

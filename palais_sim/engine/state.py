@@ -87,81 +87,131 @@ HISTORY = "history"  # public, but kept for the game's records only: a view does
 @dataclass(frozen=True)
 class StateField:
     name: str
+    type: str  # its annotation in the state (the view's is derived: lists become tuples)
     shape: str
     seen: str
     position: str | None = None  # key in a position file (``None``: not part of a position)
     view: str = ""  # the seat view's attribute, if not ``name`` (OWN: the own row; sizes in ``<view>_sizes``)
+    note: str = ""  # a comment for the generated annotation
 
 
 FIELDS: tuple[StateField, ...] = (
     # static for the game
-    StateField("components", STATIC, PUBLIC, "components"),
-    StateField("options", STATIC, PUBLIC, "options"),
-    StateField("layout", STATIC, PUBLIC, "layout"),
-    StateField("n", VALUE, PUBLIC, "players"),
-    StateField("seed", VALUE, SECRET, "seed"),
-    StateField("seat_keys", LIST, SECRET),
+    StateField("components", "ComponentSet", STATIC, PUBLIC, "components"),
+    StateField("options", "RuleOptions", STATIC, PUBLIC, "options"),
+    StateField("layout", "Layout", STATIC, PUBLIC, "layout"),
+    StateField("n", "int", VALUE, PUBLIC, "players"),
+    StateField("seed", "int", VALUE, SECRET, "seed"),
+    StateField("seat_keys", "list[int]", LIST, SECRET, note="per seat: the key of its strategy's random streams"),
     # the castle, the supplies, the gold
-    StateField("rooms", TABLE, PUBLIC, "rooms"),
-    StateField("supply", LIST, PUBLIC, "supply"),
-    StateField("general", LIST, PUBLIC, "general_supply"),
-    StateField("gold", LIST, PUBLIC, "gold"),
-    StateField("bank", VALUE, PUBLIC, "bank"),
+    StateField("rooms", "list[list[int]]", TABLE, PUBLIC, "rooms", note="rooms[room][seat]"),
+    StateField("supply", "list[int]", LIST, PUBLIC, "supply"),
+    StateField("general", "list[int]", LIST, PUBLIC, "general_supply"),
+    StateField("gold", "list[int]", LIST, PUBLIC, "gold"),
+    StateField("bank", "int | None", VALUE, PUBLIC, "bank", note="gold left in the bank with a gold limit, else None"),
     # the park and the nobles
-    StateField("park", LIST, PUBLIC, "park"),
-    StateField("nobles_left", VALUE, PUBLIC),
-    StateField("nobles", TABLE, PUBLIC, "nobles"),
-    StateField("priv", TABLE, PUBLIC),
-    StateField("box", LIST, SECRET, "box"),
-    StateField("recruit_log", LIST, HISTORY),
+    StateField("park", "list[int]", LIST, PUBLIC, "park", note="noble index >= 0, EMPTY, or servant_code(seat)"),
+    StateField("nobles_left", "int", VALUE, PUBLIC),
+    StateField("nobles", "list[list[int]]", TABLE, PUBLIC, "nobles", note="noble indices taken, per seat, in order"),
+    StateField("priv", "list[list[int]]", TABLE, PUBLIC, note="privilege counters per seat (index with P_MINT, ...)"),
+    StateField("box", "list[int]", LIST, SECRET, "box", note="the unseen nobles"),
+    StateField(
+        "recruit_log",
+        "list[tuple[int, int, int, int, int, bool]]",
+        LIST,
+        HISTORY,
+        note="seat, noble, field, round, gold paid, edge",
+    ),
     # the privilege cards
-    StateField("hands", TABLE, OWN, "hands", view="hand"),
-    StateField("played_points", TABLE, PUBLIC, "played_points"),
-    StateField("deck", LIST, SIZE, "deck", view="deck_size"),
-    StateField("discard", LIST, PUBLIC, "discard"),
-    StateField("in_front", LIST, PUBLIC),
-    StateField("shuffles", VALUE, PUBLIC, "shuffles"),
+    StateField("hands", "list[list[str]]", TABLE, OWN, "hands", view="hand"),
+    StateField("played_points", "list[list[str]]", TABLE, PUBLIC, "played_points"),
+    StateField("deck", "list[str]", LIST, SIZE, "deck", view="deck_size", note="top card first"),
+    StateField("discard", "list[str]", LIST, PUBLIC, "discard"),
+    StateField("in_front", "list[str]", LIST, PUBLIC, note="played this turn, in front of the player until its end"),
+    StateField("shuffles", "int", VALUE, PUBLIC, "shuffles"),
     # where the game stands
-    StateField("round", VALUE, PUBLIC, "round"),
-    StateField("current", VALUE, PUBLIC, "current_seat"),
-    StateField("final_round", VALUE, PUBLIC, "final_round"),
-    StateField("finished", VALUE, PUBLIC),
-    StateField("over", VALUE, PUBLIC),
-    StateField("turn_no", VALUE, PUBLIC, "turn"),
-    StateField("step", VALUE, PUBLIC),
-    StateField("phase", VALUE, PUBLIC),
-    StateField("window", VALUE, PUBLIC),
-    StateField("setup_seat", VALUE, PUBLIC),
+    StateField("round", "int", VALUE, PUBLIC, "round"),
+    StateField("current", "int", VALUE, PUBLIC, "current_seat"),
+    StateField("final_round", "bool", VALUE, PUBLIC, "final_round"),
+    StateField("finished", "bool", VALUE, PUBLIC),
+    StateField("over", "bool", VALUE, PUBLIC),
+    StateField("turn_no", "int", VALUE, PUBLIC, "turn"),
+    StateField("step", "int", VALUE, PUBLIC, note="decisions taken in this turn: keys the strategies' streams"),
+    StateField("phase", "int", VALUE, PUBLIC),
+    StateField("window", "int", VALUE, PUBLIC),
+    StateField("setup_seat", "int", VALUE, PUBLIC),
     # this turn only (reset by ``reset_turn``)
-    StateField("all_maj", VALUE, PUBLIC),
-    StateField("free_reinforce", VALUE, PUBLIC),
-    StateField("extra_reinforce", VALUE, PUBLIC),
-    StateField("extra_move", VALUE, PUBLIC),
-    StateField("wild", VALUE, PUBLIC),
-    StateField("recruits_left", VALUE, PUBLIC),
-    StateField("draw_max", VALUE, PUBLIC),
-    StateField("drawn", LIST, DRAWER),
-    StateField("keep_max", VALUE, PUBLIC),
-    StateField("pause_at_turn", VALUE, SECRET),
+    StateField("all_maj", "bool", VALUE, PUBLIC),
+    StateField("free_reinforce", "bool", VALUE, PUBLIC),
+    StateField("extra_reinforce", "int", VALUE, PUBLIC),
+    StateField("extra_move", "int", VALUE, PUBLIC),
+    StateField("wild", "int", VALUE, PUBLIC),
+    StateField("recruits_left", "int", VALUE, PUBLIC),
+    StateField("draw_max", "int", VALUE, PUBLIC, note="cards the seat may draw at the Back entrance this turn"),
+    StateField("drawn", "list[str]", LIST, DRAWER),
+    StateField("keep_max", "int", VALUE, PUBLIC),
+    StateField("pause_at_turn", "bool", VALUE, SECRET, note="stop in PH_TURN_START before each turn (position export)"),
 )
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
-_SHARED = tuple(f.name for f in FIELDS if f.shape in (STATIC, VALUE))
-_LISTS = tuple(f.name for f in FIELDS if f.shape == LIST)
-_TABLES = tuple(f.name for f in FIELDS if f.shape == TABLE)
 
 
 class GameState:
     """Everything that changes during a game (its fields: ``FIELDS``). Seats are 0-based here; 1-based in every
     file and report."""
 
-    __slots__ = FIELD_NAMES
+    # BEGIN GENERATED from state.FIELDS by `python -m palais_sim.engine.codegen`: do not edit by hand
+    __slots__ = (
+        "components",
+        "options",
+        "layout",
+        "n",
+        "seed",
+        "seat_keys",
+        "rooms",
+        "supply",
+        "general",
+        "gold",
+        "bank",
+        "park",
+        "nobles_left",
+        "nobles",
+        "priv",
+        "box",
+        "recruit_log",
+        "hands",
+        "played_points",
+        "deck",
+        "discard",
+        "in_front",
+        "shuffles",
+        "round",
+        "current",
+        "final_round",
+        "finished",
+        "over",
+        "turn_no",
+        "step",
+        "phase",
+        "window",
+        "setup_seat",
+        "all_maj",
+        "free_reinforce",
+        "extra_reinforce",
+        "extra_move",
+        "wild",
+        "recruits_left",
+        "draw_max",
+        "drawn",
+        "keep_max",
+        "pause_at_turn",
+    )
 
     components: ComponentSet
     options: RuleOptions
     layout: Layout
     n: int
     seed: int
-    seat_keys: list[int]  # per seat: the key of its strategy's random streams (``seat_stream_keys``)
+    seat_keys: list[int]  # per seat: the key of its strategy's random streams
     rooms: list[list[int]]  # rooms[room][seat]
     supply: list[int]
     general: list[int]
@@ -176,8 +226,8 @@ class GameState:
     hands: list[list[str]]
     played_points: list[list[str]]
     deck: list[str]  # top card first
-    discard: list[str]  # oldest first
-    in_front: list[str]  # cards played this turn that lie in front of the player until its end (all_majorities)
+    discard: list[str]
+    in_front: list[str]  # played this turn, in front of the player until its end
     shuffles: int
     round: int
     current: int
@@ -185,7 +235,7 @@ class GameState:
     finished: bool
     over: bool
     turn_no: int
-    step: int  # decisions taken in this turn (setup: in this seat's placement); keys the strategies' streams
+    step: int  # decisions taken in this turn: keys the strategies' streams
     phase: int
     window: int
     setup_seat: int
@@ -198,11 +248,57 @@ class GameState:
     draw_max: int  # cards the seat may draw at the Back entrance this turn
     drawn: list[str]
     keep_max: int
-    pause_at_turn: bool  # stop in PH_TURN_START before each turn (position export); resume with rules.resume_turn
+    pause_at_turn: bool  # stop in PH_TURN_START before each turn (position export)
 
     def copy(self) -> GameState:
         """A deep copy of the mutable parts; static parts (components, layout, options) are shared."""
-        return _copy_state(self, GameState.__new__(GameState))
+        new = GameState()
+        new.components = self.components
+        new.options = self.options
+        new.layout = self.layout
+        new.n = self.n
+        new.seed = self.seed
+        new.seat_keys = self.seat_keys[:]
+        new.rooms = [row[:] for row in self.rooms]
+        new.supply = self.supply[:]
+        new.general = self.general[:]
+        new.gold = self.gold[:]
+        new.bank = self.bank
+        new.park = self.park[:]
+        new.nobles_left = self.nobles_left
+        new.nobles = [row[:] for row in self.nobles]
+        new.priv = [row[:] for row in self.priv]
+        new.box = self.box[:]
+        new.recruit_log = self.recruit_log[:]
+        new.hands = [row[:] for row in self.hands]
+        new.played_points = [row[:] for row in self.played_points]
+        new.deck = self.deck[:]
+        new.discard = self.discard[:]
+        new.in_front = self.in_front[:]
+        new.shuffles = self.shuffles
+        new.round = self.round
+        new.current = self.current
+        new.final_round = self.final_round
+        new.finished = self.finished
+        new.over = self.over
+        new.turn_no = self.turn_no
+        new.step = self.step
+        new.phase = self.phase
+        new.window = self.window
+        new.setup_seat = self.setup_seat
+        new.all_maj = self.all_maj
+        new.free_reinforce = self.free_reinforce
+        new.extra_reinforce = self.extra_reinforce
+        new.extra_move = self.extra_move
+        new.wild = self.wild
+        new.recruits_left = self.recruits_left
+        new.draw_max = self.draw_max
+        new.drawn = self.drawn[:]
+        new.keep_max = self.keep_max
+        new.pause_at_turn = self.pause_at_turn
+        return new
+
+    # END GENERATED
 
     def servants_in_rooms(self, seat: int) -> int:
         return sum(row[seat] for row in self.rooms)
@@ -222,18 +318,3 @@ class GameState:
         self.drawn = []
         self.keep_max = 0
         self.step = 0
-
-
-def _copy_source() -> str:
-    """The source of the state copy, written out from ``FIELDS`` (one straight function: search copies states in
-    its inner loop; ``dataclasses`` writes ``__init__`` the same way)."""
-    lines = ["def _copy_state(old, new):"]
-    lines += [f"    new.{name} = old.{name}" for name in _SHARED]
-    lines += [f"    new.{name} = old.{name}[:]" for name in _LISTS]
-    lines += [f"    new.{name} = [row[:] for row in old.{name}]" for name in _TABLES]
-    return "\n".join(lines) + "\n    return new\n"
-
-
-_namespace: dict = {}
-exec(_copy_source(), _namespace)  # noqa: S102 - generated from FIELDS above, no outside input
-_copy_state = _namespace["_copy_state"]

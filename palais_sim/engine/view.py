@@ -73,17 +73,181 @@ class PlayerView:
     (``majority``, ``recruit_cost``, ...) below run the engine's own code on the view.
     """
 
-    __slots__ = ("seat", "_stream_key", "_rng", *VIEW_ATTRIBUTES)
+    # BEGIN GENERATED from state.FIELDS by `python -m palais_sim.engine.codegen`: do not edit by hand
+    __slots__ = (
+        "seat",
+        "_stream_key",
+        "_rng",
+        "components",
+        "options",
+        "layout",
+        "n",
+        "rooms",
+        "supply",
+        "general",
+        "gold",
+        "bank",
+        "park",
+        "nobles_left",
+        "nobles",
+        "priv",
+        "hand",
+        "hand_sizes",
+        "played_points",
+        "deck_size",
+        "discard",
+        "in_front",
+        "shuffles",
+        "round",
+        "current",
+        "final_round",
+        "finished",
+        "over",
+        "turn_no",
+        "step",
+        "phase",
+        "window",
+        "setup_seat",
+        "all_maj",
+        "free_reinforce",
+        "extra_reinforce",
+        "extra_move",
+        "wild",
+        "recruits_left",
+        "draw_max",
+        "drawn",
+        "keep_max",
+    )
 
+    seat: int
     components: ComponentSet
     options: RuleOptions
     layout: Layout
+    n: int
+    rooms: tuple[tuple[int, ...], ...]
+    supply: tuple[int, ...]
+    general: tuple[int, ...]
+    gold: tuple[int, ...]
+    bank: int | None
+    park: tuple[int, ...]
+    nobles_left: int
+    nobles: tuple[tuple[int, ...], ...]
+    priv: tuple[tuple[int, ...], ...]
     hand: tuple[str, ...]
     hand_sizes: tuple[int, ...]
+    played_points: tuple[tuple[str, ...], ...]
     deck_size: int
+    discard: tuple[str, ...]
+    in_front: tuple[str, ...]
+    shuffles: int
+    round: int
+    current: int
+    final_round: bool
+    finished: bool
+    over: bool
+    turn_no: int
+    step: int
+    phase: int
+    window: int
+    setup_seat: int
+    all_maj: bool
+    free_reinforce: bool
+    extra_reinforce: int
+    extra_move: int
+    wild: int
+    recruits_left: int
+    draw_max: int
+    drawn: tuple[str, ...]
+    keep_max: int
+    _stream_key: tuple[int, int, int]
+    _rng: random.Random | None
 
     def __init__(self, state: GameState, seat: int) -> None:
-        _init_view(self, state, seat)
+        self.seat = seat
+        self.components = state.components
+        self.options = state.options
+        self.layout = state.layout
+        self.n = state.n
+        self.rooms = tuple(map(tuple, state.rooms))
+        self.supply = tuple(state.supply)
+        self.general = tuple(state.general)
+        self.gold = tuple(state.gold)
+        self.bank = state.bank
+        self.park = tuple(state.park)
+        self.nobles_left = state.nobles_left
+        self.nobles = tuple(map(tuple, state.nobles))
+        self.priv = tuple(map(tuple, state.priv))
+        self.hand = tuple(state.hands[seat])
+        self.hand_sizes = tuple(map(len, state.hands))
+        self.played_points = tuple(map(tuple, state.played_points))
+        self.deck_size = len(state.deck)
+        self.discard = tuple(state.discard)
+        self.in_front = tuple(state.in_front)
+        self.shuffles = state.shuffles
+        self.round = state.round
+        self.current = state.current
+        self.final_round = state.final_round
+        self.finished = state.finished
+        self.over = state.over
+        self.turn_no = state.turn_no
+        self.step = state.step
+        self.phase = state.phase
+        self.window = state.window
+        self.setup_seat = state.setup_seat
+        self.all_maj = state.all_maj
+        self.free_reinforce = state.free_reinforce
+        self.extra_reinforce = state.extra_reinforce
+        self.extra_move = state.extra_move
+        self.wild = state.wild
+        self.recruits_left = state.recruits_left
+        self.draw_max = state.draw_max
+        self.drawn = tuple(state.drawn) if seat == state.current else ()
+        self.keep_max = state.keep_max
+        # This decision's stream key: this seat's key (a one-way image of the seed), the turn and the step.
+        self._stream_key = (state.seat_keys[seat], state.turn_no, state.step)
+        self._rng = None
+
+    def _public_state(self) -> GameState:
+        """A state holding the public fields of this view (as lists again); the rest is for the caller."""
+        state = GameState()
+        state.components = self.components
+        state.options = self.options
+        state.layout = self.layout
+        state.n = self.n
+        state.rooms = [list(row) for row in self.rooms]
+        state.supply = list(self.supply)
+        state.general = list(self.general)
+        state.gold = list(self.gold)
+        state.bank = self.bank
+        state.park = list(self.park)
+        state.nobles_left = self.nobles_left
+        state.nobles = [list(row) for row in self.nobles]
+        state.priv = [list(row) for row in self.priv]
+        state.played_points = [list(row) for row in self.played_points]
+        state.discard = list(self.discard)
+        state.in_front = list(self.in_front)
+        state.shuffles = self.shuffles
+        state.round = self.round
+        state.current = self.current
+        state.final_round = self.final_round
+        state.finished = self.finished
+        state.over = self.over
+        state.turn_no = self.turn_no
+        state.step = self.step
+        state.phase = self.phase
+        state.window = self.window
+        state.setup_seat = self.setup_seat
+        state.all_maj = self.all_maj
+        state.free_reinforce = self.free_reinforce
+        state.extra_reinforce = self.extra_reinforce
+        state.extra_move = self.extra_move
+        state.wild = self.wild
+        state.recruits_left = self.recruits_left
+        state.draw_max = self.draw_max
+        state.keep_max = self.keep_max
+        return state
+
+    # END GENERATED
 
     # ------------------------------------------------------------------ randomness for strategies
     @property
@@ -155,13 +319,7 @@ class PlayerView:
         seed and new stream keys from ``rng``) for everything still to come."""
         unknown = list(self.unknown_cards().elements())
         rng.shuffle(unknown)
-        state = GameState.__new__(GameState)
-        for name in _PUBLIC_VALUES:
-            setattr(state, name, getattr(self, name))
-        for name in _PUBLIC_LISTS:
-            setattr(state, name, list(getattr(self, name)))
-        for name in _PUBLIC_TABLES:
-            setattr(state, name, [list(row) for row in getattr(self, name)])
+        state = self._public_state()
         hands: list[list[str]] = []
         for seat in range(self.n):
             if seat == self.seat:
@@ -183,31 +341,6 @@ class PlayerView:
         for name in _HISTORY:
             setattr(state, name, [])  # the sampled game's own history starts now
         return state
-
-
-def _view_builder_source() -> str:
-    """The source of the function that fills a view from a state, written out from the field list.
-
-    A view is built at every decision, so it is one straight function rather than a loop over the fields
-    (``dataclasses`` builds ``__init__`` the same way); what it copies is still decided by ``FIELDS`` alone.
-    """
-    lines = ["def _init_view(self, state, seat):", "    self.seat = seat"]
-    lines += [f"    self.{name} = state.{name}" for name in _PUBLIC_VALUES]
-    lines += [f"    self.{name} = tuple(state.{name})" for name in _PUBLIC_LISTS]
-    lines += [f"    self.{name} = tuple(map(tuple, state.{name}))" for name in _PUBLIC_TABLES]
-    for name, own in _OWN:
-        lines.append(f"    self.{own} = tuple(state.{name}[seat])")
-        lines.append(f"    self.{own}_sizes = tuple(map(len, state.{name}))")
-    lines += [f"    self.{size} = len(state.{name})" for name, size in _SIZES]
-    lines += [f"    self.{name} = tuple(state.{name}) if seat == state.current else ()" for name in _DRAWER]
-    # The key of this decision's stream: this seat's key (a one-way image of the seed), the turn and the step.
-    lines += ["    self._stream_key = (state.seat_keys[seat], state.turn_no, state.step)", "    self._rng = None"]
-    return "\n".join(lines) + "\n"
-
-
-_namespace: dict = {}
-exec(_view_builder_source(), _namespace)  # noqa: S102 - generated from FIELDS above, no outside input
-_init_view = _namespace["_init_view"]
 
 
 def describe_decision(decision: Decision) -> str:
