@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 import os
@@ -102,8 +103,14 @@ def strategy_class(target: str) -> type:
     return cls
 
 
+@functools.cache
 def strategy_parameters(cls: type) -> dict[str, object]:
-    """The keyword parameters of a strategy class with their defaults."""
+    """The keyword parameters of a strategy class with their defaults: its ``parameters()`` classmethod if it has
+    one (the built-in heuristic styles: a compiled class has no inspectable signature), else the keyword
+    parameters of its ``__init__``. Looked up once per class and process."""
+    declared = getattr(cls, "parameters", None)
+    if callable(declared):
+        return dict(declared())
     sig = inspect.signature(cls.__init__)
     return {
         name: p.default
@@ -131,8 +138,10 @@ def _convert(value: object, default: object, where: str) -> object:
     return value
 
 
-def load_strategy(text: str):
-    """An instance of the strategy ``text`` names, its ``name`` set to the spec as written."""
+@functools.cache
+def resolve(text: str) -> tuple[StrategySpec, type, tuple[tuple[str, object], ...]]:
+    """The spec, the class and the converted keyword arguments of a strategy spec: worked out once per process
+    (a tournament worker creates a fresh instance for every game from this)."""
     spec = parse_spec(text)
     cls = strategy_class(spec.target)
     known = strategy_parameters(cls)
@@ -142,6 +151,13 @@ def load_strategy(text: str):
             available = ", ".join(f"{k}={v}" for k, v in known.items()) or "none"
             raise StrategySpecError(f"strategy {spec.text!r}: unknown parameter {key!r}; parameters: {available}")
         kwargs[key] = _convert(value, known[key], f"strategy {spec.text!r} parameter {key!r}")
+    return spec, cls, tuple(kwargs.items())
+
+
+def load_strategy(text: str):
+    """A new instance of the strategy ``text`` names, its ``name`` set to the spec as written."""
+    spec, cls, items = resolve(text)
+    kwargs = dict(items)
     try:
         instance = cls(**kwargs)
     except Exception as exc:  # noqa: BLE001 - a user's class may raise anything on bad parameters

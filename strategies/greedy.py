@@ -6,9 +6,12 @@ own, the benchmark the styles must beat.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from strategies.heuristic import HeuristicStrategy
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GreedyStrategy(HeuristicStrategy):
     """Best noble it can bring together this turn; balanced rooms; plays cards when they help at once."""
 

@@ -25,6 +25,10 @@ the 9 rooms, no copies of the state and no enumeration of options.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
+from mypy_extensions import mypyc_attr
+
 from palais_sim.board import (
     BACK,
     CARDINAL,
@@ -76,51 +80,66 @@ CARD_VALUE = {
 MAJORITY_ROOMS = (PARADE, STAIRWAY, MINT, KING, MADAME)
 
 
+# The heuristic's parameters and their defaults. A style changes some of them in its ``DEFAULTS``; ``parameters()``
+# is what the registry reads (no signature inspection, which a compiled class does not support).
+HEURISTIC_DEFAULTS: dict[str, Any] = {
+    "parade": 3,
+    "stairway": 5,
+    "mint": 2,
+    "stock": 3,
+    "office": 1,
+    "back": 0,
+    "cardinal": 1,
+    "gold_weight": 0.35,
+    "seal_weight": 0.5,
+    "edge_bonus": 1.0,
+    "park_weight": 0.6,
+    "privilege_weight": 1.0,
+    "card_weight": 1.0,
+    "majority_chase": True,
+    # Play a movement card when at least this many servants would otherwise idle at the Gate (0: only when the card
+    # makes a noble reachable this turn).
+    "card_aggression": 0,
+    "park_denial": 0.0,
+    # Stairway servants kept near the end (the Parade ground one fewer) until the last round starts.
+    "late_engine": 3,
+}
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class HeuristicStrategy:
     """Plans each turn around the best noble it can bring together, over a standing distribution of servants."""
 
     name = "heuristic"
+    DEFAULTS: ClassVar[dict[str, Any]] = {}  # a style's own defaults, over HEURISTIC_DEFAULTS
 
-    def __init__(
-        self,
-        parade: int = 3,
-        stairway: int = 5,
-        mint: int = 2,
-        stock: int = 3,
-        office: int = 1,
-        back: int = 0,
-        cardinal: int = 1,
-        gold_weight: float = 0.35,
-        seal_weight: float = 0.5,
-        edge_bonus: float = 1.0,
-        park_weight: float = 0.6,
-        privilege_weight: float = 1.0,
-        card_weight: float = 1.0,
-        majority_chase: bool = True,
-        card_aggression: int = 0,
-        park_denial: float = 0.0,
-        late_engine: int = 3,
-    ) -> None:
-        self.parade = parade
-        self.stairway = stairway
-        self.mint = mint
-        self.stock = stock
-        self.office = office
-        self.back = back
-        self.cardinal = cardinal
-        self.gold_weight = gold_weight
-        self.seal_weight = seal_weight
-        self.edge_bonus = edge_bonus
-        self.park_weight = park_weight
-        self.privilege_weight = privilege_weight
-        self.card_weight = card_weight
-        self.majority_chase = majority_chase
-        # Play a movement card when at least this many servants would otherwise idle at the Gate (0: only when
-        # the card makes a noble reachable this turn).
-        self.card_aggression = card_aggression
-        self.park_denial = park_denial
-        # Stairway servants kept near the end (the Parade ground one fewer) until the last round starts.
-        self.late_engine = late_engine
+    @classmethod
+    def parameters(cls) -> dict[str, Any]:
+        """This strategy's parameters with their defaults."""
+        return {**HEURISTIC_DEFAULTS, **cls.DEFAULTS}
+
+    def __init__(self, **params: Any) -> None:
+        unknown = sorted(set(params) - set(HEURISTIC_DEFAULTS))
+        if unknown:
+            raise TypeError(f"unknown parameters {unknown}; parameters: {', '.join(HEURISTIC_DEFAULTS)}")
+        p = {**self.parameters(), **params}
+        self.parade: int = int(p["parade"])
+        self.stairway: int = int(p["stairway"])
+        self.mint: int = int(p["mint"])
+        self.stock: int = int(p["stock"])
+        self.office: int = int(p["office"])
+        self.back: int = int(p["back"])
+        self.cardinal: int = int(p["cardinal"])
+        self.gold_weight: float = float(p["gold_weight"])
+        self.seal_weight: float = float(p["seal_weight"])
+        self.edge_bonus: float = float(p["edge_bonus"])
+        self.park_weight: float = float(p["park_weight"])
+        self.privilege_weight: float = float(p["privilege_weight"])
+        self.card_weight: float = float(p["card_weight"])
+        self.majority_chase: bool = bool(p["majority_chase"])
+        self.card_aggression: int = int(p["card_aggression"])
+        self.park_denial: float = float(p["park_denial"])
+        self.late_engine: int = int(p["late_engine"])
         self._standing = self.standing_list()
 
     # ================================================================== the standing distribution
