@@ -8,10 +8,19 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 # Room indices, in the order of RULES.md section 2.
-GATE, PARADE, STAIRWAY, MINT, KING, MADAME, OFFICE, BACK, CARDINAL = range(9)
-ROOM_KEYS: tuple[str, ...] = (
+GATE: Final = 0
+PARADE: Final = 1
+STAIRWAY: Final = 2
+MINT: Final = 3
+KING: Final = 4
+MADAME: Final = 5
+OFFICE: Final = 6
+BACK: Final = 7
+CARDINAL: Final = 8
+ROOM_KEYS: Final[tuple[str, ...]] = (
     "gate",
     "parade_ground",
     "stairway",
@@ -22,19 +31,19 @@ ROOM_KEYS: tuple[str, ...] = (
     "back_entrance",
     "cardinal",
 )
-ROOM_CODES: tuple[str, ...] = ("G", "P", "S", "M", "K", "D", "O", "B", "C")
-ROOM_INDEX: dict[str, int] = {key: i for i, key in enumerate(ROOM_KEYS)}
-CODE_INDEX: dict[str, int] = {code: i for i, code in enumerate(ROOM_CODES)}
+ROOM_CODES: Final[tuple[str, ...]] = ("G", "P", "S", "M", "K", "D", "O", "B", "C")
+ROOM_INDEX: Final[dict[str, int]] = {key: i for i, key in enumerate(ROOM_KEYS)}
+CODE_INDEX: Final[dict[str, int]] = {code: i for i, code in enumerate(ROOM_CODES)}
 
 # Park: 36 fields, row by row; the four scored edge rows.
-PARK_SIZE = 36
-PARK_ROWS: dict[str, tuple[int, ...]] = {
+PARK_SIZE: Final = 36
+PARK_ROWS: Final[dict[str, tuple[int, ...]]] = {
     "top": (0, 1, 2, 3, 4, 5),
     "right": (5, 11, 17, 23, 29, 35),
     "vase": (30, 31, 32, 33, 34, 35),
     "lion": (0, 6, 12, 18, 24, 30),
 }
-EDGE_FIELDS: frozenset[int] = frozenset(f for row in PARK_ROWS.values() for f in row)
+EDGE_FIELDS: Final[frozenset[int]] = frozenset(f for row in PARK_ROWS.values() for f in row)
 
 
 def _park_neighbours() -> tuple[tuple[int, ...], ...]:
@@ -52,8 +61,8 @@ def _park_neighbours() -> tuple[tuple[int, ...], ...]:
     return tuple(result)
 
 
-PARK_NEIGHBOURS: tuple[tuple[int, ...], ...] = _park_neighbours()
-IS_EDGE: tuple[bool, ...] = tuple(f in EDGE_FIELDS for f in range(PARK_SIZE))
+PARK_NEIGHBOURS: Final[tuple[tuple[int, ...], ...]] = _park_neighbours()
+IS_EDGE: Final[tuple[bool, ...]] = tuple(f in EDGE_FIELDS for f in range(PARK_SIZE))
 
 
 class LayoutError(ValueError):

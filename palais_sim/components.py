@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Final
+
+from mypy_extensions import mypyc_attr
 
 from palais_sim.board import EDGE_FIELDS, PARK_SIZE, LayoutError, parse_layout
 
-CARD_KEYS: tuple[str, ...] = (
+CARD_KEYS: Final[tuple[str, ...]] = (
     "all_majorities",
     "free_reinforce",
     "reinforce2_move6",
@@ -27,8 +30,8 @@ CARD_KEYS: tuple[str, ...] = (
     "points2",
     "points4",
 )
-POINT_CARDS: dict[str, int] = {"points2": 2, "points4": 4}
-PRIVILEGES: tuple[str, ...] = (
+POINT_CARDS: Final[dict[str, int]] = {"points2": 2, "points4": 4}
+PRIVILEGES: Final[tuple[str, ...]] = (
     "reinforce_plus2",
     "move_plus2",
     "diagonal_move",
@@ -39,22 +42,32 @@ PRIVILEGES: tuple[str, ...] = (
     "servants_plus1",
     "servants_plus3",
 )
-DEFAULT_COMPONENTS = "standard"
+DEFAULT_COMPONENTS: Final = "standard"
 
 
+def _read_only(self: object, *args: object, **kwargs: object) -> None:
+    raise TypeError("component data is read-only")
+
+
+@mypyc_attr(native_class=False)  # a dict subclass: a plain Python class, also in the compiled build
 class ReadOnlyDict(dict):
     """A dict no one can change: a component set is shared by every seat of a game (strategies included), so its
     tables must not be writable through a strategy's view."""
 
-    def _read_only(self, *args: object, **kwargs: object) -> None:
-        raise TypeError("component data is read-only")
-
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _read_only  # type: ignore
+    __setitem__ = _read_only  # type: ignore[assignment]
+    __delitem__ = _read_only  # type: ignore[assignment]
+    clear = _read_only  # type: ignore[assignment]
+    pop = _read_only  # type: ignore[assignment]
+    popitem = _read_only  # type: ignore[assignment]
+    setdefault = _read_only  # type: ignore[assignment]
+    update = _read_only  # type: ignore[assignment]
+    __ior__ = _read_only  # type: ignore[assignment]
 
     def __reduce__(self):
         return (ReadOnlyDict, (dict(self),))
 
 
+@mypyc_attr(native_class=False)
 class ComponentError(ValueError):
     """A component file that cannot be used; the message names the file, the entry and the problem."""
 
@@ -67,6 +80,10 @@ class Noble:
     turquoise: int
     points: int
     privilege: str | None = None
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields (a compiled frozen dataclass cannot be unpickled attribute by attribute)."""
+        return (Noble, (self.id, self.gold, self.violet, self.turquoise, self.points, self.privilege))
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,6 +103,11 @@ class ComponentSet:
     def hash(self) -> str:
         """A short content hash: the same data gives the same hash, whatever the file name or formatting."""
         return _content_hash(self)
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields, to travel to the workers (a compiled frozen dataclass needs it)."""
+        fields = (self.name, self.reconstructed, self.nobles, self.card_prices, self.card_copies, self.x2_fields)
+        return (ComponentSet, (*fields, self.first_game_layout, self.source, self.description, self.noble_index))
 
     def deck(self) -> list[str]:
         """The full, unshuffled deck of privilege cards."""

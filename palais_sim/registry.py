@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import importlib
+import importlib.util
 import inspect
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 # The built-in strategies by name, as ``module:Class``: imported only when asked for, so this registry sits below the
 # strategies in the layers (the lookahead strategy loads its candidate styles through it).
@@ -103,6 +106,20 @@ def strategy_class(target: str) -> type:
     return cls
 
 
+def strategy_description(cls: type) -> str:
+    """The class's docstring; for a compiled class (which keeps none at run time) read from its source file."""
+    if cls.__doc__:
+        return cls.__doc__.strip()
+    spec = importlib.util.find_spec(cls.__module__)
+    source = Path(spec.origin).with_name(cls.__module__.rsplit(".", 1)[-1] + ".py") if spec and spec.origin else None
+    if source is None or not source.exists():
+        return ""
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+            return (ast.get_docstring(node) or "").strip()
+    return ""
+
+
 @functools.cache
 def strategy_parameters(cls: type) -> dict[str, object]:
     """The keyword parameters of a strategy class with their defaults: its ``parameters()`` classmethod if it has
@@ -111,7 +128,7 @@ def strategy_parameters(cls: type) -> dict[str, object]:
     declared = getattr(cls, "parameters", None)
     if callable(declared):
         return dict(declared())
-    sig = inspect.signature(cls.__init__)
+    sig = inspect.signature(cls)
     return {
         name: p.default
         for name, p in sig.parameters.items()

@@ -16,7 +16,7 @@ from palais_sim.components import ComponentSet, standard_components
 from palais_sim.engine import rules
 from palais_sim.engine.rules import Decision
 from palais_sim.engine.setup import PLAYER_SERVANTS, SERVANTS_PER_COLOUR, new_game
-from palais_sim.engine.state import EMPTY, GameState, RuleOptions, servant_code
+from palais_sim.engine.state import EMPTY, FIELD_NAMES, GameState, RuleOptions, servant_code
 
 FIRST_GAME = "PMS/KGD/COB"
 STANDARD: ComponentSet = standard_components()
@@ -163,7 +163,7 @@ def finish_turn(state: GameState) -> None:
 def snapshot(state: GameState) -> dict[str, object]:
     """Every mutable field of the state, copied, for before/after comparisons."""
     copy = state.copy()
-    return {name: getattr(copy, name) for name in GameState.__slots__}
+    return {name: getattr(copy, name) for name in FIELD_NAMES}
 
 
 def servants_of(state: GameState, seat: int) -> int:

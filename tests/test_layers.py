@@ -21,6 +21,7 @@ PACKAGES = ("palais_sim", "strategies")
 # An entry covers the module it names and every module under it ("palais_sim.tournament" is the whole package);
 # the longest entry that covers a module decides its layer. "x.__init__" means the package x itself, nothing under it.
 LAYERS: list[tuple[str, ...]] = [
+    ("palais_sim._build",),  # which engine runs, compiled or source: imported first of all
     ("palais_sim.__init__", "palais_sim.engine.__init__", "palais_sim.board", "palais_sim.components"),
     ("palais_sim.engine.state",),
     (
@@ -31,7 +32,13 @@ LAYERS: list[tuple[str, ...]] = [
         "palais_sim.engine.options",
     ),  # fmt: skip
     ("palais_sim.engine.view", "palais_sim.strategy"),  # the seat view; palais_sim.strategy re-exports it
-    ("palais_sim.engine.game", "palais_sim.engine.notation", "palais_sim.engine.account", "palais_sim.movement"),
+    (
+        "palais_sim.engine.game",
+        "palais_sim.engine.notation",
+        "palais_sim.engine.account",
+        "palais_sim.engine.codegen",
+        "palais_sim.movement",
+    ),
     ("palais_sim.registry",),  # strategies by name: imports them only at run time, by name
     ("strategies",),
     ("palais_sim.tournament",),
@@ -259,7 +266,7 @@ def test_the_checks_catch_what_they_are_for() -> None:
     (problem,) = upward_imports(edges, layers)
     assert problem.startswith("low.a imports high.b") and "layer 0 (low)" in problem and "layer 1 (high)" in problem
     assert upward_imports(edges, layers, allowed=[("low.a", "high.b")]) == []
-    assert layer_of("palais_sim.engine") == 0 and layer_of("palais_sim.engine.rules") == 2
+    assert layer_of("palais_sim.engine") == 1 and layer_of("palais_sim.engine.rules") == 3
     assert layer_of("palais_sim.engine.unlisted") is None and layer_of("palais_sim.cli.game") == len(LAYERS) - 1
     lazy = imports_of("palais_sim.cli.game", "def f():\n    from palais_sim.cli import report\n")
     assert [(e.imported, e.line) for e in lazy] == [("palais_sim.cli.report", 2)]

@@ -9,6 +9,8 @@ predicted every card.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import pickle
 import random
 from collections import Counter
@@ -24,6 +26,20 @@ from strategies.greedy import GreedyStrategy
 
 STANDARD = standard_components()
 GAMES = 300
+
+
+def attribute_values(obj: object) -> list[object]:
+    """The values of an object's attributes: slots, instance dict, and the data descriptors of its class (which
+    is how a compiled class exposes its attributes: it has no ``__slots__`` to read)."""
+    values = list(getattr(obj, "__dict__", {}).values())
+    for name in dir(type(obj)):
+        if name.startswith("__") and name.endswith("__"):
+            continue
+        descriptor = inspect.getattr_static(type(obj), name, None)
+        if hasattr(descriptor, "__set__") or type(descriptor).__name__ in ("member_descriptor", "getset_descriptor"):
+            with contextlib.suppress(AttributeError):
+                values.append(getattr(obj, name))
+    return values
 
 
 def reachable(root: object, limit: int = 200_000) -> list[object]:
@@ -46,11 +62,7 @@ def reachable(root: object, limit: int = 200_000) -> list[object]:
         elif isinstance(obj, str | int | float | bytes | bool) or obj is None:
             continue
         else:
-            for klass in type(obj).__mro__:
-                for name in getattr(klass, "__slots__", ()):
-                    if hasattr(obj, name):
-                        stack.append(getattr(obj, name))
-            stack.extend(getattr(obj, "__dict__", {}).values())
+            stack.extend(attribute_values(obj))
             closure = getattr(obj, "__closure__", None) or ()
             stack.extend(cell.cell_contents for cell in closure)
             if hasattr(obj, "__self__"):
@@ -70,6 +82,10 @@ class Peeker:
         self.found_seed = False
 
     def choose(self, view: PlayerView, decision: rules.Decision) -> object:
+        self.predict(view)
+        return self.helper.choose(view, decision)
+
+    def predict(self, view: PlayerView) -> None:
         if self.prediction is None:
             candidates = {o for o in reachable(view) if isinstance(o, int | str) and not isinstance(o, bool)}
             candidates |= {int(o) for o in candidates if isinstance(o, str) and o.isdigit()}
@@ -83,7 +99,6 @@ class Peeker:
             else:
                 # No seed: the best guess is the most common card it cannot see.
                 self.prediction = view.unknown_cards().most_common(1)[0][0]
-        return self.helper.choose(view, decision)
 
 
 def test_no_strategy_can_find_the_seed_or_predict_the_deck_from_its_view() -> None:
@@ -122,7 +137,7 @@ def test_the_peeker_would_notice_a_seed_in_the_view() -> None:
         state = new_game(STANDARD, RuleOptions(players=2), seed)
         peeker = Peeker()
         dec = rules.decision(state)
-        peeker.choose(LeakyView(PlayerView(state, dec.seat), seed), dec)  # type: ignore[arg-type]
+        peeker.predict(LeakyView(PlayerView(state, dec.seat), seed))  # type: ignore[arg-type]
         hits += peeker.prediction == state.deck[0]
     assert hits == 20
 

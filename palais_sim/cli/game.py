@@ -166,5 +166,9 @@ def replay(log: Path = typer.Argument(..., help="A replay log written by palais 
 
 
 def version() -> None:
-    """Print the engine version."""
-    typer.echo(__version__)
+    """Print the engine version and whether the engine runs compiled."""
+    from palais_sim import build_info
+
+    info = build_info()
+    engine = "compiled (mypyc)" if info["compiled"] else f"pure Python: {info['reason']}"
+    typer.echo(f"{__version__} ({engine})")

@@ -116,6 +116,12 @@ def bench(
     games: int = typer.Option(400, "--games", "-n", help="Games in the workload (each leg plays them all)"),
     workers: int | None = typer.Option(None, "--workers", "-w", help="Workers of the parallel leg \\[default: cores]"),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON object instead of text"),
+    compare_pure: bool = typer.Option(
+        False,
+        "--compare-pure",
+        help="Also run the workload on the compiled and the pure Python engine, one worker each, alternated, and "
+        "print the speed-up (CPU time)",
+    ),
 ) -> None:
     """Measure games/s with one worker and with all workers, decisions/s and the scaling factor."""
     from palais_sim.tournament.bench import bench as run_bench
@@ -125,7 +131,7 @@ def bench(
     try:
         if games < 1:
             raise ValueError(f"--games must be at least 1, got {games}")
-        result = run_bench(players, tuple(split_strategy_list(strategies)), games, workers)
+        result = run_bench(players, tuple(split_strategy_list(strategies)), games, workers, compare_pure)
     except (ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(json.dumps(result, indent=2) if as_json else bench_text(result))

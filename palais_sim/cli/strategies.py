@@ -20,7 +20,7 @@ import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail
 from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
-from palais_sim.registry import BUILTINS, split_strategy_list, strategy_class, strategy_parameters
+from palais_sim.registry import BUILTINS, split_strategy_list, strategy_class, strategy_description, strategy_parameters
 from palais_sim.tournament.schedule import Settings
 
 DEFAULT_LADDER = "random,greedy,economy,seals,park,cards"
@@ -34,7 +34,7 @@ def strategies_listing() -> list[dict]:
     out = []
     for name, target in BUILTINS.items():
         cls = strategy_class(target)
-        doc = (cls.__doc__ or "").strip().splitlines()
+        doc = strategy_description(cls).splitlines()
         out.append(
             {
                 "name": name,

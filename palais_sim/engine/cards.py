@@ -7,14 +7,15 @@ The rules, the legal-option lister and the strategies all use these functions, s
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
 
 from palais_sim.components import POINT_CARDS
 from palais_sim.engine.state import W_END, W_MOVE, W_RECRUIT, W_START, GameState
 
-GOLD4_GAIN = 4
-ANY_TIME: tuple[str, ...] = ("gold4", "points2", "points4")
+GOLD4_GAIN: Final = 4
+ANY_TIME: Final[tuple[str, ...]] = ("gold4", "points2", "points4")
 # The cards allowed in each window (indexed by W_START, W_MOVE, W_RECRUIT, W_END).
-WINDOW_CARDS: tuple[frozenset[str], ...] = (
+WINDOW_CARDS: Final[tuple[frozenset[str], ...]] = (
     frozenset(("all_majorities", "free_reinforce", "reinforce2_move6", *ANY_TIME)),
     frozenset(("move5", "move9", *ANY_TIME)),
     frozenset(("two_seals", *ANY_TIME)),
@@ -22,10 +23,10 @@ WINDOW_CARDS: tuple[frozenset[str], ...] = (
 )
 assert (W_START, W_MOVE, W_RECRUIT, W_END) == (0, 1, 2, 3)
 # all_majorities stays face up in front of the player until the end of the turn, then goes to the discard pile.
-STAYS_IN_FRONT: frozenset[str] = frozenset(("all_majorities",))
-EXTRA_REINFORCE = {"reinforce2_move6": 2}
-EXTRA_MOVE = {"reinforce2_move6": 6, "move5": 5, "move9": 9}
-WILD_SEALS = {"two_seals": 2}
+STAYS_IN_FRONT: Final[frozenset[str]] = frozenset(("all_majorities",))
+EXTRA_REINFORCE: Final = {"reinforce2_move6": 2}
+EXTRA_MOVE: Final = {"reinforce2_move6": 6, "move5": 5, "move9": 9}
+WILD_SEALS: Final = {"two_seals": 2}
 
 
 def gold4_gain(bank: int | None) -> int:

@@ -82,13 +82,13 @@ def _view_fields() -> list[tuple[str, str, str]]:
             if f.shape == LIST:
                 out.append((f.name, view_type(f), f"tuple(state.{f.name})"))
             elif f.shape == TABLE:
-                out.append((f.name, view_type(f), f"tuple(map(tuple, state.{f.name}))"))
+                out.append((f.name, view_type(f), f"tuple([tuple(row) for row in state.{f.name}])"))
             else:
                 out.append((f.name, f.type, f"state.{f.name}"))
         elif f.seen == OWN:
             own = f.view or f.name
             out.append((own, f"tuple[{_element(f.type, 2)}, ...]", f"tuple(state.{f.name}[seat])"))
-            out.append((f"{own}_sizes", "tuple[int, ...]", f"tuple(map(len, state.{f.name}))"))
+            out.append((f"{own}_sizes", "tuple[int, ...]", f"tuple([len(row) for row in state.{f.name}])"))
         elif f.seen == SIZE:
             out.append((f.view or f"{f.name}_size", "int", f"len(state.{f.name})"))
         elif f.seen == DRAWER:

@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from palais_sim import __version__
 from palais_sim.components import ComponentSet
 from palais_sim.engine import rules
@@ -16,6 +18,7 @@ from palais_sim.engine.state import PH_TURN_START, GameState, RuleOptions
 from palais_sim.engine.view import PlayerView, Strategy
 
 
+@mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled
 class StrategyError(RuntimeError):
     """A strategy raised or answered illegally; the message names the strategy, the decision and the seed."""
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from palais_sim.board import (
     BACK,
@@ -74,20 +75,21 @@ from palais_sim.engine.state import (
     W_START,
     WINDOW_NAMES,
     GameState,
+    Position,
     servant_code,
     sub_rng,
 )
 
-END_TRIGGER_NOBLES = 12  # the last round starts when seat 1 is to begin a turn with this many nobles or fewer
-FROM_SUPPLY = -1  # recruit: the edge servant comes from the supply (else: a room index)
-EXTRA_CARDS_PER_NOBLE = 3  # cards_plus3
+END_TRIGGER_NOBLES: Final = 12  # the last round starts when seat 1 is to begin a turn with this many nobles or fewer
+FROM_SUPPLY: Final = -1  # recruit: the edge servant comes from the supply (else: a room index)
+EXTRA_CARDS_PER_NOBLE: Final = 3  # cards_plus3
 
 
 class IllegalChoice(ValueError):
     """A choice that the rules do not allow at the pending decision."""
 
 
-@dataclass(slots=True)
+@dataclass
 class Decision:
     """A pending decision: its kind, the seat (0-based) and what bounds the choice."""
 
@@ -108,7 +110,7 @@ class Decision:
 # ---------------------------------------------------------------------------------------------- queries
 
 
-def has_majority(state: GameState, seat: int, room: int) -> bool:
+def has_majority(state: Position, seat: int, room: int) -> bool:
     """Majority with the Cardinal tie-break; the all_majorities card gives it wherever the seat has a servant."""
     counts = state.rooms[room]
     mine = counts[seat]
@@ -141,7 +143,7 @@ def noble_cost(park: Sequence[int], field: int, printed: int) -> int:
     return printed
 
 
-def recruit_cost(state: GameState, field: int) -> int:
+def recruit_cost(state: Position, field: int) -> int:
     """Gold to recruit the noble on ``field`` now."""
     noble = state.park[field]
     if noble < 0:
@@ -154,14 +156,14 @@ def final_round_due(state: GameState) -> bool:
     return state.current == 0 and state.nobles_left <= END_TRIGGER_NOBLES
 
 
-def draw_limit(state: GameState, seat: int) -> int:
+def draw_limit(state: Position, seat: int) -> int:
     """Cards the seat may draw at the Back entrance: 1 per own servant there, + 3 per cards_plus3 noble if it has
     at least one servant there."""
     back = state.rooms[BACK][seat]
     return back + EXTRA_CARDS_PER_NOBLE * state.priv[seat][P_CARDS] if back else 0
 
 
-def reinforce_count(state: GameState, seat: int) -> int:
+def reinforce_count(state: Position, seat: int) -> int:
     """Servants the seat may place on the Gate in action 1 (without the free_reinforce card)."""
     n = state.rooms[PARADE][seat] + 2 * state.priv[seat][P_REINFORCE] + state.extra_reinforce
     if has_majority(state, seat, PARADE):
@@ -169,21 +171,21 @@ def reinforce_count(state: GameState, seat: int) -> int:
     return n
 
 
-def movement_points(state: GameState, seat: int) -> int:
+def movement_points(state: Position, seat: int) -> int:
     n = state.rooms[STAIRWAY][seat] + 2 * state.priv[seat][P_MOVE] + state.extra_move
     if has_majority(state, seat, STAIRWAY):
         n += 1
     return n
 
 
-def mint_income(state: GameState, seat: int) -> int:
+def mint_income(state: Position, seat: int) -> int:
     n = state.rooms[MINT][seat] + 2 * state.priv[seat][P_MINT]
     if has_majority(state, seat, MINT):
         n += 1
     return n
 
 
-def can_recruit(state: GameState, seat: int, field: int, wild: int) -> bool:
+def can_recruit(state: Position, seat: int, field: int, wild: int) -> bool:
     """Whether the noble on ``field`` is affordable now (gold, seals with ``wild`` extra seals, an Office servant)."""
     noble_idx = state.park[field]
     if noble_idx < 0 or state.rooms[OFFICE][seat] == 0:
@@ -371,10 +373,12 @@ def _apply_cards(state: GameState, choice: object) -> None:
 
 
 def _apply_reinforce(state: GameState, choice: object) -> None:
+    count: object
+    sources: object
     if isinstance(choice, int) and not isinstance(choice, bool):
         count, sources = choice, ()
     elif isinstance(choice, list | tuple) and len(choice) == 2:
-        count, sources = choice
+        count, sources = choice[0], choice[1]
     else:
         raise IllegalChoice(f"reinforce takes (count, sources), got {choice!r}")
     if isinstance(count, bool) or not isinstance(count, int):

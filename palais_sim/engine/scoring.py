@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Final
 
 from palais_sim.board import CARDINAL, PARK_ROWS
 from palais_sim.components import POINT_CARDS
 from palais_sim.engine.state import GameState
 
-UNPLAYED_CARD_CAP = 6
-ROW_FIRST, ROW_SECOND, ROW_SHARED_FIRST = 6, 2, 2
+UNPLAYED_CARD_CAP: Final = 6
+ROW_FIRST: Final = 6
+ROW_SECOND: Final = 2
+ROW_SHARED_FIRST: Final = 2
 
 
 @dataclass(frozen=True)
@@ -62,8 +65,8 @@ def row_points(strengths: list[int]) -> list[int]:
     return points
 
 
-ROW_NAMES: tuple[str, ...] = tuple(PARK_ROWS)
-_ROWS: tuple[tuple[int, ...], ...] = tuple(PARK_ROWS.values())
+ROW_NAMES: Final[tuple[str, ...]] = tuple(PARK_ROWS)
+_ROWS: Final[tuple[tuple[int, ...], ...]] = tuple(PARK_ROWS.values())
 
 
 def row_strengths(park: Sequence[int], x2_fields: AbstractSet[int], players: int) -> list[list[int]]:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from palais_sim.board import PARADE, PARK_SIZE, STAIRWAY, parse_layout, random_layout_code
 from palais_sim.components import ComponentSet
 from palais_sim.engine.state import PH_SETUP, GameState, RuleOptions, seat_stream_keys, sub_rng
 
-SERVANTS_PER_COLOUR = 25
-PLAYER_SERVANTS = 18
-START_STAIRWAY = 3
-START_PARADE = 2
-SETUP_PLACEMENT = 5
+SERVANTS_PER_COLOUR: Final = 25
+PLAYER_SERVANTS: Final = 18
+START_STAIRWAY: Final = 3
+START_PARADE: Final = 2
+SETUP_PLACEMENT: Final = 5
 
 
 class SetupError(ValueError):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final, Protocol
 
 from palais_sim.board import Layout
 from palais_sim.components import PRIVILEGES, ComponentSet
 
-EMPTY = -1  # park field with neither noble nor servant
+EMPTY: Final = -1  # park field with neither noble nor servant
 
 
 def servant_code(seat: int) -> int:
@@ -23,21 +25,68 @@ def seat_of_code(code: int) -> int:
 
 # Phases of the decision state machine. PH_ACTION3, PH_OFFICE and PH_END_TURN are automatic steps, never pending
 # between decisions; PH_DRAW is the (optional) draw at the Back entrance.
-PH_SETUP, PH_CARDS, PH_REINFORCE, PH_MOVE, PH_SEALS, PH_RECRUIT, PH_KEEP, PH_OVER = range(8)
-PH_ACTION3, PH_OFFICE, PH_DRAW, PH_END_TURN = range(8, 12)
-PH_TURN_START = 12  # paused before a turn (only with ``pause_at_turn``), where positions are exported
-PHASE_NAMES = (
+PH_SETUP: Final = 0
+PH_CARDS: Final = 1
+PH_REINFORCE: Final = 2
+PH_MOVE: Final = 3
+PH_SEALS: Final = 4
+PH_RECRUIT: Final = 5
+PH_KEEP: Final = 6
+PH_OVER: Final = 7
+PH_ACTION3: Final = 8
+PH_OFFICE: Final = 9
+PH_DRAW: Final = 10
+PH_END_TURN: Final = 11
+PH_TURN_START: Final = 12  # paused before a turn (only with ``pause_at_turn``), where positions are exported
+PHASE_NAMES: Final = (
     "setup", "cards", "reinforce", "move", "seals", "recruit", "keep", "over",
     "action3", "office", "draw", "end_turn", "turn_start",
 )  # fmt: skip
 
 # Card windows: when privilege cards may be played, in turn order (which cards: ``engine.cards``).
-W_START, W_MOVE, W_RECRUIT, W_END = range(4)
-WINDOW_NAMES = ("start", "move", "recruit", "end")
+W_START: Final = 0
+W_MOVE: Final = 1
+W_RECRUIT: Final = 2
+W_END: Final = 3
+WINDOW_NAMES: Final = ("start", "move", "recruit", "end")
 
 # Indices into a seat's privilege counters (``state.priv[seat][P_MINT]`` is the seat's mint_plus2 nobles).
-PRIV_INDEX = {key: i for i, key in enumerate(PRIVILEGES)}
-P_REINFORCE, P_MOVE, P_DIAGONAL, P_MINT, P_KING, P_MADAME, P_CARDS, P_SERV1, P_SERV3 = range(9)
+PRIV_INDEX: Final = {key: i for i, key in enumerate(PRIVILEGES)}
+P_REINFORCE: Final = 0
+P_MOVE: Final = 1
+P_DIAGONAL: Final = 2
+P_MINT: Final = 3
+P_KING: Final = 4
+P_MADAME: Final = 5
+P_CARDS: Final = 6
+P_SERV1: Final = 7
+P_SERV3: Final = 8
+
+
+class Position(Protocol):
+    """What the rule queries read (``rules.has_majority``, ``recruit_cost``, ...): a GameState, or a seat's
+    PlayerView, which holds the same public fields as tuples. Read-only, so both fit."""
+
+    @property
+    def components(self) -> ComponentSet: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def current(self) -> int: ...
+    @property
+    def all_maj(self) -> bool: ...
+    @property
+    def rooms(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def park(self) -> Sequence[int]: ...
+    @property
+    def priv(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def gold(self) -> Sequence[int]: ...
+    @property
+    def extra_reinforce(self) -> int: ...
+    @property
+    def extra_move(self) -> int: ...
 
 
 @dataclass(frozen=True)

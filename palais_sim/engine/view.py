@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from palais_sim.board import Layout
 from palais_sim.components import ComponentSet
@@ -37,7 +37,6 @@ from palais_sim.engine.state import (
 )
 
 
-@runtime_checkable
 class Strategy(Protocol):
     """What the engine needs of a strategy: a name and ``choose``."""
 
@@ -168,18 +167,18 @@ class PlayerView:
         self.options = state.options
         self.layout = state.layout
         self.n = state.n
-        self.rooms = tuple(map(tuple, state.rooms))
+        self.rooms = tuple([tuple(row) for row in state.rooms])
         self.supply = tuple(state.supply)
         self.general = tuple(state.general)
         self.gold = tuple(state.gold)
         self.bank = state.bank
         self.park = tuple(state.park)
         self.nobles_left = state.nobles_left
-        self.nobles = tuple(map(tuple, state.nobles))
-        self.priv = tuple(map(tuple, state.priv))
+        self.nobles = tuple([tuple(row) for row in state.nobles])
+        self.priv = tuple([tuple(row) for row in state.priv])
         self.hand = tuple(state.hands[seat])
-        self.hand_sizes = tuple(map(len, state.hands))
-        self.played_points = tuple(map(tuple, state.played_points))
+        self.hand_sizes = tuple([len(row) for row in state.hands])
+        self.played_points = tuple([tuple(row) for row in state.played_points])
         self.deck_size = len(state.deck)
         self.discard = tuple(state.discard)
         self.in_front = tuple(state.in_front)
@@ -262,25 +261,25 @@ class PlayerView:
     # ------------------------------------------------------------------ rule queries (engine code)
     def majority(self, room: int, seat: int | None = None) -> bool:
         """Whether ``seat`` (default: this seat) has the majority in ``room`` now, Cardinal tie-break applied."""
-        return rules.has_majority(self, self.seat if seat is None else seat, room)  # type: ignore[arg-type]
+        return rules.has_majority(self, self.seat if seat is None else seat, room)
 
     def recruit_cost(self, field: int) -> int:
-        return rules.recruit_cost(self, field)  # type: ignore[arg-type]
+        return rules.recruit_cost(self, field)
 
     def can_recruit(self, field: int, wild: int | None = None) -> bool:
-        return rules.can_recruit(self, self.seat, field, self.wild if wild is None else wild)  # type: ignore[arg-type]
+        return rules.can_recruit(self, self.seat, field, self.wild if wild is None else wild)
 
     def movement_points(self) -> int:
-        return rules.movement_points(self, self.seat)  # type: ignore[arg-type]
+        return rules.movement_points(self, self.seat)
 
     def reinforce_count(self) -> int:
-        return rules.reinforce_count(self, self.seat)  # type: ignore[arg-type]
+        return rules.reinforce_count(self, self.seat)
 
     def mint_income(self) -> int:
-        return rules.mint_income(self, self.seat)  # type: ignore[arg-type]
+        return rules.mint_income(self, self.seat)
 
     def draw_limit(self) -> int:
-        return rules.draw_limit(self, self.seat)  # type: ignore[arg-type]
+        return rules.draw_limit(self, self.seat)
 
     def money(self) -> int:
         """The most gold this seat can have now: its gold plus what its gold4 cards make (the bank permitting)."""

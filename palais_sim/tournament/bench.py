@@ -7,12 +7,15 @@ scaling factor measures simulation, not process start-up.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import statistics
 import time
+from collections.abc import Iterator
 
-from palais_sim import __version__
-from palais_sim.tournament.executor import make_executor
+from palais_sim import __version__, build_info
+from palais_sim.tournament.executor import ProcessExecutor, make_executor
 from palais_sim.tournament.pool import default_workers
 from palais_sim.tournament.runner import validate
 from palais_sim.tournament.schedule import Settings
@@ -41,7 +44,59 @@ def _leg(settings: Settings, comps, workers: int) -> tuple[float, int, int, floa
     return seconds, games, decisions, sum(r.cpu_seconds for r in reports)
 
 
-def bench(players: int, strategies: tuple[str, ...], games: int, workers: int | None = None) -> dict:
+@contextlib.contextmanager
+def _engine(pure: bool) -> Iterator[None]:
+    """Workers spawned inside run the pure Python engine (``PALAIS_PURE=1``) or the compiled one, if built."""
+    before = os.environ.get("PALAIS_PURE")
+    if pure:
+        os.environ["PALAIS_PURE"] = "1"
+    else:
+        os.environ.pop("PALAIS_PURE", None)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PALAIS_PURE", None)
+        else:
+            os.environ["PALAIS_PURE"] = before
+
+
+def _process_leg(settings: Settings, comps, pure: bool) -> tuple[float, int]:
+    """CPU seconds and games for the workload on one worker process running the pure or the compiled engine."""
+    with _engine(pure):
+        executor = ProcessExecutor(1, init_worker, (settings.to_dict(), comps))
+        try:
+            list(executor.imap_unordered(run_chunk, [ChunkTask(0, 0, 1, None)]))  # start the worker, warm it up
+            size = max(1, math.ceil(settings.games / 4))
+            tasks = [ChunkTask(i, first, size, None) for i, first in enumerate(range(0, settings.games, size))]
+            reports = list(executor.imap_unordered(run_chunk, tasks))
+        finally:
+            executor.close()
+    return sum(r.cpu_seconds for r in reports), sum(r.games for r in reports)
+
+
+def compare_pure(players: int, strategies: tuple[str, ...], games: int, rounds: int = 2) -> dict:
+    """The same workload on the compiled and on the pure Python engine, one worker each, the legs alternated
+    (compiled, pure, compiled, pure, ...) so load on a shared machine falls on both alike; in CPU time."""
+    settings = bench_settings(players, strategies, games)
+    comps, _ = validate(settings)
+    rates: dict[str, list[float]] = {"compiled": [], "pure": []}
+    for _ in range(rounds):
+        for name in ("compiled", "pure"):
+            cpu, played = _process_leg(settings, comps, pure=name == "pure")
+            rates[name].append(played / cpu if cpu > 0 else 0.0)
+    compiled, pure = statistics.median(rates["compiled"]), statistics.median(rates["pure"])
+    return {
+        "compiled_games_per_cpu_s": round(compiled, 1),
+        "pure_games_per_cpu_s": round(pure, 1),
+        "speedup": round(compiled / pure, 2) if pure else None,
+        "legs": {name: [round(r, 1) for r in values] for name, values in rates.items()},
+    }
+
+
+def bench(
+    players: int, strategies: tuple[str, ...], games: int, workers: int | None = None, compare: bool = False
+) -> dict:
     settings = bench_settings(players, strategies, games)
     comps, _ = validate(settings)
     workers = workers or default_workers()
@@ -53,8 +108,9 @@ def bench(players: int, strategies: tuple[str, ...], games: int, workers: int | 
     else:
         tw, gw, dw, cw = t1, g1, d1, c1
     rate = gw / tw
-    return {
+    result = {
         "engine_version": __version__,
+        "compiled": build_info()["compiled"],
         "players": players,
         "strategies": list(strategies),
         "games": gw,
@@ -72,9 +128,25 @@ def bench(players: int, strategies: tuple[str, ...], games: int, workers: int | 
         "games_per_cpu_s": round(gw / cw, 1) if cw > 0 else None,
         "cpu_utilisation": round(cw / (tw * workers), 2),
     }
+    if compare:
+        result["compare_pure"] = compare_pure(players, strategies, games)
+        result["speedup"] = result["compare_pure"]["speedup"]
+    return result
 
 
 def bench_text(r: dict) -> str:
+    engine = "compiled (mypyc)" if r["compiled"] else f"pure Python ({build_info()['reason']})"
+    text = f"engine:     {engine}\n" + _legs_text(r)
+    if "compare_pure" in r:
+        c = r["compare_pure"]
+        text += (
+            f"\ncompiled vs pure, 1 worker each, alternated, CPU time: {c['compiled_games_per_cpu_s']} vs "
+            f"{c['pure_games_per_cpu_s']} games per CPU-second: {c['speedup']}x"
+        )
+    return text
+
+
+def _legs_text(r: dict) -> str:
     return (
         f"workload: {r['games']} games, {r['players']} players, {','.join(r['strategies'])} "
         f"(engine {r['engine_version']}, load average before {r['load_average_before']})\n"

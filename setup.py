@@ -1,0 +1,72 @@
+"""The compiled build: the engine, the seat view and the built-in heuristic strategies compiled with mypyc.
+
+Everything else of the package is in pyproject.toml. The same source runs as plain Python: where mypyc or a C
+compiler is missing (or ``PALAIS_PURE_BUILD=1``), the install goes on without the extensions and says so once.
+Each compiled module's source hash is recorded in ``palais_sim/_build.json``; at import, ``palais_sim._build``
+refuses to run a compiled module whose source changed since (it runs the pure Python instead, with one warning).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import runpy
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).parent
+BUILD_RECORD = "palais_sim/_build.json"
+# The list lives in palais_sim/_build.py, which decides at import whether the compiled modules may run.
+_BUILD = runpy.run_path(str(ROOT / "palais_sim" / "_build.py"))
+COMPILED: tuple[str, ...] = _BUILD["COMPILED_SOURCES"]
+GROUP: str = _BUILD["GROUP"]
+
+
+def say(message: str) -> None:
+    print(f"palais-sim: {message}", file=sys.stderr, flush=True)
+
+
+def source_hashes() -> dict[str, str]:
+    return {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest() for path in COMPILED}
+
+
+def compiled_extensions() -> list:
+    if os.environ.get("PALAIS_PURE_BUILD"):
+        say("PALAIS_PURE_BUILD is set: installing the pure Python engine")
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError as exc:
+        say(f"mypyc is not available ({exc}): installing the pure Python engine")
+        return []
+    try:
+        extensions = mypycify(list(COMPILED), opt_level="3", debug_level="0", group_name=GROUP)
+    except BaseException as exc:  # noqa: BLE001 - mypyc exits on type errors; the pure engine still works
+        say(f"mypyc could not compile the engine ({exc!r}): installing the pure Python engine")
+        return []
+    for extension in extensions:
+        extension.optional = True  # no C compiler: build_ext skips them and the pure Python runs
+    return extensions
+
+
+class BuildRecordingExt(build_ext):
+    """build_ext that records which modules were compiled from which source, next to the package."""
+
+    def run(self) -> None:
+        super().run()
+        built = all(Path(self.get_ext_fullpath(ext.name)).exists() for ext in self.extensions)
+        record = {"compiled": built and bool(self.extensions), "sources": source_hashes() if built else {}}
+        targets = {Path(self.build_lib) / BUILD_RECORD}
+        if self.inplace:
+            targets.add(ROOT / BUILD_RECORD)
+        for target in targets:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        say("compiled the engine with mypyc" if record["compiled"] else "no C compiler: the pure Python engine")
+
+
+setup(ext_modules=compiled_extensions(), cmdclass={"build_ext": BuildRecordingExt})
