@@ -20,6 +20,7 @@ import palais_sim
 from palais_sim import _build
 
 ROOT = Path(__file__).resolve().parents[1]
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k != "PALAIS_PURE"}  # the subprocesses choose their engine
 COMPILED = all(_build._has_extension(path) for path in _build.COMPILED_SOURCES)
 
 if not COMPILED:
@@ -79,7 +80,7 @@ def test_the_compiled_and_the_pure_engine_play_identical_games(tmp_path: Path) -
 
 def test_palais_pure_forces_the_python_source() -> None:
     code = "import palais_sim.engine.rules as r, strategies.heuristic as h; print(r.__file__, h.__file__)"
-    env = {**os.environ, "PALAIS_PURE": "1"}
+    env = {**CLEAN_ENV, "PALAIS_PURE": "1"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert all(path.endswith(".py") for path in done.stdout.split())
@@ -100,7 +101,7 @@ def test_an_edited_source_never_runs_against_its_compiled_copy(tmp_path: Path) -
         "print(palais_sim.build_info()['compiled'], s.__file__)"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        [sys.executable, "-c", code], cwd=tmp_path, env={**CLEAN_ENV, "PYTHONPATH": str(tmp_path)},
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
