@@ -115,7 +115,7 @@ def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]]) -> None:
     for table, table_rows in rows.items():
         final = out / table / chunk_name(chunk)
         tmp = final.with_name(final.name + tmp_suffix)
-        records.frame(table_rows, table).write_parquet(tmp, compression="zstd")
+        records.write_table(records.frame(table_rows, table), table, tmp)
         written.append((tmp, final))
     for tmp, final in written:
         os.replace(tmp, final)
