@@ -210,11 +210,53 @@ def test_cli_user_errors_are_one_line_exit_2(tmp_path):
         ["simulate", "--out", str(tmp_path / "b"), "--format", "swiss"],
         ["simulate", "--out", str(tmp_path / "c"), "--players", "4", "--strategies", "greedy,random"],
         ["simulate", "--out", str(tmp_path / "d"), "--resume"],
+        ["simulate", "--out", str(tmp_path / "e"), "--workers", "0"],
+        ["simulate", "--out", str(tmp_path / "f"), "--chunk-size", "0"],
+        ["bench", "--workers", "0"],
+        ["bench", "--games", "0"],
     ]
     for args in cases:
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert result.output.startswith("error: ") and result.output.count("\n") == 1, result.output
+    assert not any(tmp_path.iterdir())  # nothing refused left a directory behind
+
+
+def test_a_negative_seed_is_refused_before_anything_is_written(tmp_path):
+    out = tmp_path / "x"
+    args = ["simulate", "--out", str(out), "--games", "4", "--workers", "1", "--max-rounds", "5"]
+    result = CliRunner().invoke(app, [*args, "--seed", "-1"])
+    assert result.exit_code == 2 and "--seed must be a whole number >= 0, got -1" in result.output
+    assert not out.exists()
+    result = CliRunner().invoke(app, [*args, "--seed", "1"])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_run_directory_with_nothing_written_takes_a_new_run(tmp_path):
+    # a run that stopped before its first chunk (e.g. refused by an older version after writing its manifest)
+    out = tmp_path / "x"
+    with pytest.raises(RunStopped):
+        run(small(strategies=(EXPLODING, "greedy")), out, workers=1, chunk_size=4, fail_fast=True)
+    assert json.loads((out / "manifest.json").read_text())["totals"]["chunks_done"] == 0
+    summary = run(small(seed=99), out, workers=1, chunk_size=4)  # other settings: nothing to lose, so it may
+    assert summary.games == 24
+    with pytest.raises(RunDirError, match="different run"):  # but never over chunks already written
+        run(small(seed=100), out, workers=1, chunk_size=4)
+
+
+def test_out_that_cannot_be_a_run_directory_is_one_line(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("mine")
+    cases = [
+        (a_file, "is a file, not a directory"),
+        (a_file / "sub", "cannot use"),
+        (Path("/proc/no/such/run"), "cannot use"),
+    ]
+    for out, needle in cases:
+        result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--games", "2", "--workers", "1"])
+        assert result.exit_code == 2, result.output
+        assert needle in result.output and "[Errno" not in result.output and result.output.count("\n") == 1
+    assert a_file.read_text() == "mine"
 
 
 def test_cli_simulate_and_resume_keep_the_stored_settings(tmp_path):

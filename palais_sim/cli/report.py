@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import fail
+from palais_sim.cli.errors import explain, fail
 
-WHICH = ("winrates", "nobles", "setup", "all")
+
+class Which(StrEnum):
+    winrates = "winrates"
+    nobles = "nobles"
+    setup = "setup"
+    all = "all"
+
+
+WHICH = tuple(w.value for w in Which)
 
 
 def report(
-    which: str = typer.Argument(..., help="winrates, nobles, setup or all"),
-    run_dir: Path = typer.Argument(..., help="A run directory written by `palais simulate` (or `palais ladder --out`)"),
+    which: Which = typer.Argument(..., metavar="WHICH", help="Which report: winrates, nobles, setup or all"),
+    run_dir: Path = typer.Argument(
+        ..., metavar="RUN_DIR", help="A run directory written by `palais simulate` (or `palais ladder --out`)"
+    ),
     out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (default reports/<run name>/)"),
     fmt: str = typer.Option("md", "--format", "-f", help="md, html (one self-contained page) or json"),
     components: Path | None = typer.Option(
@@ -27,8 +38,7 @@ def report(
     from palais_sim.analytics import report as report_mod
     from palais_sim.analytics.runs import RunError, open_run
 
-    if which not in WHICH:
-        fail(f"unknown report {which!r}; choose one of {', '.join(WHICH)}")
+    which = Which(which).value
     if fmt not in report_mod.FORMATS:
         fail(f"unknown format {fmt!r}; choose one of {', '.join(report_mod.FORMATS)}")
     try:
@@ -36,5 +46,5 @@ def report(
         target = out or Path("reports") / run.name
         path = report_mod.write(run, which, target, fmt)
     except (RunError, OSError) as exc:
-        fail(str(exc))
+        fail(explain(exc))
     typer.echo(f"{which} report written to {path} (charts in {path.parent / 'charts'})")

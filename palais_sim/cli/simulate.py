@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, explain, fail
 from palais_sim.registry import split_strategy_list
 from palais_sim.tournament.schedule import FORMATS, Settings
 
@@ -106,7 +106,7 @@ def simulate(
     except RunStopped as exc:
         fail(str(exc), exc.code)
     except (RunDirError, ScheduleError, *USER_ERRORS) as exc:
-        fail(str(exc))
+        fail(explain(exc))
     typer.echo(summary.text())
 
 
@@ -122,10 +122,10 @@ def bench(
     from palais_sim.tournament.bench import bench_text
     from palais_sim.tournament.schedule import ScheduleError
 
+    check_at_least(games, "--games")
+    check_at_least(workers, "--workers")
     try:
-        if games < 1:
-            raise ValueError(f"--games must be at least 1, got {games}")
         result = run_bench(players, tuple(split_strategy_list(strategies)), games, workers)
     except (ScheduleError, *USER_ERRORS) as exc:
-        fail(str(exc))
+        fail(explain(exc))
     typer.echo(json.dumps(result, indent=2) if as_json else bench_text(result))
