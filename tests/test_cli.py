@@ -93,6 +93,14 @@ def test_bad_component_file_names_file_entry_and_problem(tmp_path: Path) -> None
     assert str(comp) in result.output and "noble A" in result.output and "gold" in result.output
 
 
+def test_a_typo_in_a_component_file_is_one_line_naming_file_and_key(tmp_path: Path) -> None:
+    standard = (ROOT / "palais_sim" / "data" / "standard.toml").read_text()
+    comp = tmp_path / "typo.toml"
+    comp.write_text(standard.replace("[park]", "[prak]"))
+    line = one_error_line(run("play", "--components", str(comp), "--json"))
+    assert str(comp) in line and "'prak'" in line
+
+
 @pytest.mark.parametrize(
     "args",
     [
