@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import math
+import platform
 import signal
 import sys
 import threading
@@ -25,14 +26,23 @@ from tqdm import tqdm
 from palais_sim import __version__
 from palais_sim.components import ComponentSet, load_components
 from palais_sim.engine.setup import check_options
-from palais_sim.registry import load_strategy
+from palais_sim.registry import load_strategy, parse_spec, strategy_class
+from palais_sim.registry import strategy_parameters as registry_parameters
 from palais_sim.tournament import records
 from palais_sim.tournament.executor import make_executor
 from palais_sim.tournament.fingerprint import code_fingerprint
-from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError
+from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError, now
 from palais_sim.tournament.pool import WorkerLost, default_workers
 from palais_sim.tournament.schedule import Schedule, Settings
-from palais_sim.tournament.worker import ChunkReport, ChunkTask, chunk_on_disk, init_worker, run_chunk
+from palais_sim.tournament.worker import (
+    ChunkReport,
+    ChunkTask,
+    chunk_files_intact,
+    chunk_on_disk,
+    init_worker,
+    remove_chunk_files,
+    run_chunk,
+)
 
 log = logging.getLogger("palais_sim.runner")
 
@@ -79,6 +89,37 @@ def auto_chunk_size(total: int, workers: int) -> int:
     return max(10, min(500, math.ceil(total / (4 * workers))))
 
 
+def engine_compiled() -> bool:
+    """Whether the engine runs as compiled extension modules (a mypyc build) rather than pure Python."""
+    import importlib.machinery
+
+    from palais_sim.engine import rules
+
+    return str(getattr(rules, "__file__", "")).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def _typed(text: str, default: object) -> object:
+    """A parameter's text as the type of its default (the registry has already checked that it converts)."""
+    if isinstance(default, bool):
+        return text.lower() in ("1", "true", "yes", "on")
+    if isinstance(default, int | float):
+        return type(default)(text)
+    return text
+
+
+def strategy_parameters(specs: tuple[str, ...]) -> dict[str, dict[str, object]]:
+    """Each strategy spec with every parameter it runs with (the class's defaults, then the spec's values)."""
+    out: dict[str, dict[str, object]] = {}
+    for spec in dict.fromkeys(specs):
+        parsed = parse_spec(spec)
+        params = registry_parameters(strategy_class(parsed.target))
+        for key, text in parsed.params.items():
+            default = params.get(key)
+            params[key] = _typed(str(text), default)
+        out[spec] = {k: v if isinstance(v, str | int | float | bool | None) else repr(v) for k, v in params.items()}
+    return out
+
+
 def validate(settings: Settings) -> tuple[ComponentSet, Schedule]:
     """Load the component set and check strategies and rule options before any worker starts."""
     comps = load_components(settings.components)
@@ -101,6 +142,8 @@ def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tup
         settings, schedule.total, schedule.group_size, chunk_size, __version__, comps.hash, records.SCHEMA_VERSION,
         code_fingerprint(),
     )  # fmt: skip
+    fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies)
+    fresh.data["components_name"] = comps.name
     if out.exists() and not out.is_dir():
         raise RunDirError(f"{out} is a file, not a directory; choose a new or empty directory for --out")
     existing = Manifest.load(out) if out.exists() else None
@@ -134,6 +177,12 @@ def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tup
             for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
                 stray.unlink()
         if existing is not None:
+            lost = repair(out, manifest)
+            if lost:
+                log.warning(
+                    "chunk(s) %s were marked done but their files are missing or damaged: they are played again",
+                    ", ".join(map(str, lost)),
+                )
             found = reconcile(out, manifest)
             if found:
                 log.info("%d chunk(s) finished before the run stopped were found complete on disk", len(found))
@@ -152,6 +201,18 @@ def _nothing_written(out: Path, manifest: Manifest) -> bool:
     return manifest.totals()["chunks_done"] == 0 and not any(
         (out / table).is_dir() and any((out / table).glob("*.parquet")) for table in TABLE_DIRS
     )
+
+
+def repair(out: Path, manifest: Manifest) -> list[int]:
+    """Mark pending again every done chunk whose files are missing or damaged (and remove what is left of them);
+    returns their numbers. Only the Parquet footers are read, so this is quick even for a large run."""
+    lost = []
+    for entry in manifest.data["chunks"]:
+        if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"]):
+            remove_chunk_files(out, entry["chunk"])
+            manifest.mark_pending(entry["chunk"])
+            lost.append(entry["chunk"])
+    return lost
 
 
 def reconcile(out: Path, manifest: Manifest) -> list[ChunkReport]:
@@ -263,6 +324,17 @@ def run(
     if chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
     manifest, comps = prepare(out, settings, chunk_size, resume)
+    manifest.data.setdefault("sessions", []).append(
+        {
+            "started": now(),
+            "engine": __version__,
+            "compiled": engine_compiled(),
+            "python": platform.python_version(),
+            "workers": workers,
+            "backend": backend,
+        }  # fmt: skip
+    )
+    manifest.save(out)
     handlers = _handlers(out)
     pkg_logger = logging.getLogger("palais_sim")
     old_level = pkg_logger.level

@@ -129,6 +129,23 @@ def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]]) -> None:
         os.replace(tmp, final)
 
 
+def chunk_files_intact(out: Path, chunk: int, count: int) -> bool:
+    """The chunk's three files are there and readable (their Parquet footers), the games file with ``count`` rows."""
+    import pyarrow.parquet as pq
+
+    name = chunk_name(chunk)
+    try:
+        rows = {table: pq.read_metadata(out / table / name).num_rows for table in records.TABLES}
+    except Exception:  # noqa: BLE001 - missing, truncated or not Parquet
+        return False
+    return rows["games"] == count
+
+
+def remove_chunk_files(out: Path, chunk: int) -> None:
+    for table in records.TABLES:
+        (out / table / chunk_name(chunk)).unlink(missing_ok=True)
+
+
 def chunk_on_disk(out: Path, chunk: int, count: int) -> ChunkReport | None:
     """The report of a chunk whose files are complete on disk (all three renamed into place, the games file
     readable with the chunk's ``count`` rows), or None. The runner uses it for chunks a worker finished but could
