@@ -2,22 +2,25 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# One install recipe, one stamp per set of extras: `make demo` and the other targets install the dev extra only;
+# `make test` adds the ray extra (the Ray backend's tests need it; the demo does not, and Ray is ~240 MB).
+STAMP := $(VENV)/.installed-dev
+TEST_STAMP := $(VENV)/.installed-dev,ray
 
 .PHONY: demo test lint bench ladder golden playthroughs clean
 
-$(STAMP): pyproject.toml
+$(VENV)/.installed-%: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[$*]"
+	touch $@
 
 demo: $(STAMP)  ## run the main job on its defaults and say where the results are
 	@if [ -f runs/demo/manifest.json ]; then $(BIN)/palais simulate --out runs/demo --resume; \
 	else $(BIN)/palais simulate --out runs/demo; fi
 	$(BIN)/palais report all runs/demo --format html
 
-test: $(STAMP)  ## the whole test suite
+test: $(TEST_STAMP)  ## the whole test suite
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
