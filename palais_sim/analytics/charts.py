@@ -77,7 +77,8 @@ def _pct_axis(axis, digits: int = 0) -> None:
 @_styled
 def forest(strategies: pl.DataFrame) -> Figure:
     """Win rate per (strategy, player count) with its interval; the fair share 1/P marked on every row."""
-    df = strategies.sort(["players", "win_rate", "strategy"], descending=[True, False, True], nulls_last=True)
+    rounded = pl.col("win_rate").round(9)  # ties are not broken by the last bit of a float
+    df = strategies.sort(["players", rounded, "strategy"], descending=[True, False, True], nulls_last=True)
     n = len(df)
     width = 7.0
     fig = _figure(width, 1.3 + 0.36 * max(n, 1))
@@ -291,7 +292,7 @@ def game_length(hist: pl.DataFrame) -> Figure:
 def score_distribution(scores: pl.DataFrame) -> Figure:
     """Final scores per strategy and player count as boxes: median, quartiles, whiskers at the 5th and 95th
     percentiles, the mean as a diamond (from a table of those quantiles, so any run size draws the same way)."""
-    df = scores.sort(["players", "median", "strategy"], descending=[False, True, False])
+    df = scores.sort(["players", pl.col("median").round(9), "strategy"], descending=[False, True, False])
     n = len(df)
     width = 7.0
     fig = _figure(width, 1.3 + 0.36 * max(n, 1))

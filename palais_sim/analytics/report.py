@@ -110,6 +110,19 @@ def _lift(r: dict) -> str:
     return f"{pp(r['lift'])} {ci(low, high, _pp_plain)}"
 
 
+def ordered(df: pl.DataFrame, keys: list[str | pl.Expr], descending: list[bool]) -> pl.DataFrame:
+    """``df`` sorted on ``keys``, floats compared at 9 decimals: the computations sum in an order that may vary from
+    one run of the report to the next, and a tie must not be broken by the last bit of a float."""
+
+    def key(k: str | pl.Expr) -> pl.Expr:
+        expr = pl.col(k) if isinstance(k, str) else k
+        return expr.round(9) if isinstance(k, pl.Expr) or df.schema[k].is_float() else expr
+
+    if not len(df):
+        return df
+    return df.sort([key(k) for k in keys], descending=descending, nulls_last=True)
+
+
 def _rate(r: dict) -> str:
     return f"{pct(r['win_rate'])} {ci(r['ci_low'], r['ci_high'], _pct_plain)}"
 
@@ -277,13 +290,13 @@ def head_to_head_pairs(h2h: pl.DataFrame) -> pl.DataFrame:
     if not len(h2h):
         return h2h
     keep = (pl.col("ahead") > 0.5) | ((pl.col("ahead") == 0.5) & (pl.col("strategy") < pl.col("opponent")))
-    return h2h.filter(keep).sort(["ahead", "strategy", "opponent"], descending=[True, False, False])
+    return ordered(h2h.filter(keep), ["ahead", "strategy", "opponent"], [True, False, False])
 
 
 def winrates_section(rep: Report, run: Run) -> None:
     w = winrates.compute(run)
-    table = w.strategies.sort(["players", "win_rate", "strategy"], descending=[False, True, False], nulls_last=True)
-    ratings = w.ratings.sort(["mu", "strategy"], descending=[True, False]) if len(w.ratings) else w.ratings
+    table = ordered(w.strategies, ["players", "win_rate", "strategy"], [False, True, False])
+    ratings = ordered(w.ratings, ["mu", "strategy"], [True, False])
     h2h = w.head_to_head.sort("strategy", "opponent") if len(w.head_to_head) else w.head_to_head
     scores = score_table(run)
     rep.data.update(strategies=table, head_to_head=h2h, ratings=ratings, scores=scores)
@@ -385,7 +398,7 @@ def winrates_section(rep: Report, run: Run) -> None:
 
 def nobles_section(rep: Report, run: Run) -> None:
     n = nobles.compute(run)
-    table = n.nobles.sort(["value_per_cost", "noble"], descending=[True, False], nulls_last=True)
+    table = ordered(n.nobles, ["value_per_cost", "noble"], [True, False])
     rep.data["nobles"] = table
     rep.h("Nobles")
     flagged = table.filter(pl.col("flag").is_not_null())
@@ -439,14 +452,10 @@ def setup_section(rep: Report, run: Run) -> None:
     seats = s.seats.sort("players", "seat")
     balance = s.balance.sort("players")
     gold = s.start_gold.sort("players", "start_gold")
-    features = s.features.with_columns(pl.col("effect").abs().alias("_size")).sort(
-        ["flagged", "_size", "players", "subject", "feature"], descending=[True, True, False, False, False],
-        nulls_last=True,
-    ).drop("_size")  # fmt: skip
+    keys = ["flagged", pl.col("effect").abs(), "players", "subject", "feature"]
+    features = ordered(s.features, keys, [True, True, False, False, False])
     positions = s.positions.sort("code", "cell") if len(s.positions) else s.positions
-    layouts = s.layouts
-    if len(layouts):
-        layouts = layouts.sort(["players", "games", "layout"], descending=[False, True, False])
+    layouts = ordered(s.layouts, ["players", "games", "layout"], [False, True, False])
     first_game = s.first_game.sort("players") if len(s.first_game) else s.first_game
     rep.data.update(
         seats=seats, balance=balance, start_gold=gold, layout_features=features, room_positions=positions,
