@@ -65,6 +65,8 @@ def test_ray_tables_identical_to_the_local_pool(tmp_path, ray_address):
     run(s, tmp_path / "local", workers=2, chunk_size=7)
     summary = run(s, tmp_path / "ray", workers=2, chunk_size=4, backend="ray", address=ray_address)
     assert summary.games == 30 and summary.errors == 0 and summary.workers == 2
+    # the driver left the cluster it joined: it must not outlive the head (Ray ends a driver whose GCS is gone)
+    assert not ray_backend.require_ray().is_initialized()
     assert_same_tables(tmp_path / "local", tmp_path / "ray")
     log = (tmp_path / "ray" / "run.log").read_text()
     assert "palais_sim.worker: chunk 7: 2 games" in log  # worker records reach run.log through the Ray queue

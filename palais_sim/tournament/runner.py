@@ -308,13 +308,24 @@ def run(
     (from their files on disk when their report had not arrived), the manifest is saved as interrupted and
     RunStopped says how to resume. ``--fail-fast`` stops the chunk at its first failed game, in the worker, and the
     run with it. ``backend="ray"`` runs the chunks on Ray (``address``: see :func:`ray_backend.connect`);
-    ``workers`` may then be None for all the cluster's CPUs.
+    ``workers`` may then be None for all the cluster's CPUs; a Ray started or joined here is shut down at the end.
     """
-    if backend == "ray":
-        from palais_sim.tournament.ray_backend import connect
+    if backend != "ray":
+        return _run(settings, out, workers, chunk_size, resume, fail_fast, progress, backend, address)
+    from palais_sim.tournament.ray_backend import connect, release
 
+    try:
         workers = connect(address, workers)  # before chunk sizing: the pool's size may be the cluster's
-    elif workers is None:
+        return _run(settings, out, workers, chunk_size, resume, fail_fast, progress, backend, address)
+    finally:
+        release()
+
+
+def _run(
+    settings: Settings, out: Path, workers: int | None, chunk_size: int | None, resume: bool, fail_fast: bool,
+    progress: bool | None, backend: str, address: str | None,
+) -> RunSummary:  # fmt: skip
+    if workers is None:
         workers = default_workers()
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
