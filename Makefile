@@ -2,34 +2,40 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# One install recipe, one stamp per set of extras: `make demo` and the other targets install the dev extra only;
+# `make test` adds the ray extra (the Ray backend's tests need it; the demo does not, and Ray is ~240 MB).
+STAMP := $(VENV)/.installed-dev
+TEST_STAMP := $(VENV)/.installed-dev,ray
+# The install compiles the engine with mypyc (setup.py, about 30 s; without a C compiler it installs the pure Python
+# engine and says so). BUILT is younger than the engine's sources while the compiled modules are current.
 BUILT := $(VENV)/.built
-# The sources of the compiled engine (a superset of palais_sim/_build.py COMPILED_SOURCES): an edit recompiles.
 ENGINE_SOURCES := $(wildcard palais_sim/*.py palais_sim/engine/*.py strategies/*.py) setup.py
+REBUILD := @$(MAKE) --no-print-directory $(BUILT)
 
 .PHONY: demo test lint bench ladder golden playthroughs generate build clean
 
-# The install compiles the engine with mypyc (setup.py; about 30 s); without a C compiler it installs the pure
-# Python engine and says so.
-$(STAMP): pyproject.toml setup.py
+$(VENV)/.installed-%: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
-	touch $(STAMP) $(BUILT)
+	$(BIN)/python -m pip install --quiet -e ".[$*]"
+	touch $@ $(BUILT)
 
-$(BUILT): $(STAMP) $(ENGINE_SOURCES)  ## recompile after an edit of the engine or the built-in strategies
+$(BUILT): $(ENGINE_SOURCES)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(BUILT)
 
-build: $(BUILT)  ## compile the engine (again, if its sources changed)
+build: $(STAMP)  ## compile the engine again after an edit of its sources (the install compiles it)
+	$(REBUILD)
 	@$(BIN)/palais version
 
-demo: $(BUILT)  ## run the main job on its defaults and say where the results are
+demo: $(STAMP)  ## run the main job on its defaults and say where the results are
+	$(REBUILD)
 	@if [ -f runs/demo/manifest.json ]; then $(BIN)/palais simulate --out runs/demo --resume; \
 	else $(BIN)/palais simulate --out runs/demo; fi
 	$(BIN)/palais report all runs/demo --format html
 
-test: $(BUILT)  ## the whole test suite, on the compiled engine and again on its Python source
+test: $(TEST_STAMP)  ## the whole test suite, on the compiled engine and again on its Python source
+	$(REBUILD)
 	@$(BIN)/palais version
 	PALAIS_REQUIRE_COMPILED=$${PALAIS_REQUIRE_COMPILED-1} $(BIN)/python -m pytest
 	PALAIS_PURE=1 $(BIN)/python -m pytest
@@ -38,10 +44,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check palais_sim strategies tests
 
-bench: $(BUILT)  ## engine speed: games/s per core, 1 worker and all workers
+bench: $(STAMP)  ## engine speed: games/s per core, 1 worker and all workers, compiled against pure Python
+	$(REBUILD)
 	$(BIN)/palais bench --players 4 --strategies greedy --compare-pure
 
-ladder: $(BUILT)  ## the strategy ladder (a benchmark, minutes)
+ladder: $(STAMP)  ## the strategy ladder (a benchmark, minutes)
+	$(REBUILD)
 	$(BIN)/palais ladder
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change

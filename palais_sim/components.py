@@ -135,10 +135,37 @@ def _require_int(value: object, where: str, name: str, minimum: int = 0) -> int:
     return value
 
 
+# The tables of a component file and the keys each may hold; anything else is a typo and an error.
+# [park] is required (its x2_fields may be an empty list): a set without it would play silently with no x2 fields.
+KNOWN_KEYS: dict[str, frozenset[str]] = {
+    "meta": frozenset({"name", "reconstructed", "description"}),
+    "park": frozenset({"x2_fields"}),
+    "layouts": frozenset({"first_game"}),
+    "cards": frozenset({"copies", "prices"}),
+}
+NOBLE_KEYS = frozenset({"id", "gold", "violet", "turquoise", "points", "privilege"})
+
+
+def _check_keys(data: dict, source: str) -> None:
+    """Unknown tables and keys are errors naming the file and the key (with the known ones)."""
+    for key in data:
+        if key not in KNOWN_KEYS and key != "nobles":
+            known = ", ".join(f"[{k}]" for k in KNOWN_KEYS) + ", [[nobles]]"
+            raise ComponentError(f"{source}: unknown table or key '{key}'; known: {known}")
+    for table, keys in KNOWN_KEYS.items():
+        value = data.get(table)
+        if not isinstance(value, dict):
+            continue
+        for key in value:
+            if key not in keys:
+                raise ComponentError(f"{source}: [{table}]: unknown key '{key}'; known: {', '.join(sorted(keys))}")
+
+
 def parse_components(data: dict, source: str) -> ComponentSet:
     """Validate parsed TOML data; every error names ``source`` and the entry."""
     if not isinstance(data, dict):
         raise ComponentError(f"{source}: not a table")
+    _check_keys(data, source)
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise ComponentError(f"{source}: [meta] must be a table")
@@ -161,7 +188,7 @@ def parse_components(data: dict, source: str) -> ComponentSet:
         if noble_id in seen:
             raise ComponentError(f"{where}: duplicate id")
         seen.add(noble_id)
-        unknown = set(entry) - {"id", "gold", "violet", "turquoise", "points", "privilege"}
+        unknown = set(entry) - NOBLE_KEYS
         if unknown:
             raise ComponentError(f"{where}: unknown field(s) {sorted(unknown)}")
         for key in ("gold", "violet", "turquoise", "points"):
@@ -201,10 +228,14 @@ def parse_components(data: dict, source: str) -> ComponentSet:
             raise ComponentError(f"{source}: cards.prices: '{key}' is missing")
         prices[key] = _require_int(prices_raw[key], f"{source}: cards.prices", key)
 
-    park = data.get("park", {})
+    if "park" not in data:
+        raise ComponentError(f"{source}: [park] is missing; give x2_fields = [...] (an empty list for none)")
+    park = data["park"]
     if not isinstance(park, dict):
         raise ComponentError(f"{source}: [park] must be a table")
-    x2_raw = park.get("x2_fields", [])
+    if "x2_fields" not in park:
+        raise ComponentError(f"{source}: [park]: 'x2_fields' is missing (an empty list for none)")
+    x2_raw = park["x2_fields"]
     if not isinstance(x2_raw, list):
         raise ComponentError(f"{source}: park.x2_fields must be a list of field numbers")
     x2: set[int] = set()

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from PIL import Image
 from typer.testing import CliRunner
 
-from palais_sim.analytics import nobles, setup_balance, winrates
+from palais_sim.analytics import charts, nobles, setup_balance, winrates
 from palais_sim.analytics.runs import open_run
 from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
 from palais_sim.cli import app
@@ -100,9 +101,8 @@ def test_json_shape(rigged: Path, tmp_path: Path) -> None:
     assert {"noble", "taken", "value_points", "value_ci_low", "value_ci_high"} <= set(data["nobles"][0])
     assert {"players", "seat", "win_rate", "ci_low", "ci_high"} <= set(data["seats"][0])
     assert len(data["nobles"]) == 42
-    for chart in ("winrates_forest", "head_to_head", "nobles_value", "seats", "castle"):
-        assert (tmp_path / "charts" / f"{chart}.png").exists()
-        assert (tmp_path / "charts" / f"{chart}.svg").exists()
+    assert {"settings", "summary", "games", "game_length", "scores", "problems"} <= set(data)
+    assert data["charts"] == {} and not (tmp_path / "charts").exists()  # JSON is for scripts: no charts drawn
 
 
 @pytest.mark.parametrize("which", ["winrates", "nobles", "setup"])
@@ -114,12 +114,20 @@ def test_single_reports_json(rigged: Path, tmp_path: Path, which: str) -> None:
     assert data[key]
 
 
+CHARTS = ("game_length", "winrates_forest", "scores", "head_to_head", "nobles_value", "seats", "castle")
+
+
 def test_html_is_self_contained(fair: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["report", "all", str(fair), "--out", str(tmp_path), "--format", "html"])
     assert result.exit_code == 0, result.output
     page = (tmp_path / "report.html").read_text()
-    assert page.count("data:image/png;base64,") == 5
+    assert page.count("data:image/png;base64,") == len(CHARTS)
     assert 'src="charts/' not in page and "<table>" in page
+    for chart in CHARTS:
+        assert (tmp_path / "charts" / f"{chart}.svg").exists()
+        with Image.open(tmp_path / "charts" / f"{chart}.png") as png:  # print resolution
+            assert round(png.info["dpi"][0]) == charts.PNG_DPI >= 200
+            assert png.size[0] >= 1200
 
 
 def test_markdown_on_a_real_run(tmp_path: Path) -> None:
@@ -145,7 +153,7 @@ def test_default_out_is_reports_run_name(fair: Path, tmp_path: Path, monkeypatch
     ("args", "message"),
     [
         (["report", "all", "/nonexistent/run"], "is not a directory"),
-        (["report", "everything", "."], "unknown report"),
+        (["report", "everything", "."], "is not one of 'winrates', 'nobles', 'setup', 'all'"),
         (["report", "all", ".", "--format", "pdf"], "unknown format"),
     ],
 )

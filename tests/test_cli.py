@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from palais_sim.cli import app
+from palais_sim import __version__
+from palais_sim.cli import COMMANDS, app
 
+ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
 
 
@@ -88,6 +93,14 @@ def test_bad_component_file_names_file_entry_and_problem(tmp_path: Path) -> None
     assert str(comp) in result.output and "noble A" in result.output and "gold" in result.output
 
 
+def test_a_typo_in_a_component_file_is_one_line_naming_file_and_key(tmp_path: Path) -> None:
+    standard = (ROOT / "palais_sim" / "data" / "standard.toml").read_text()
+    comp = tmp_path / "typo.toml"
+    comp.write_text(standard.replace("[park]", "[prak]"))
+    line = one_error_line(run("play", "--components", str(comp), "--json"))
+    assert str(comp) in line and "'prak'" in line
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -103,3 +116,108 @@ def test_bad_options_give_one_line_and_exit_2(args: tuple[str, ...]) -> None:
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert len([line for line in result.output.splitlines() if line.strip()]) == 1
+
+
+def one_error_line(result, code: int = 2) -> str:
+    """The result failed with ``code`` and one line on stderr, no traceback; returns that line."""
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", ["replay", "inspect", "score"])
+def test_a_directory_instead_of_a_file_is_one_line(tmp_path: Path, command: str) -> None:
+    line = one_error_line(run(command, str(tmp_path)))
+    assert str(tmp_path) in line and "is a directory" in line
+
+
+def test_a_binary_file_is_one_line(tmp_path: Path) -> None:
+    blob = tmp_path / "blob.jsonl"
+    blob.write_bytes(bytes(range(256)))
+    assert "not a text file" in one_error_line(run("replay", str(blob)))
+    assert "not a text file" in one_error_line(run("inspect", str(blob)))
+
+
+def test_version_option_and_command() -> None:
+    for args in (["--version"], ["version"]):
+        result = run(*args)
+        assert result.exit_code == 0 and __version__ in result.output
+
+
+def _help(*args: str) -> str:
+    result = runner.invoke(app, [*args, "--help"], env={"COLUMNS": "240"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_help_shows_defaults_and_no_bool_type() -> None:
+    texts = {name: _help(name) for name in COMMANDS}
+    texts["palais"] = _help()
+    for name, text in texts.items():
+        assert "<bool>" not in text, name  # a flag takes no value
+        assert "palais run " not in text and "`palais run`" not in text, name
+    sim = texts["simulate"]
+    for shown in ("[default: 1000]", "[default: 2]", "[default: round-robin]", "[default: cores]", "[ray]"):
+        assert shown in sim, shown
+    assert "pip install 'palais-sim[ray]'" in sim
+    assert "--version" in texts["palais"] and "--install-completion" in texts["palais"]
+    assert "<winrates|nobles|setup|all>" in texts["report"]
+
+
+def test_shell_completion_completes_commands_and_choices() -> None:
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "_PALAIS_COMPLETE": "complete_bash", "COMP_WORDS": words,
+               "COMP_CWORD": str(len(words.split()) - 1), "PYTHONPATH": str(ROOT)}  # fmt: skip
+        done = subprocess.run([sys.executable, "-m", "palais_sim.cli"], env=env, cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert complete("palais sim") == ["simulate"]
+    assert complete("palais report w") == ["winrates"]
+    assert "--resume" in complete("palais simulate --re")
+    shown = subprocess.run([sys.executable, "-m", "palais_sim.cli", "--show-completion", "bash"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert shown.returncode == 0 and "_PALAIS_COMPLETE=complete_bash" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("report", "everything", "."), "is not one of 'winrates', 'nobles', 'setup', 'all'"),
+        (("play", "--players", "abc"), "--players"),
+        (("simulate",), "Missing option '--out'"),
+        (("score",), "Missing argument"),
+        (("play", "--no-such-option"), "No such option"),
+    ],
+)
+def test_usage_errors_are_one_line_with_where_to_find_help(args: tuple[str, ...], needle: str) -> None:
+    line = one_error_line(run(*args))
+    assert needle in line and "--help" in line
+
+
+def test_play_refuses_a_negative_seed_before_writing_a_log(tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    line = one_error_line(run("play", "--seed", "-1", "--log", str(log)))
+    assert "--seed must be a whole number >= 0, got -1" in line
+    assert not log.exists()
+
+
+def test_play_checks_log_and_positions_before_playing(tmp_path: Path) -> None:
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    result = run("play", "--log", str(a_file / "game.jsonl"))
+    line = one_error_line(result)
+    assert "--log" in line and f"{a_file} is a file, not a directory" in line and "[Errno" not in line
+    assert "Round 1" not in result.stdout  # refused before the game was played
+    assert "is a directory" in one_error_line(run("play", "--log", str(tmp_path)))
+    assert "is a file" in one_error_line(run("play", "--positions", str(a_file)))
+    assert "/proc" in one_error_line(run("play", "--log", "/proc/no/such/game.jsonl"))
+    positions = tmp_path / "positions"
+    assert run("play", "--seed", "3", "--positions", str(positions), "--json").exit_code == 0
+    before = sorted(p.name for p in positions.iterdir())
+    line = one_error_line(run("play", "--seed", "4", "--positions", str(positions), "--json"))
+    assert "already holds turn-*.json" in line
+    assert sorted(p.name for p in positions.iterdir()) == before  # the older positions are not mixed with new ones

@@ -135,6 +135,18 @@ MALFORMED = [
     ("missing_price", edited("move5 = 1\n", ""), ["cards.prices", "'move5' is missing"]),
     ("unknown_card", edited("move5 = 1", "move5 = 1\nmove7 = 1"), ["cards.prices", "unknown card", "move7"]),
     ("too_few_nobles", STANDARD_TEXT.split('[[nobles]]\nid = "N36"')[0], ["nobles", "35 given", "36"]),
+    # typos are errors naming the table or key, never a set that plays silently without it
+    ("unknown_table", edited("[park]", "[prak]"), ["unknown table or key 'prak'", "[park]"]),
+    ("unknown_park_key", edited("x2_fields =", "x2_field ="), ["[park]", "unknown key 'x2_field'", "x2_fields"]),
+    ("unknown_meta_key", edited('name = "standard"', 'nmae = "standard"'), ["[meta]", "unknown key 'nmae'"]),
+    ("unknown_cards_key", edited("copies = 4", "copys = 4"), ["[cards]", "unknown key 'copys'", "copies"]),
+    ("unknown_layouts_key", edited("first_game =", "firstgame ="), ["[layouts]", "unknown key 'firstgame'"]),
+    ("unknown_top_key", "colour = 'red'\n" + STANDARD_TEXT, ["unknown table or key 'colour'"]),
+    (
+        "missing_park",
+        edited("[park]\n", "").replace("x2_fields = [2, 3, 12, 18, 17, 23, 32, 33]\n", ""),
+        ["[park] is missing"],
+    ),  # fmt: skip
 ]
 
 
@@ -148,6 +160,11 @@ def test_malformed_component_file_names_file_entry_and_problem(tmp_path: Path, t
     assert "\n" not in message
     for part in expected:
         assert part in message, f"{part!r} not in {message!r}"
+
+
+def test_an_empty_x2_list_is_allowed(tmp_path: Path) -> None:
+    path = write(tmp_path, edited("x2_fields = [2, 3, 12, 18, 17, 23, 32, 33]", "x2_fields = []"))
+    assert load_components(path).x2_fields == frozenset()
 
 
 def test_missing_component_file_is_named(tmp_path: Path) -> None:

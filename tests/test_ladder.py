@@ -93,6 +93,10 @@ def test_ladder_removes_its_temporary_run(tmp_path: Path, monkeypatch: pytest.Mo
         (("--strategies", "greedy,random", "--layout", "XYZ"), "XYZ"),
         (("--strategies", "greedy,random", "--games", "0"), "--games"),
         (("--strategies", "greedy,random,economy,seals,park", "--players", "5"), "--players"),
+        (("--strategies", "greedy,random", "--workers", "0"), "--workers must be at least 1"),
+        (("--strategies", "greedy,greedy"), "greedy more than once"),
+        (("--strategies", "greedy,random,greedy"), "greedy more than once"),
+        (("--strategies", "greedy,random", "--seed", "-1"), "--seed"),
     ],
 )
 def test_ladder_bad_input_gives_one_line_and_exit_2(args: tuple[str, ...], needle: str) -> None:

@@ -96,13 +96,23 @@ def test_a_failing_strategy_fails_only_its_game(tmp_path):
     assert "failed" in summary.text()
 
 
-def test_fail_fast_stops(tmp_path):
-    s = small(strategies=(EXPLODING, "greedy"), games=40)
-    with pytest.raises(RunStopped, match="fail-fast"):
-        run(s, tmp_path / "r", workers=1, chunk_size=4, fail_fast=True)
-    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+@pytest.mark.parametrize("workers", [1, 2])
+def test_fail_fast_stops_at_the_first_failed_game_inside_the_chunk(tmp_path, workers):
+    # one chunk of 40 games of which about a third fail: the worker must stop at the first, not finish the chunk
+    s = small(strategies=(EXPLODING, "greedy"), games=80)
+    out = tmp_path / "r"
+    with pytest.raises(RunStopped, match=r"fail-fast at game \d+ \(seed \d+\): .*boom") as info:
+        run(s, out, workers=workers, chunk_size=40, fail_fast=True)
+    assert info.value.code == 1 and "--resume" in str(info.value)
+    manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["state"] == "failed"
-    assert any(c["state"] == "pending" for c in manifest["chunks"])
+    assert all(c["state"] == "pending" for c in manifest["chunks"])
+    assert not list((out / "games").glob("*.parquet"))  # a stopped chunk writes nothing
+    failures = [line for line in (out / "run.log").read_text().splitlines() if "failed:" in line]
+    assert 1 <= len(failures) <= workers  # one per chunk in flight, not a third of 40 games
+    # without --fail-fast the same run records the failures and finishes
+    summary = run(s, out, workers=1, resume=True)
+    assert summary.games == 80 and summary.errors > 10
 
 
 def test_refuses_a_directory_holding_another_run(tmp_path):
@@ -200,11 +210,53 @@ def test_cli_user_errors_are_one_line_exit_2(tmp_path):
         ["simulate", "--out", str(tmp_path / "b"), "--format", "swiss"],
         ["simulate", "--out", str(tmp_path / "c"), "--players", "4", "--strategies", "greedy,random"],
         ["simulate", "--out", str(tmp_path / "d"), "--resume"],
+        ["simulate", "--out", str(tmp_path / "e"), "--workers", "0"],
+        ["simulate", "--out", str(tmp_path / "f"), "--chunk-size", "0"],
+        ["bench", "--workers", "0"],
+        ["bench", "--games", "0"],
     ]
     for args in cases:
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert result.output.startswith("error: ") and result.output.count("\n") == 1, result.output
+    assert not any(tmp_path.iterdir())  # nothing refused left a directory behind
+
+
+def test_a_negative_seed_is_refused_before_anything_is_written(tmp_path):
+    out = tmp_path / "x"
+    args = ["simulate", "--out", str(out), "--games", "4", "--workers", "1", "--max-rounds", "5"]
+    result = CliRunner().invoke(app, [*args, "--seed", "-1"])
+    assert result.exit_code == 2 and "--seed must be a whole number >= 0, got -1" in result.output
+    assert not out.exists()
+    result = CliRunner().invoke(app, [*args, "--seed", "1"])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_run_directory_with_nothing_written_takes_a_new_run(tmp_path):
+    # a run that stopped before its first chunk (e.g. refused by an older version after writing its manifest)
+    out = tmp_path / "x"
+    with pytest.raises(RunStopped):
+        run(small(strategies=(EXPLODING, "greedy")), out, workers=1, chunk_size=4, fail_fast=True)
+    assert json.loads((out / "manifest.json").read_text())["totals"]["chunks_done"] == 0
+    summary = run(small(seed=99), out, workers=1, chunk_size=4)  # other settings: nothing to lose, so it may
+    assert summary.games == 24
+    with pytest.raises(RunDirError, match="different run"):  # but never over chunks already written
+        run(small(seed=100), out, workers=1, chunk_size=4)
+
+
+def test_out_that_cannot_be_a_run_directory_is_one_line(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("mine")
+    cases = [
+        (a_file, "is a file, not a directory"),
+        (a_file / "sub", "cannot use"),
+        (Path("/proc/no/such/run"), "cannot use"),
+    ]
+    for out, needle in cases:
+        result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--games", "2", "--workers", "1"])
+        assert result.exit_code == 2, result.output
+        assert needle in result.output and "[Errno" not in result.output and result.output.count("\n") == 1
+    assert a_file.read_text() == "mine"
 
 
 def test_cli_simulate_and_resume_keep_the_stored_settings(tmp_path):
@@ -226,3 +278,130 @@ def test_bench_json(tmp_path):
     for key in ("games_per_s_per_core", "games_per_s", "workers", "scaling", "decisions_per_s"):
         assert key in data
     assert data["workers"] == 2 and data["games"] == 6
+
+
+# ------------------------------------------------------------------------------ interrupts and kills, real signals
+
+HANG_ARGS = ["--games", "400", "--players", "2", "--strategies", "greedy,random", "--seed", "5", "--chunk-size", "10",
+             "--max-rounds", "30"]  # fmt: skip
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()  # state, ppid, ...
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _proc_stat(int(entry.name))
+            if stat is not None and int(stat[1]) == pid and stat[0] != "Z":
+                kids.append(int(entry.name))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    stat = _proc_stat(pid)
+    return stat is not None and stat[0] not in ("Z", "X")  # a zombie has exited (an orphan may not be reaped)
+
+
+def _complete_on_disk(out: Path) -> set[int]:
+    names = [{p.name for p in (out / t).glob("chunk-*.parquet")} for t in ("games", "seats", "recruits")]
+    return {int(n[6:12]) for n in set.intersection(*names)}
+
+
+def _done_in_manifest(out: Path) -> set[int]:
+    return {c["chunk"] for c in json.loads((out / "manifest.json").read_text())["chunks"] if c["state"] == "done"}
+
+
+def _wait(condition, proc: subprocess.Popen | None, what: str, timeout: float = 120) -> None:
+    """Poll ``condition``; the timeout only bounds a hang."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the run ended (code {proc.returncode}) before {what}: {proc.stderr.read()}")
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting until {what}")
+
+
+def _start_hanging_run(tmp_path: Path, workers: int) -> tuple[Path, subprocess.Popen, set[int]]:
+    """A run whose chunks from 2 on write their files and then hang in the worker; returns once they have."""
+    out = tmp_path / "cut"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PALAIS_TEST_HANG_FROM": "2"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.runner_hooks", "simulate", *HANG_ARGS, "--out", str(out), "--workers",
+         str(workers)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    hung = set(range(2, 2 + workers))  # every worker is stuck on one chunk, its files complete on disk
+    try:
+        _wait(lambda: hung <= _complete_on_disk(out), proc, f"chunks {sorted(hung)} were written")
+        _wait(lambda: (out / "manifest.json").exists() and _done_in_manifest(out) == {0, 1}, proc, "2 chunks done")
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    return out, proc, hung
+
+
+@pytest.fixture(scope="module")
+def whole_hang_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("whole") / "whole"
+    result = CliRunner().invoke(app, ["simulate", *HANG_ARGS, "--out", str(out), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc to find the workers")
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_interrupt_stops_at_once_counts_finished_chunks_and_resumes(tmp_path, whole_hang_run, sig, code, workers):
+    out, proc, hung = _start_hanging_run(tmp_path, workers)
+    kids = _children(proc.pid) if workers > 1 else []
+    assert len(kids) >= workers if workers > 1 else True
+    try:
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)  # the hung chunks never end: only a prompt stop gets here
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == code, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "--resume" in lines[0], err
+    assert f"{2 + workers} of 40 chunks are safe" in lines[0]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["state"] == "interrupted"
+    # the chunks finished before the signal count, their reports never came: the manifest and the disk agree
+    assert _done_in_manifest(out) == _complete_on_disk(out) == {0, 1} | hung
+    _wait(lambda: not any(_alive(k) for k in kids), None, "the workers are gone", timeout=30)
+    result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    assert f"({400 - 10 * (2 + workers)} of them in this session)" in result.output
+    assert_same_tables(whole_hang_run, out)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc to find the workers")
+def test_workers_die_with_a_killed_parent_and_the_run_resumes(tmp_path, whole_hang_run):
+    out, proc, hung = _start_hanging_run(tmp_path, 2)
+    kids = _children(proc.pid)
+    assert len(kids) >= 2 and all(_alive(k) for k in kids)
+    try:
+        proc.kill()  # kill -9: no handler runs in the parent
+        proc.communicate(timeout=30)
+        _wait(lambda: not any(_alive(k) for k in kids), None, "the orphaned workers are gone", timeout=30)
+    finally:
+        for k in kids:
+            if _alive(k):
+                os.kill(k, signal.SIGKILL)
+    assert json.loads((out / "manifest.json").read_text())["state"] == "running"  # nobody could say otherwise
+    assert _done_in_manifest(out) == {0, 1} and _complete_on_disk(out) == {0, 1} | hung
+    # the resume finds the chunks finished on disk and plays only the rest
+    result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    assert f"({400 - 10 * (2 + len(hung))} of them in this session)" in result.output
+    assert_same_tables(whole_hang_run, out)

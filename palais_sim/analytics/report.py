@@ -1,7 +1,10 @@
 """Assemble the reports: compute, draw, and write Markdown, one self-contained HTML page, or JSON.
 
 A report is a list of blocks (headings, paragraphs, tables, charts) rendered by ``to_markdown`` or ``to_html``;
-the JSON holds the full tables. Every table shows N and intervals, effect sizes before p-values.
+the JSON holds the full tables and draws no chart. Every report opens with what is missing from the run (if
+anything), the run's settings and a short summary of the findings, then the games (length, unfinished) and the
+sections asked for. Every table shows N and intervals, effect sizes before p-values, and is sorted on a complete
+key, so the same run always gives the same text.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import polars as pl
+from matplotlib.figure import Figure
 
-from palais_sim.analytics import charts, nobles, setup_balance, winrates
-from palais_sim.analytics.runs import Run
+from palais_sim.analytics import charts, nobles, setup_balance, stats, winrates
+from palais_sim.analytics.runs import Run, collect
 
 REPORTS = ("winrates", "nobles", "setup")
 FORMATS = ("md", "html", "json")
+MARKER = ".palais-report.json"  # in a report directory: which run it reports on (so two runs never share one)
 
 
 @dataclass
@@ -32,9 +38,11 @@ class Table:
 @dataclass
 class Report:
     title: str
+    chart_dir: Path | None = None  # None: no charts (JSON)
     blocks: list[tuple[str, object]] = field(default_factory=list)
     data: dict[str, object] = field(default_factory=dict)
     charts: dict[str, dict[str, Path]] = field(default_factory=dict)
+    headline: list[str] = field(default_factory=list)
 
     def h(self, text: str) -> None:
         self.blocks.append(("h", text))
@@ -46,7 +54,14 @@ class Report:
         rows = [[fmt(row) for _, fmt in columns] for row in df.iter_rows(named=True)]
         self.blocks.append(("table", Table([name for name, _ in columns], rows)))
 
-    def chart(self, name: str, caption: str) -> None:
+    def rows(self, headers: list[str], rows: list[list[str]]) -> None:
+        self.blocks.append(("table", Table(headers, rows)))
+
+    def chart(self, name: str, draw: Callable[[], Figure], caption: str) -> None:
+        """Draw and save a chart (not for JSON, which has no charts) and place it here with its caption."""
+        if self.chart_dir is None:
+            return
+        self.charts[name] = charts.save(draw(), self.chart_dir, name)
         self.blocks.append(("chart", (name, caption)))
 
 
@@ -85,45 +100,262 @@ def _pp_plain(x: float | None) -> str:
     return "–" if _bad(x) else f"{100 * x:+.1f}"
 
 
-# sections -----------------------------------------------------------------------------------------------------
-def winrates_section(rep: Report, run: Run, chart_dir: Path) -> None:
-    w = winrates.compute(run)
-    rep.data["strategies"] = w.strategies
-    rep.data["head_to_head"] = w.head_to_head
-    rep.data["ratings"] = w.ratings
-    rep.h("Win rates")
+def _clip(x: float | None, low: float, high: float) -> float | None:
+    return x if _bad(x) else min(high, max(low, x))
+
+
+def _lift(r: dict) -> str:
+    """A win lift and its interval, cut at -100 and +100 pp (a difference of win shares lies between them)."""
+    low, high = _clip(r["lift_ci_low"], -1, 1), _clip(r["lift_ci_high"], -1, 1)
+    return f"{pp(r['lift'])} {ci(low, high, _pp_plain)}"
+
+
+def ordered(df: pl.DataFrame, keys: list[str | pl.Expr], descending: list[bool]) -> pl.DataFrame:
+    """``df`` sorted on ``keys``, floats compared at 9 decimals: the computations sum in an order that may vary from
+    one run of the report to the next, and a tie must not be broken by the last bit of a float."""
+
+    def key(k: str | pl.Expr) -> pl.Expr:
+        expr = pl.col(k) if isinstance(k, str) else k
+        return expr.round(9) if isinstance(k, pl.Expr) or df.schema[k].is_float() else expr
+
+    if not len(df):
+        return df
+    return df.sort([key(k) for k in keys], descending=descending, nulls_last=True)
+
+
+def _rate(r: dict) -> str:
+    return f"{pct(r['win_rate'])} {ci(r['ci_low'], r['ci_high'], _pct_plain)}"
+
+
+# the run: settings, what is missing, the games -------------------------------------------------------------------
+def _compiled(manifest: dict) -> str:
+    sessions = manifest.get("sessions") or []
+    seen = {s.get("compiled") for s in sessions}
+    if not sessions or None in seen:
+        return "unknown (not recorded by the version that ran it)"
+    if seen == {True}:
+        return "yes (mypyc build)"
+    return "no (pure Python)" if seen == {False} else "mixed: some sessions compiled, some not"
+
+
+def settings_rows(run: Run) -> list[list[str]]:
+    m = run.manifest
+    s = m.get("settings") or {}
+    check = run.check
+    comps = m.get("components_name") or (run.components.name if run.components else None)
+    planned = m.get("total_games")
+    read = check.games_read if check is not None else None
+    rotation = s.get("rotate_seats")
+    sessions = m.get("sessions") or []
+    rows = [
+        ["run directory", f"`{run.path.resolve()}`"],
+        ["state", f"{m.get('state', 'unknown')} (created {m.get('created', '?')}, updated {m.get('updated', '?')})"],
+        ["strategies", ", ".join(f"`{x}`" for x in s.get("strategies", [])) or "?"],
+        ["format", f"{s.get('format', '?')}, " + ("seats rotated" if rotation else "no seat rotation")],
+        ["players", str(s.get("players", "?"))],
+        ["games", f"{read:,} read of {planned:,} planned" if read is not None and planned else str(planned)],
+        ["root seed", str(m.get("root_seed", s.get("seed", "?")))],
+        ["layout", str(s.get("layout", "?"))],
+        ["gold limit", "unlimited" if s.get("gold_limit") is None else str(s["gold_limit"])],
+        ["max rounds", str(s.get("max_rounds", "?"))],
+        ["component set", f"{comps or s.get('components') or 'standard'} ({m.get('components_hash', '?')})"],
+        ["engine", f"{m.get('engine_version', '?')}, compiled: {_compiled(m)}"],
+        ["schema, chunk size", f"{m.get('schema_version', '?')}, {m.get('chunk_size', '?')} games per chunk"],
+    ]
+    if sessions:
+        last = sessions[-1]
+        rows.append(["sessions", f"{len(sessions)}; last: {last.get('workers')} {last.get('backend')} worker(s), "
+                                 f"Python {last.get('python')}"])  # fmt: skip
+    return rows
+
+
+def run_section(rep: Report, run: Run) -> None:
+    for problem in run.problems:
+        rep.p(f"**Warning:** {problem}")
+    if run.component_note:
+        rep.p(f"**Note:** {run.component_note}")
+    rep.h("Run")
+    rep.rows(["setting", "value"], settings_rows(run))
+    params = run.manifest.get("strategy_parameters") or {}
+    if params:
+        rep.rows(
+            ["strategy", "parameters"],
+            [[f"`{spec}`", ", ".join(f"{k}={v}" for k, v in values.items()) or "none"]
+             for spec, values in sorted(params.items())],
+        )  # fmt: skip
+    rep.data["settings"] = dict(settings_rows(run))
+    rep.data["strategy_parameters"] = params
+    rep.data["problems"] = run.problems
+
+
+def game_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per player count: games, failed, unfinished and the distribution of game length; and the length histogram."""
+    played = pl.col("error").is_null()
+    rounds = pl.col("rounds").filter(played)
+    per, hist = pl.collect_all(
+        [
+            run.scan("games")
+            .group_by("players")
+            .agg(
+                pl.len().alias("games"),
+                (~played).sum().alias("failed"),
+                (played & ~pl.col("finished")).sum().alias("unfinished"),
+                rounds.mean().alias("mean_rounds"),
+                rounds.min().alias("min_rounds"),
+                rounds.quantile(0.1, "nearest").alias("p10_rounds"),
+                rounds.median().alias("median_rounds"),
+                rounds.quantile(0.9, "nearest").alias("p90_rounds"),
+                rounds.max().alias("max_rounds"),
+            ),
+            run.games()
+            .group_by("players", "rounds")
+            .agg(pl.col("finished").sum().alias("finished"), (~pl.col("finished")).sum().alias("unfinished")),
+        ],
+        engine="streaming",
+    )
+    per = per.sort("players")
+    played_n = (per["games"] - per["failed"]).to_numpy().astype(float)
+    low, high = stats.wilson(per["unfinished"].to_numpy().astype(float), played_n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = per["unfinished"].to_numpy() / played_n
+    per = per.with_columns(
+        pl.Series("unfinished_share", share), pl.Series("unfinished_ci_low", low), pl.Series("unfinished_ci_high", high)
+    )
+    return per, hist.sort("players", "rounds")
+
+
+def games_section(rep: Report, run: Run) -> None:
+    per, hist = game_tables(run)
+    rep.data["games"] = per
+    rep.data["game_length"] = hist
+    rep.h("Games")
     rep.p(
-        "Per strategy and player count. Win rate counts a shared win as a share; interval Wilson 95%. Edge = win "
-        "rate minus the fair share 1/P. Mean score and rank carry 95% intervals clustered on the seat-rotation "
-        "group; p tests the win rate against 1/P (group-clustered), Holm-corrected over the table."
+        "Game length is the round a game ended in; a game still going after max_rounds is stopped and kept as "
+        "unfinished (its scores are those at the stop). Failed games (a strategy raised or answered illegally) are "
+        "left out of every table; the share unfinished carries a Wilson 95% interval."
     )
     rep.table(
-        w.strategies,
+        per,
+        [
+            ("players", lambda r: str(r["players"])),
+            ("games", lambda r: f"{r['games']:,}"),
+            ("failed", lambda r: f"{r['failed']:,}"),
+            ("unfinished [95%]", lambda r: f"{r['unfinished']:,} = {pct(r['unfinished_share'])} "
+                                           f"{ci(r['unfinished_ci_low'], r['unfinished_ci_high'], _pct_plain)}"),
+            ("rounds: mean", lambda r: num(r["mean_rounds"], 1)),
+            ("min", lambda r: num(r["min_rounds"], 0)),
+            ("10%", lambda r: num(r["p10_rounds"], 0)),
+            ("median", lambda r: num(r["median_rounds"], 0)),
+            ("90%", lambda r: num(r["p90_rounds"], 0)),
+            ("max", lambda r: num(r["max_rounds"], 0)),
+        ],
+    )  # fmt: skip
+    if len(hist):
+        rep.chart("game_length", lambda: charts.game_length(hist), "Games by the round they ended in; orange = "
+                  "stopped unfinished at max_rounds.")  # fmt: skip
+    played = int((per["games"] - per["failed"]).sum())
+    unfinished = int(per["unfinished"].sum())
+    median = ", ".join(f"{num(r['median_rounds'], 0)} rounds at {r['players']} players"
+                       for r in per.iter_rows(named=True))  # fmt: skip
+    rep.headline.append(
+        f"{played:,} games played ({int(per['failed'].sum()):,} failed and left out); {unfinished:,} "
+        f"({pct(unfinished / played if played else None)}) stopped unfinished at max_rounds; median length "
+        f"{median}."
+    )
+
+
+# sections -----------------------------------------------------------------------------------------------------
+def score_table(run: Run) -> pl.DataFrame:
+    total = pl.col("total")
+    return collect(
+        run.seats()
+        .group_by("players", "strategy")
+        .agg(
+            pl.len().alias("seats"),
+            total.mean().alias("mean"),
+            total.std().alias("sd"),
+            total.min().alias("min"),
+            total.quantile(0.05, "linear").alias("p05"),
+            total.quantile(0.25, "linear").alias("q25"),
+            total.median().alias("median"),
+            total.quantile(0.75, "linear").alias("q75"),
+            total.quantile(0.95, "linear").alias("p95"),
+            total.max().alias("max"),
+        )
+    ).sort("players", "strategy")
+
+
+def head_to_head_pairs(h2h: pl.DataFrame) -> pl.DataFrame:
+    """Each pair of strategies once, from the side of the one that finished ahead more often."""
+    if not len(h2h):
+        return h2h
+    keep = (pl.col("ahead") > 0.5) | ((pl.col("ahead") == 0.5) & (pl.col("strategy") < pl.col("opponent")))
+    return ordered(h2h.filter(keep), ["ahead", "strategy", "opponent"], [True, False, False])
+
+
+def winrates_section(rep: Report, run: Run) -> None:
+    w = winrates.compute(run)
+    table = ordered(w.strategies, ["players", "win_rate", "strategy"], [False, True, False])
+    ratings = ordered(w.ratings, ["mu", "strategy"], [True, False])
+    h2h = w.head_to_head.sort("strategy", "opponent") if len(w.head_to_head) else w.head_to_head
+    scores = score_table(run)
+    rep.data.update(strategies=table, head_to_head=h2h, ratings=ratings, scores=scores)
+    rep.h("Win rates")
+    rep.p(
+        "Per strategy and player count, best first. Win rate counts a shared win as a share; interval Wilson 95%. "
+        "Edge = win rate minus the fair share 1/P. Mean score and rank carry 95% intervals clustered on the "
+        "seat-rotation group; p tests the win rate against 1/P (group-clustered), Holm-corrected over the table."
+    )
+    rep.table(
+        table,
         [
             ("players", lambda r: str(r["players"])),
             ("strategy", lambda r: f"`{r['strategy']}`"),
             ("games", lambda r: f"{r['games']:,}"),
             ("edge", lambda r: pp(r["edge"])),
-            ("win rate [95%]", lambda r: f"{pct(r['win_rate'])} {ci(r['ci_low'], r['ci_high'], _pct_plain)}"),
-            (
-                "mean score [95%]",
-                lambda r: f"{num(r['mean_score'], 1)} {ci(r['score_ci_low'], r['score_ci_high'], lambda x: num(x, 1))}",
-            ),  # noqa: E501
+            ("win rate [95%]", _rate),
+            ("mean score [95%]",
+             lambda r: f"{num(r['mean_score'], 1)} {ci(r['score_ci_low'], r['score_ci_high'], lambda x: num(x, 1))}"),
             ("mean rank [95%]", lambda r: f"{num(r['mean_rank'])} {ci(r['rank_ci_low'], r['rank_ci_high'], num)}"),
             ("p", lambda r: pval(r["p"])),
             ("p (Holm)", lambda r: pval(r["p_holm"])),
         ],
+    )  # fmt: skip
+    rep.chart("winrates_forest", lambda: charts.forest(table), "Win rates with Wilson 95% intervals; red mark = "
+              "the fair share 1/P.")  # fmt: skip
+    rep.h("Scores")
+    rep.p("Final scores per strategy and player count: mean and standard deviation, and the distribution's "
+          "percentiles.")  # fmt: skip
+    rep.table(
+        scores,
+        [
+            ("players", lambda r: str(r["players"])),
+            ("strategy", lambda r: f"`{r['strategy']}`"),
+            ("seats", lambda r: f"{r['seats']:,}"),
+            ("mean", lambda r: num(r["mean"], 1)),
+            ("sd", lambda r: num(r["sd"], 1)),
+            ("min", lambda r: num(r["min"], 0)),
+            ("5%", lambda r: num(r["p05"], 1)),
+            ("25%", lambda r: num(r["q25"], 1)),
+            ("median", lambda r: num(r["median"], 1)),
+            ("75%", lambda r: num(r["q75"], 1)),
+            ("95%", lambda r: num(r["p95"], 1)),
+            ("max", lambda r: num(r["max"], 0)),
+        ],
     )
-    rep.charts["winrates_forest"] = charts.save(charts.forest(w.strategies), chart_dir, "winrates_forest")
-    rep.chart("winrates_forest", "Win rates with Wilson 95% intervals; red mark = fair share 1/P.")
-    if len(w.head_to_head):
+    if len(scores):
+        rep.chart("scores", lambda: charts.score_distribution(scores), "Final scores: box = middle half, red line "
+                  "= median, diamond = mean, whiskers = 5th to 95th percentile.")  # fmt: skip
+    pairs = head_to_head_pairs(h2h)
+    if len(pairs):
         rep.h("Head to head")
         rep.p(
-            "How often the strategy finished ahead of the opponent when both sat at the same table, over all player "
-            "counts (ties count half). Interval 95% clustered on the group; p tests against 1/2, Holm over the pairs."
+            "Each pair of strategies once, from the side of the one ahead more often: how often it finished ahead "
+            "of the other when both sat at the same table, over all player counts (ties count half). Interval 95% "
+            "clustered on the group; p tests against 1/2, Holm over the pairs."
         )
         rep.table(
-            w.head_to_head,
+            pairs,
             [
                 ("strategy", lambda r: f"`{r['strategy']}`"),
                 ("opponent", lambda r: f"`{r['opponent']}`"),
@@ -133,12 +365,12 @@ def winrates_section(rep: Report, run: Run, chart_dir: Path) -> None:
                 ("p (Holm)", lambda r: pval(r["p_holm"])),
             ],
         )
-        rep.charts["head_to_head"] = charts.save(charts.head_to_head(w.head_to_head), chart_dir, "head_to_head")
-        rep.chart("head_to_head", "Share of meetings in which the row strategy finished ahead of the column one.")
-    if len(w.ratings):
+        rep.chart("head_to_head", lambda: charts.head_to_head(h2h), "Share of meetings in which the row strategy "
+                  "finished ahead of the column one.")  # fmt: skip
+    if len(ratings):
         rep.h("Ratings (openskill, Plackett-Luce)")
         rep.table(
-            w.ratings,
+            ratings,
             [
                 ("strategy", lambda r: f"`{r['strategy']}`"),
                 ("mu [95%]", lambda r: f"{num(r['mu'])} {ci(r['ci_low'], r['ci_high'], num)}"),
@@ -148,22 +380,46 @@ def winrates_section(rep: Report, run: Run, chart_dir: Path) -> None:
         )
     for note in w.notes:
         rep.p(note)
+    for players in sorted(set(table["players"].to_list())):
+        part = table.filter(pl.col("players") == players)
+        if len(part) < 2:
+            continue
+        best, worst = part.row(0, named=True), part.row(len(part) - 1, named=True)
+        significant = part.filter(pl.col("p_holm") < 0.05)
+        verdict = (
+            f"{len(significant)} of {len(part)} strategies differ from the fair share after Holm correction"
+            if len(significant) else "no strategy's edge is significant after Holm correction"
+        )  # fmt: skip
+        rep.headline.append(
+            f"At {players} players `{best['strategy']}` wins most, {_rate(best)} ({pp(best['edge'])} against 1/P), "
+            f"`{worst['strategy']}` least, {_rate(worst)}; {verdict}."
+        )
 
 
-def nobles_section(rep: Report, run: Run, chart_dir: Path) -> None:
+def nobles_section(rep: Report, run: Run) -> None:
     n = nobles.compute(run)
-    rep.data["nobles"] = n.nobles
+    table = ordered(n.nobles, ["value_per_cost", "noble"], [True, False])
+    rep.data["nobles"] = table
     rep.h("Nobles")
-    flagged = n.nobles.filter(pl.col("flag").is_not_null())
+    flagged = table.filter(pl.col("flag").is_not_null())
     if len(flagged):
         names = ", ".join(f"{r['noble']} ({r['flag']}, {num(r['residual'], 1, sign=True)} points)"
                           for r in flagged.iter_rows(named=True))  # fmt: skip
         rep.p(f"**Flagged:** {names}.")
+        rep.headline.append(f"Nobles flagged as mispriced: {names}.")
     else:
         rep.p("**Flagged:** none; no noble's value per cost stands out from the others'.")
+        ranked = table.filter(pl.col("value_per_cost").is_not_nan())
+        if len(ranked):
+            top, low = ranked.row(0, named=True), ranked.row(len(ranked) - 1, named=True)
+            rep.headline.append(
+                f"No noble is flagged as mispriced; the most value per cost: {top['noble']} "
+                f"({num(top['value_per_cost'])} points per gold-or-seal), the least: {low['noble']} "
+                f"({num(low['value_per_cost'])})."
+            )
     for note in n.notes:
         rep.p(note)
-    table = n.nobles.sort("value_per_cost", descending=True, nulls_last=True)
+    rep.p("Win lift is a difference of win shares, so it lies between -100 and +100 pp; its interval is cut there.")
     rep.table(
         table,
         [
@@ -171,34 +427,43 @@ def nobles_section(rep: Report, run: Run, chart_dir: Path) -> None:
             ("cost", lambda r: num(r["cost"], 0)),
             ("points", lambda r: "–" if r["points"] is None else str(r["points"])),
             ("taken", lambda r: f"{r['taken']:,}"),
-            (
-                "value [95%]",
-                lambda r: (
-                    f"{num(r['value_points'], 1)} {ci(r['value_ci_low'], r['value_ci_high'], lambda x: num(x, 1))}"
-                ),
-            ),  # noqa: E501
-            ("value/cost [95%]", lambda r: f"{num(r['value_per_cost'])} {ci(r['vpc_ci_low'], r['vpc_ci_high'], num)}"),  # noqa: E501
+            ("value [95%]",
+             lambda r: f"{num(r['value_points'], 1)} {ci(r['value_ci_low'], r['value_ci_high'], lambda x: num(x, 1))}"),
+            ("value/cost [95%]", lambda r: f"{num(r['value_per_cost'])} {ci(r['vpc_ci_low'], r['vpc_ci_high'], num)}"),
             ("vs expected", lambda r: num(r["residual"], 1, sign=True)),
-            ("win lift [95%]", lambda r: f"{pp(r['lift'])} {ci(r['lift_ci_low'], r['lift_ci_high'], _pp_plain)}"),
+            ("win lift [95%]", _lift),
             ("round", lambda r: num(r["mean_round"], 1)),
             ("gold paid", lambda r: num(r["mean_gold_paid"], 1)),
             ("p (Holm)", lambda r: pval(r["p_holm"])),
             ("flag", lambda r: r["flag"] or ""),
         ],
-    )
-    rep.charts["nobles_value"] = charts.save(charts.noble_value(n.nobles, n.mean_ratio), chart_dir, "nobles_value")
-    rep.chart("nobles_value", "Value in points against cost; dashed = the mean value per cost; flagged nobles named.")
+    )  # fmt: skip
+    caption = ("Value in points against cost, every noble named and coloured by its privilege; dashed = the mean value "
+               "per cost; ringed = flagged.")  # fmt: skip
+    rep.chart("nobles_value", lambda: charts.noble_value(table, n.mean_ratio), caption)
 
 
-def setup_section(rep: Report, run: Run, chart_dir: Path) -> None:
+def _layouts(run: Run) -> list[str]:
+    return sorted(collect(run.games().select(pl.col("layout").unique()))["layout"].to_list())
+
+
+def setup_section(rep: Report, run: Run) -> None:
     s = setup_balance.compute(run)
+    seats = s.seats.sort("players", "seat")
+    balance = s.balance.sort("players")
+    gold = s.start_gold.sort("players", "start_gold")
+    keys = ["flagged", pl.col("effect").abs(), "players", "subject", "feature"]
+    features = ordered(s.features, keys, [True, True, False, False, False])
+    positions = s.positions.sort("code", "cell") if len(s.positions) else s.positions
+    layouts = ordered(s.layouts, ["players", "games", "layout"], [False, True, False])
+    first_game = s.first_game.sort("players") if len(s.first_game) else s.first_game
     rep.data.update(
-        seats=s.seats, balance=s.balance, start_gold=s.start_gold, layout_features=s.features,
-        room_positions=s.positions, layouts=s.layouts, first_game=s.first_game,
+        seats=seats, balance=balance, start_gold=gold, layout_features=features, room_positions=positions,
+        layouts=layouts, first_game=first_game,
     )  # fmt: skip
     rep.h("Seat advantage")
     rep.table(
-        s.balance,
+        balance,
         [
             ("players", lambda r: str(r["players"])),
             ("games", lambda r: f"{r['games']:,}"),
@@ -211,39 +476,45 @@ def setup_section(rep: Report, run: Run, chart_dir: Path) -> None:
         ],
     )
     rep.table(
-        s.seats,
+        seats,
         [
             ("players", lambda r: str(r["players"])),
             ("seat", lambda r: str(r["seat"])),
             ("games", lambda r: f"{r['games']:,}"),
             ("edge vs 1/P", lambda r: pp(r["edge"])),
-            ("win share [95%]", lambda r: f"{pct(r['win_rate'])} {ci(r['ci_low'], r['ci_high'], _pct_plain)}"),
+            ("win share [95%]", _rate),
             ("mean score", lambda r: num(r["mean_score"], 1)),
             ("p (Holm)", lambda r: pval(r["p_holm"])),
             ("flagged", lambda r: "**yes**" if r["flagged"] else ""),
         ],
     )
-    rep.charts["seats"] = charts.save(charts.seat_bars(s.seats), chart_dir, "seats")
-    rep.chart("seats", "Win share per seat with Wilson 95% intervals; dashed = 1/P.")
+    rep.chart("seats", lambda: charts.seat_bars(seats), "Win share per seat with Wilson 95% intervals; dashed = 1/P; "
+              "orange = flagged (differs from 1/P).")  # fmt: skip
+    for r in balance.iter_rows(named=True):
+        best = seats.filter((pl.col("players") == r["players"]) & (pl.col("seat") == r["best_seat"]))
+        if len(best):
+            b = best.row(0, named=True)
+            rep.headline.append(
+                f"Seat advantage at {r['players']} players: seat {b['seat']} wins {_rate(b)} against a fair "
+                f"{pct(1 / r['players'])} (balance index {num(r['balance_index'], 3)}, p (Holm) {pval(r['p_holm'])})."
+            )
     rep.h("Start gold")
     rep.table(
-        s.start_gold,
+        gold,
         [
             ("players", lambda r: str(r["players"])),
             ("start gold", lambda r: str(r["start_gold"])),
             ("games", lambda r: f"{r['games']:,}"),
-            ("win share [95%]", lambda r: f"{pct(r['win_rate'])} {ci(r['ci_low'], r['ci_high'], _pct_plain)}"),
+            ("win share [95%]", _rate),
             ("mean score", lambda r: num(r["mean_score"], 1)),
-            (
-                "win share per gold [95%]",
-                lambda r: f"{pp(r['slope_per_gold'])} {ci(r['slope_ci_low'], r['slope_ci_high'], _pp_plain)}",
-            ),  # noqa: E501
+            ("win share per gold [95%]",
+             lambda r: f"{pp(r['slope_per_gold'])} {ci(r['slope_ci_low'], r['slope_ci_high'], _pp_plain)}"),
         ],
-    )
+    )  # fmt: skip
     rep.h("Room layout")
-    flagged = s.features.filter(pl.col("flagged"))
-    shown = pl.concat([flagged, s.features.filter(~pl.col("flagged")).head(max(0, 15 - len(flagged)))])
-    rep.p(f"{len(flagged)} of {len(s.features)} feature effects flagged. The largest effects (all flagged ones first):")
+    flagged = features.filter(pl.col("flagged"))
+    shown = pl.concat([flagged, features.filter(~pl.col("flagged")).head(max(0, 15 - len(flagged)))])
+    rep.p(f"{len(flagged)} of {len(features)} feature effects flagged. The largest effects (all flagged ones first):")
     rep.table(
         shown,
         [
@@ -258,12 +529,11 @@ def setup_section(rep: Report, run: Run, chart_dir: Path) -> None:
             ("flagged", lambda r: "**yes**" if r["flagged"] else ""),
         ],
     )
-    rep.charts["castle"] = charts.save(charts.castle(s.positions), chart_dir, "castle")
-    rep.chart("castle", "For each room, the start player's win share above 1/P (percentage points) by its cell.")
-    if len(s.layouts):
+    castle(rep, run, positions)
+    if len(layouts):
         rep.h("Layouts with enough games")
         rep.table(
-            s.layouts,
+            layouts,
             [
                 ("players", lambda r: str(r["players"])),
                 ("layout", lambda r: f"`{r['layout']}`" + (" (first game)" if r["first_game"] else "")),
@@ -273,50 +543,74 @@ def setup_section(rep: Report, run: Run, chart_dir: Path) -> None:
                 ("p (Holm)", lambda r: pval(r["p_holm"])),
             ],
         )
-    if len(s.first_game):
+    if len(first_game):
         rep.h("First-game layout against random layouts")
         rep.table(
-            s.first_game,
+            first_game,
             [
                 ("players", lambda r: str(r["players"])),
                 ("games (first / random)", lambda r: f"{r['first_game_games']:,} / {r['random_games']:,}"),
-                (
-                    "seat 1 difference [95%]",
-                    lambda r: f"{pp(r['seat1_difference'])} {ci(r['seat1_ci_low'], r['seat1_ci_high'], _pp_plain)}",
-                ),  # noqa: E501
-                (
-                    "balance (first / random)",
-                    lambda r: f"{num(r['first_game_balance'], 3)} / {num(r['random_balance'], 3)}",
-                ),  # noqa: E501
+                ("seat 1 difference [95%]",
+                 lambda r: f"{pp(r['seat1_difference'])} {ci(r['seat1_ci_low'], r['seat1_ci_high'], _pp_plain)}"),
+                ("balance (first / random)",
+                 lambda r: f"{num(r['first_game_balance'], 3)} / {num(r['random_balance'], 3)}"),
                 ("seat shares, first game", lambda r: " / ".join(pct(x) for x in r["first_game_shares"])),
                 ("seat shares, random", lambda r: " / ".join(pct(x) for x in r["random_shares"])),
-                (
-                    "rounds (first / random)",
-                    lambda r: f"{num(r['first_game_rounds'], 1)} / {num(r['random_rounds'], 1)}",
-                ),  # noqa: E501
+                ("rounds (first / random)",
+                 lambda r: f"{num(r['first_game_rounds'], 1)} / {num(r['random_rounds'], 1)}"),
                 ("p (Holm)", lambda r: pval(r["p_holm"])),
             ],
-        )
+        )  # fmt: skip
     for note in s.notes:
-        rep.p(note)
+        if not note.startswith("Castle picture"):  # the castle's own caption says what it shows
+            rep.p(note)
+
+
+def castle(rep: Report, run: Run, positions: pl.DataFrame) -> None:
+    """The castle picture, when the room positions vary in the run; relative to the start player's overall share,
+    so a strong seat effect does not paint every cell one colour."""
+    first_game = run.components.first_game_layout if run.components else setup_balance.FIRST_GAME_DEFAULT
+    layouts = _layouts(run)
+    random = [code for code in layouts if code != first_game]
+    if len(layouts) < 2 or not len(positions):
+        rep.p(
+            f"No castle picture: every game of this run was played on the layout `{layouts[0] if layouts else '?'}`, "
+            "so where a room stands does not vary (a run with --layout random shows it)."
+        )
+        return
+    room = positions.filter(pl.col("code") == positions["code"][0])
+    centre = float((room["effect"] * room["games"]).sum() / room["games"].sum())
+    basis = f"{len(random):,} random layouts (the first-game layout left out)" if len(random) < len(layouts) else (
+        f"{len(random):,} random layouts"
+    )  # fmt: skip
+    rep.data["castle_centre"] = centre
+    rep.chart(
+        "castle",
+        lambda: charts.castle(positions, centre),
+        f"For each room, the start player's win share when the room stands in that cell, in percentage points "
+        f"above (red) or below (blue) the start player's share over all these games ({pp(centre)} against 1/P); "
+        f"n = games with the room there. From the games on {basis}.",
+    )
 
 
 SECTIONS = {"winrates": winrates_section, "nobles": nobles_section, "setup": setup_section}
 
 
-def build(run: Run, which: list[str], out: Path) -> Report:
-    rep = Report(title=f"palais-sim report: {run.name}")
+def build(run: Run, which: list[str], out: Path, draw: bool = True) -> Report:
+    """The report on ``run``: the run (what is missing, settings), a summary, the games, then ``which`` sections.
+
+    ``draw=False`` (JSON) makes no chart."""
+    rep = Report(title=f"palais-sim report: {run.name}", chart_dir=out / "charts" if draw else None)
     summary = run.summary
     rep.data["run"] = summary
-    rep.p(
-        f"Run `{summary['run']}`: {summary['games']:,} games ({summary['failed']:,} failed and left out, "
-        f"{summary['unfinished']:,} stopped unfinished and kept), {summary['groups']:,} seat-rotation groups, "
-        f"{summary['seat_rows']:,} seat rows; player counts {', '.join(map(str, summary['player_counts']))}; "
-        f"engine {summary['engine_version']}, components {summary['components_hash']}, "
-        f"schema {summary['schema_version']}."
-    )
+    run_section(rep, run)
+    head = len(rep.blocks)  # the summary goes here, once the sections have found what it says
+    games_section(rep, run)
     for name in which:
-        SECTIONS[name](rep, run, out / "charts")
+        SECTIONS[name](rep, run)
+    summary_blocks: list[tuple[str, object]] = [("h", "Summary"), ("list", list(rep.headline))]
+    rep.blocks[head:head] = summary_blocks
+    rep.data["summary"] = list(rep.headline)
     return rep
 
 
@@ -328,6 +622,8 @@ def to_markdown(rep: Report) -> str:
             lines += [f"## {value}", ""]
         elif kind == "p":
             lines += [str(value), ""]
+        elif kind == "list":
+            lines += [f"- {item}" for item in value] + [""]  # type: ignore[union-attr]
         elif kind == "table":
             assert isinstance(value, Table)
             lines.append("| " + " | ".join(value.headers) + " |")
@@ -365,6 +661,8 @@ def to_html(rep: Report) -> str:
             body.append(f"<h2>{html.escape(str(value))}</h2>")
         elif kind == "p":
             body.append(f"<p>{_inline(str(value))}</p>")
+        elif kind == "list":
+            body.append("<ul>" + "".join(f"<li>{_inline(str(item))}</li>" for item in value) + "</ul>")  # type: ignore[union-attr]
         elif kind == "table":
             assert isinstance(value, Table)
             head = "".join(f"<th>{html.escape(h)}</th>" for h in value.headers)
@@ -404,15 +702,38 @@ def to_json(rep: Report) -> str:
     return json.dumps(_clean(data), indent=1, allow_nan=False)
 
 
+def _marker_run(directory: Path) -> str | None:
+    try:
+        return json.loads((directory / MARKER).read_text(encoding="utf-8")).get("run")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def default_out(run: Run, base: Path = Path("reports")) -> Path:
+    """``reports/<run name>/``, or ``<run name>-2``, ``-3``, ... when that directory holds the report of another run
+    of the same name (a different path), so reports of two runs never overwrite each other."""
+    source = str(run.path.resolve())
+    number = 1
+    while True:
+        candidate = base / (run.name if number == 1 else f"{run.name}-{number}")
+        if not candidate.exists() or _marker_run(candidate) == source:
+            return candidate
+        if candidate.is_dir() and not any(candidate.iterdir()):
+            return candidate
+        number += 1
+
+
 def write(run: Run, which: str, out: Path, fmt: str) -> Path:
     """Compute the report(s) ``which`` ('all' or one of REPORTS) and write it in ``fmt`` under ``out``."""
     names = list(REPORTS) if which == "all" else [which]
     out.mkdir(parents=True, exist_ok=True)
-    rep = build(run, names, out)
+    rep = build(run, names, out, draw=fmt != "json")
     stem = "report" if which == "all" else which
     path = out / f"{stem}.{fmt}"
     text = {"md": to_markdown, "html": to_html, "json": to_json}[fmt](rep)
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
+    marker = {"run": str(run.path.resolve()), "created": run.manifest.get("created")}
+    (out / MARKER).write_text(json.dumps(marker) + "\n", encoding="utf-8")
     return path

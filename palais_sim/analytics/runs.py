@@ -1,18 +1,27 @@
-"""Open a run directory for analysis: the manifest, lazy scans of its tables, and the component set it used.
+"""Open a run directory for analysis: the manifest, the check of the run against it, lazy scans of its tables, and
+the component set it used.
 
-Nothing here reads rows: every table is a ``polars.LazyFrame`` over ``DIR/<table>/*.parquet``. Analyses collect
-aggregates with the streaming engine (``collect``), so a run larger than memory can be reported on.
-Failed games (``error`` not null) are left out of every analysis and counted in the run summary.
+Nothing here reads rows but the games' error column: every table is a ``polars.LazyFrame`` over the run's chunk
+files. Analyses collect aggregates with the streaming engine (``collect``), so a run larger than memory can be
+reported on. Failed games (``error`` not null) are left out of every analysis and counted in the run summary.
+
+A chunk is read when its three files (games, seats, recruits) are all there, the rule every analysis follows
+(``batches.chunk_names`` too). :func:`open_run` checks the run against its manifest first: a chunk file that is
+truncated or unreadable, or holds another number of games than the manifest says, is an error (nothing is
+reported from a damaged run); chunks not played yet, and done chunks with a file missing, are left out and listed
+in :attr:`Run.problems`, which the reports print at the top and on the console.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from palais_sim.components import ComponentError, ComponentSet, load_components
 from palais_sim.tournament.records import SCHEMA_VERSION, TABLES
@@ -22,6 +31,109 @@ ENGINE = "streaming"
 
 class RunError(ValueError):
     """A directory that cannot be analysed; the message says what is wrong."""
+
+
+CHUNK_FILE = re.compile(r"chunk-(\d+)\.parquet")
+TABLE_NAMES = tuple(TABLES)
+
+
+@dataclass
+class RunCheck:
+    """The run on disk against its manifest."""
+
+    chunks: int  # chunks in the manifest
+    total_games: int  # games the run was set up to play
+    names: list[str]  # the chunk files read: present in all three tables
+    games_read: int  # games in those files
+    pending: list[int]  # chunks the manifest does not mark done and whose files are not all on disk
+    pending_games: int
+    damaged: dict[int, list[str]]  # chunks marked done with a table's file missing -> those tables
+    damaged_games: int
+    unmarked: list[int]  # chunks complete on disk but not marked done (the run was killed before it could)
+    state: str
+
+    @property
+    def complete(self) -> bool:
+        return not self.pending and not self.damaged
+
+    def problems(self, path: Path) -> list[str]:
+        """What is missing, one sentence each, for the top of a report and the console."""
+        out = []
+        if self.pending:
+            out.append(
+                f"Incomplete run: {len(self.pending):,} of {self.chunks:,} chunks ({self.pending_games:,} of "
+                f"{self.total_games:,} games) are not played yet (manifest state '{self.state}'); this report covers "
+                f"the {self.games_read:,} games played. Finish the run with: palais simulate --out {path} --resume"
+            )
+        if self.damaged:
+            parts = [f"chunk {c} ({', '.join(t)} missing)" for c, t in sorted(self.damaged.items())]
+            out.append(
+                f"Damaged run: {len(self.damaged)} chunk(s) marked done have files missing and are left out "
+                f"({self.damaged_games:,} games): {_listing(parts)}. To play them again: "
+                f"palais simulate --out {path} --resume"
+            )
+        if self.unmarked:
+            out.append(
+                f"{len(self.unmarked)} chunk(s) complete on disk are not marked done in the manifest (the run was "
+                f"stopped before it could): {_listing([str(c) for c in self.unmarked])}; they are included, and "
+                "palais simulate --resume counts them."
+            )
+        return out
+
+
+def _listing(items: list[str], most: int = 8) -> str:
+    return ", ".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+def check_run(path: Path, manifest: dict) -> RunCheck:
+    """Which chunk files to read, and what is missing or damaged; raises RunError on an unreadable chunk file."""
+    entries = manifest.get("chunks")
+    present: dict[str, dict[int, str]] = {}
+    for table in TABLE_NAMES:
+        found = {}
+        for file in (path / table).glob("chunk-*.parquet"):
+            match = CHUNK_FILE.fullmatch(file.name)
+            if match:
+                found[int(match.group(1))] = file.name
+        present[table] = found
+    complete = set.intersection(*(set(present[t]) for t in TABLE_NAMES))
+    listed = {int(c["chunk"]): c for c in entries} if isinstance(entries, list) else {}
+    done = {c for c, e in listed.items() if e.get("state") == "done"}
+    names, games_read = [], 0
+    for chunk in sorted(complete):
+        rows = {}
+        for table in TABLE_NAMES:
+            file = path / table / present[table][chunk]
+            try:
+                rows[table] = pq.read_metadata(file).num_rows
+            except Exception as exc:  # noqa: BLE001 - truncated, not Parquet, unreadable: the run is damaged
+                reason = " ".join(str(exc).split())[:160]
+                raise RunError(
+                    f"{file} is truncated or unreadable ({reason}); the run is damaged. To play chunk {chunk} "
+                    f"again: palais simulate --out {path} --resume"
+                ) from None
+        expected = listed.get(chunk, {}).get("count")
+        if expected is not None and rows["games"] != expected:
+            raise RunError(
+                f"{path / 'games' / present['games'][chunk]} holds {rows['games']} games, the manifest says "
+                f"{expected}: not this run's file?"
+            )
+        names.append(present["games"][chunk])
+        games_read += rows["games"]
+    damaged = {c: [t for t in TABLE_NAMES if c not in present[t]] for c in sorted(done - complete)}
+    pending = sorted(set(listed) - done - complete)
+    return RunCheck(
+        chunks=len(listed),
+        total_games=int(manifest.get("total_games") or sum(int(e.get("count", 0)) for e in listed.values())),
+        names=names,
+        games_read=games_read,
+        pending=pending,
+        pending_games=sum(int(listed[c].get("count", 0)) for c in pending),
+        damaged=damaged,
+        damaged_games=sum(int(listed[c].get("count", 0)) for c in damaged),
+        unmarked=sorted(complete - done) if listed else [],
+        state=str(manifest.get("state", "unknown")),
+    )
 
 
 def collect(frame: pl.LazyFrame) -> pl.DataFrame:
@@ -38,13 +150,24 @@ class Run:
     manifest: dict
     components: ComponentSet | None  # None when the run's component set could not be found
     component_note: str = ""
+    check: RunCheck | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
         return self.path.resolve().name
 
+    @property
+    def problems(self) -> list[str]:
+        """What is missing from the run (see :class:`RunCheck`), for the top of a report and the console."""
+        return self.check.problems(self.path) if self.check is not None else []
+
+    def files(self, table: str) -> list[Path]:
+        """The table's chunk files that are read: those of chunks whose three files are all there."""
+        names = self.check.names if self.check is not None else check_run(self.path, self.manifest).names
+        return [self.path / table / name for name in names]
+
     def scan(self, table: str) -> pl.LazyFrame:
-        files = sorted((self.path / table).glob("*.parquet"))
+        files = self.files(table)
         if not files:
             return pl.LazyFrame(schema=TABLES[table])
         return pl.scan_parquet(files)
@@ -90,6 +213,7 @@ class Run:
             "components_hash": self.manifest.get("components_hash"),
             "root_seed": self.manifest.get("root_seed"),
             "settings": self.manifest.get("settings", {}),
+            "problems": self.problems,
         }
 
 
@@ -110,10 +234,31 @@ def open_run(path: Path, components: Path | None = None) -> Run:
     version = manifest.get("schema_version")
     if not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION:
         raise RunError(f"{path}: schema version {version!r} is not one this version reads (1 to {SCHEMA_VERSION})")
-    if not any((path / "games").glob("*.parquet")):
-        raise RunError(f"{path} has no games yet (no games/*.parquet)")
+    check = check_run(path, manifest)
+    if not check.names:
+        detail = f"{len(check.pending):,} of {check.chunks:,} chunks not played yet" if check.chunks else "no chunks"
+        raise RunError(f"{path} has no complete chunk to report on ({detail}); nothing to report yet")
     comps, note = _components_for(manifest, components)
-    return Run(path=path, manifest=manifest, components=comps, component_note=note)
+    run = Run(path=path, manifest=manifest, components=comps, component_note=note, check=check)
+    _require_played_games(run)
+    return run
+
+
+def _require_played_games(run: Run) -> None:
+    """A run where every game failed has nothing to analyse: say so, with the first error."""
+    counts = collect(
+        run.scan("games").select(
+            pl.len().alias("games"),
+            pl.col("error").is_null().sum().alias("played"),
+            pl.col("error").drop_nulls().first().alias("first_error"),
+        )
+    ).row(0, named=True)
+    if counts["games"] and not counts["played"]:
+        first = " ".join(str(counts["first_error"]).split())[:200]
+        raise RunError(
+            f"every one of the {counts['games']:,} games read from {run.path} failed; nothing to report "
+            f"(first error: {first}; all of them are in {run.path / 'run.log'})"
+        )
 
 
 def _components_for(manifest: dict, override: Path | None) -> tuple[ComponentSet | None, str]:

@@ -4,20 +4,95 @@ The app lives here and nothing else does: each command group is a module of its 
 `report`, `strategies`) that imports only downward (engine, registry, tournament, analytics) and the package's two
 shared modules, `errors` (the one-line error helper) and `options` (the rule options); no command module imports
 another one or this package. This module registers their commands, in the order `palais --help` lists them.
+
+Two small adjustments of Typer's defaults, kept here: a usage error Click finds itself (a missing option, a value
+of the wrong type, a choice not offered) is one line on stderr like every other error, and flags show no `<bool>`
+type in the help (a flag takes no value).
 """
 
 from __future__ import annotations
 
-import typer
+import sys
+from typing import Any
 
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+from palais_sim import __version__
 from palais_sim.cli import game, report, simulate, strategies
 
+
+def _no_type(ctx: object) -> None:
+    return None
+
+
+def _plain_flags(params: list) -> list:
+    """Flags take no value: no type column for them in the help (Typer 0.29 shows ``<bool>``)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and "display_type_rich" not in vars(param):
+            param.display_type_rich = _no_type
+    return params
+
+
+class Command(TyperCommand):
+    def get_params(self, ctx: Any) -> list:
+        return _plain_flags(super().get_params(ctx))
+
+
+class Group(TyperGroup):
+    command_class = Command
+
+    def get_params(self, ctx: Any) -> list:
+        return _plain_flags(super().get_params(ctx))
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:  # fmt: skip
+        """Click's own usage errors as one line (``error: ...``) with where to find help, not a boxed usage."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        from typer import _click as click  # Typer 0.29 vendors Click: its exceptions, not the click package's
+
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            from typer import rich_utils
+
+            rich_utils.rich_format_error(exc)  # prints the help
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            where = exc.ctx.command_path if getattr(exc, "ctx", None) is not None else "palais"
+            message = " ".join(exc.format_message().split())
+            typer.echo(f"error: {message} (see {where} --help)", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"palais-sim {__version__}")
+        raise typer.Exit()
+
+
 app = typer.Typer(
-    add_completion=False,
+    cls=Group,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Palais Royal simulator: play games, run tournaments, analyse the results.",
 )
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit"
+    ),
+) -> None:
+    """Palais Royal simulator: play games, run tournaments, analyse the results."""
+
 
 COMMANDS = {
     "play": game.play,
@@ -33,7 +108,7 @@ COMMANDS = {
 }
 
 for _name, _command in COMMANDS.items():
-    app.command(_name)(_command)
+    app.command(_name, cls=Command)(_command)
 
 
 def main() -> None:  # pragma: no cover - console entry point

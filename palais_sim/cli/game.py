@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from palais_sim import __version__
-from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.errors import USER_ERRORS, check_seed, explain, fail, fresh_directory, writable_file
 from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
 from palais_sim.components import load_components
 from palais_sim.engine.game import play_game
@@ -46,6 +46,11 @@ def play(
     from palais_sim.engine.game import continue_game
     from palais_sim.engine.notation import NotationError, ReplayWriter, export_position, load_position
 
+    check_seed(seed)
+    if log is not None:
+        writable_file(log, "--log")
+    if positions is not None:
+        fresh_directory(positions, "--positions", "turn-*.json")
     try:
         if start is not None:
             state = load_position(start, seed)
@@ -70,8 +75,6 @@ def play(
         if positions:
             from palais_sim.engine.notation import save_position
 
-            positions.mkdir(parents=True, exist_ok=True)
-
             def on_turn(state) -> None:
                 save_position(state, positions / f"turn-{state.turn_no:04d}.json")
 
@@ -82,7 +85,7 @@ def play(
         if writer:
             writer.finish(result)
     except (NotationError, *USER_ERRORS) as exc:
-        fail(str(exc))
+        fail(explain(exc))
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
     else:

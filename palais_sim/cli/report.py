@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import fail
+from palais_sim.cli.errors import explain, fail
 
-WHICH = ("winrates", "nobles", "setup", "all")
+
+class Which(StrEnum):
+    winrates = "winrates"
+    nobles = "nobles"
+    setup = "setup"
+    all = "all"
+
+
+WHICH = tuple(w.value for w in Which)
 
 
 def report(
-    which: str = typer.Argument(..., help="winrates, nobles, setup or all"),
-    run_dir: Path = typer.Argument(..., help="A run directory written by `palais simulate` (or `palais ladder --out`)"),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (default reports/<run name>/)"),
+    which: Which = typer.Argument(..., metavar="WHICH", help="Which report: winrates, nobles, setup or all"),
+    run_dir: Path = typer.Argument(
+        ..., metavar="RUN_DIR", help="A run directory written by `palais simulate` (or `palais ladder --out`)"
+    ),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="Output directory \\[default: reports/<run name>/, or <run name>-2, ... when that "
+        "holds another run's report]",
+    ),
     fmt: str = typer.Option("md", "--format", "-f", help="md, html (one self-contained page) or json"),
     components: Path | None = typer.Option(
         None, "--components", help="The run's component-set TOML, if the manifest's cannot be found"
@@ -27,14 +44,22 @@ def report(
     from palais_sim.analytics import report as report_mod
     from palais_sim.analytics.runs import RunError, open_run
 
-    if which not in WHICH:
-        fail(f"unknown report {which!r}; choose one of {', '.join(WHICH)}")
+    which = Which(which).value
     if fmt not in report_mod.FORMATS:
         fail(f"unknown format {fmt!r}; choose one of {', '.join(report_mod.FORMATS)}")
+    import polars as pl
+    import pyarrow as pa
+
     try:
         run = open_run(run_dir, components)
-        target = out or Path("reports") / run.name
+        for problem in run.problems:  # also at the top of the report
+            typer.echo(f"warning: {problem}", err=True)
+        target = out or report_mod.default_out(run)
         path = report_mod.write(run, which, target, fmt)
     except (RunError, OSError) as exc:
-        fail(str(exc))
-    typer.echo(f"{which} report written to {path} (charts in {path.parent / 'charts'})")
+        fail(explain(exc))
+    except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        fail(f"cannot read the tables of {run_dir} ({first}); is a chunk file damaged?")
+    where = "no charts: JSON" if fmt == "json" else f"charts in {path.parent / 'charts'}"
+    typer.echo(f"{which} report written to {path} ({where})")

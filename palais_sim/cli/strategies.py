@@ -18,7 +18,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, check_seed, explain, fail
 from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
 from palais_sim.registry import BUILTINS, split_strategy_list, strategy_class, strategy_description, strategy_parameters
 from palais_sim.tournament.schedule import Settings
@@ -145,12 +145,17 @@ def ladder(
     from palais_sim.tournament.runner import RunStopped, run
     from palais_sim.tournament.schedule import Schedule, ScheduleError
 
+    check_at_least(games, "--games")
+    check_at_least(workers, "--workers")
+    check_seed(seed)
     try:
-        if games < 1:
-            raise ValueError(f"--games must be at least 1, got {games}")
-        if workers < 1:
-            raise ValueError(f"--workers must be at least 1, got {workers}")
         specs = tuple(split_strategy_list(strategies))
+        twice = sorted({s for s in specs if specs.count(s) > 1})
+        if twice:
+            raise ValueError(
+                f"--strategies lists {', '.join(twice)} more than once; a ladder compares different strategies "
+                "(a variant is name:key=value)"
+            )
         if len(specs) < players:
             raise ValueError(f"{players}-player games need at least {players} strategies, got {len(specs)}")
         base = Settings(
@@ -179,7 +184,7 @@ def ladder(
             fail("the ladder stopped before its end; its temporary run is removed (--out DIR keeps a run)", exc.code)
         fail(str(exc), exc.code)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
-        fail(str(exc))
+        fail(explain(exc))
 
     table = _rows(rates.strategies.sort("win_rate", "strategy", descending=[True, False], nulls_last=True))
     order = list(dict.fromkeys(specs))

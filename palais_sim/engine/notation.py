@@ -328,6 +328,10 @@ def read_json_file(path: Path) -> object:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise NotationError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise NotationError(f"{path}: not a text file (a position is JSON)") from None
+    except OSError as exc:
+        raise NotationError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     except json.JSONDecodeError as exc:
         raise NotationError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
@@ -457,10 +461,16 @@ class ReplayWriter:
 
 def read_replay(path: Path) -> tuple[dict, list[dict], dict | None]:
     """Header, decision lines and result of a replay log; errors name the file and the line."""
+    if Path(path).is_dir():
+        raise NotationError(f"{path}: is a directory, not a replay log")
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise NotationError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise NotationError(f"{path}: not a text file (a replay log is JSON lines)") from None
+    except OSError as exc:
+        raise NotationError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     records = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():

@@ -9,11 +9,20 @@ holds the local backends and :func:`make_executor`, which imports the Ray backen
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import logging
 import multiprocessing
 import os
+import pickle
+import signal
+import sys
+import threading
+import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import connection
+from multiprocessing.connection import Connection
 
 from palais_sim.tournament.pool import Executor, WorkerLost, default_workers
 
@@ -25,7 +34,12 @@ __all__ = [
     "WorkerLost",
     "default_workers",
     "make_executor",
+    "watch_parent",
 ]
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PARENT_CHECK_SECONDS = 0.2
+PARENT_GONE = 70  # a worker's exit code when it ends because its parent is gone
 
 
 class InProcessExecutor:
@@ -48,53 +62,194 @@ class InProcessExecutor:
         pass
 
 
-class ProcessExecutor:
-    """A local pool of ``spawn``-started processes (fork is unsafe with polars' thread pool).
+class _ConnQueue:
+    """What a worker's ``QueueHandler`` writes to: its own pipe to the parent (one writer per pipe, so a worker
+    killed in the middle of a write can garble only its own pipe, never another worker's or the parent's log)."""
 
-    At most ``2 * workers`` tasks are submitted at a time, so the parent holds no backlog and an interruption loses
-    only the chunks in flight. ``POLARS_MAX_THREADS=1`` is put in the environment the workers inherit, before they
-    import polars: each worker is one core.
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.lock = threading.Lock()
+
+    def put_nowait(self, record: logging.LogRecord) -> None:
+        with self.lock:
+            self.conn.send(("log", record))
+
+    def send(self, message: tuple) -> None:
+        with self.lock:
+            self.conn.send(message)
+
+
+def watch_parent(parent_pid: int, interval: float = PARENT_CHECK_SECONDS) -> None:
+    """Make this process die with its parent, however the parent ends (``kill -9`` included).
+
+    Two layers: on Linux the kernel sends SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``; it fires when
+    the parent *thread* that started this process ends, and the pool is started by the runner's main thread), and
+    everywhere a daemon thread checks every ``interval`` seconds that the parent is still this process's parent
+    (an orphan is re-parented, so ``os.getppid()`` changes) and ends the process at once if not.
     """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the thread below still watches
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the watch began
+        os._exit(PARENT_GONE)
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(PARENT_GONE)  # no cleanup: whatever this worker was writing is under a temporary name
+            time.sleep(interval)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _picklable(exc: BaseException) -> BaseException:
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - an exception class that does not pickle: keep its text
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+def _worker_main(conn: Connection, parent_pid: int, initializer: Callable, initargs: tuple) -> None:
+    """A pool worker: watch the parent, initialise, then run tasks from the pipe until told to stop or orphaned."""
+    watch_parent(parent_pid)
+    channel = _ConnQueue(conn)
+    try:
+        initializer(*initargs, channel, True)
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which stops the run
+        channel.send(("error", _picklable(exc)))
+        return
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent closed the pipe (or is gone)
+            return
+        if message is None:
+            return
+        fn, task = message
+        try:
+            result = fn(task)
+        except Exception as exc:  # noqa: BLE001 - the parent decides; the worker stays usable
+            logging.getLogger("palais_sim.worker").error("task %r failed:\n%s", task, traceback.format_exc())
+            channel.send(("error", _picklable(exc)))
+        else:
+            channel.send(("ok", result))
+
+
+class ProcessExecutor:
+    """A local pool of ``spawn``-started worker processes (fork is unsafe with polars' thread pool).
+
+    Each worker has a pipe of its own to the parent, which carries its tasks one at a time, its results and its log
+    records (the parent hands the records to its ``palais_sim`` loggers, so the console and run.log get them as if
+    logged here). A task is given to a worker only when it is idle, so the parent holds no backlog and an
+    interruption loses only the chunks in flight. ``terminate`` kills the workers at once (SIGKILL), and every worker
+    dies with the parent (:func:`watch_parent`), so none outlives a killed run.
+
+    ``POLARS_MAX_THREADS=1`` is put in the environment the workers inherit, before they import polars: each worker
+    is one core.
+    """
+
+    log_queue = None  # records arrive through the workers' pipes and are handled in imap_unordered
 
     def __init__(self, workers: int, initializer: Callable, initargs: tuple) -> None:
         self.workers = workers
         ctx = multiprocessing.get_context("spawn")
-        self.log_queue = ctx.Queue()
         os.environ["POLARS_MAX_THREADS"] = "1"  # inherited by the spawned workers (the parent's pool is already up)
-        self._pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=initializer, initargs=(*initargs, self.log_queue, True)
-        )
+        self._procs: list = []
+        self._conns: list[Connection] = []
+        try:
+            for i in range(workers):
+                parent_end, child_end = ctx.Pipe()
+                proc = ctx.Process(
+                    target=_worker_main, args=(child_end, os.getpid(), initializer, initargs),
+                    name=f"worker-{i + 1}", daemon=True,
+                )  # fmt: skip
+                proc.start()
+                child_end.close()
+                self._procs.append(proc)
+                self._conns.append(parent_end)
+        except BaseException:
+            self.terminate()
+            raise
+
+    def pids(self) -> list[int]:
+        return [p.pid for p in self._procs if p.pid is not None]
 
     def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator:
-        pending: set[Future] = set()
         todo = iter(tasks)
+        idle = list(range(len(self._procs)))[::-1]
+        busy: set[int] = set()
+        exhausted = False
+        while True:
+            while idle and not exhausted:
+                task = next(todo, _END)
+                if task is _END:
+                    exhausted = True
+                    break
+                i = idle.pop()
+                self._send(i, (fn, task))
+                busy.add(i)
+            if not busy:
+                return
+            watched = {self._conns[i]: i for i in busy}
+            sentinels = {self._procs[i].sentinel: i for i in busy}
+            ready = connection.wait([*watched, *sentinels])
+            for i in sorted({watched.get(r, sentinels.get(r)) for r in ready}):
+                kind, value = self._receive(i)
+                if kind == "log":
+                    logging.getLogger(value.name).handle(value)
+                    continue
+                busy.discard(i)
+                idle.append(i)
+                if kind == "error":
+                    raise value
+                yield value
+
+    def _send(self, i: int, message: object) -> None:
         try:
-            while True:
-                while len(pending) < 2 * self.workers:
-                    task = next(todo, None)
-                    if task is None:
-                        break
-                    pending.add(self._pool.submit(fn, task))
-                if not pending:
-                    return
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    yield fut.result()
-        except BrokenProcessPool as exc:
-            raise WorkerLost(f"a worker process died ({exc})") from None
+            self._conns[i].send(message)
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            raise WorkerLost(self._lost(i)) from None
+
+    def _receive(self, i: int) -> tuple[str, object]:
+        conn = self._conns[i]
+        try:
+            if conn.poll():
+                return conn.recv()
+        except (EOFError, OSError):
+            pass
+        raise WorkerLost(self._lost(i))
+
+    def _lost(self, i: int) -> str:
+        proc = self._procs[i]
+        proc.join(timeout=1)
+        code = proc.exitcode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        return f"worker process {proc.pid} died ({how})"
 
     def terminate(self) -> None:
         """Stop now: kill the workers (chunks in flight are lost; finished chunks are safe on disk)."""
-        processes = list(getattr(self._pool, "_processes", {}).values())  # no public kill before Python 3.14
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:
+        for proc in self._procs:
             if proc.is_alive():
-                proc.terminate()
-        for proc in processes:
-            proc.join(timeout=5)
+                proc.kill()
+        for proc in self._procs:
+            proc.join(timeout=10)
+        for conn in self._conns:
+            conn.close()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        for i in range(len(self._conns)):
+            with contextlib.suppress(WorkerLost, OSError, ValueError):
+                self._send(i, None)
+        for proc in self._procs:
+            proc.join(timeout=30)
+        self.terminate()  # any that did not stop
+
+
+_END = object()
 
 
 BACKENDS = ("local", "ray")

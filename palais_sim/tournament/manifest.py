@@ -100,6 +100,12 @@ class Manifest:
         entry = self.data["chunks"][chunk]
         entry.update(state="done", games=games, errors=errors, decisions=decisions)
 
+    def mark_pending(self, chunk: int) -> None:
+        entry = self.data["chunks"][chunk]
+        for key in ("games", "errors", "decisions"):
+            entry.pop(key, None)
+        entry["state"] = "pending"
+
     def totals(self) -> dict[str, int]:
         done = [c for c in self.data["chunks"] if c["state"] == "done"]
         return {

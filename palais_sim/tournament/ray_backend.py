@@ -58,10 +58,17 @@ def require_ray() -> Any:
     return ray
 
 
+_STARTED = {"here": False}  # whether connect() started or joined Ray in this process (release() undoes that)
+
+
 def connect(address: str | None, workers: int | None) -> int:
-    """Start or join Ray (once per process) and return the pool size: ``workers``, or all the cluster's CPUs."""
+    """Start or join Ray (once per process) and return the pool size: ``workers``, or all the cluster's CPUs.
+
+    A Ray this function started or joined is shut down (the driver leaves the cluster) by :func:`release` at the end
+    of the run; one the caller had already initialised is left as it was."""
     ray = require_ray()
     if not ray.is_initialized():
+        _STARTED["here"] = True
         quiet = {"logging_level": logging.WARNING, "include_dashboard": False, "configure_logging": True}
         address = address or os.environ.get("RAY_ADDRESS")
         if address:
@@ -75,6 +82,16 @@ def connect(address: str | None, workers: int | None) -> int:
     if workers < 1 or workers > cpus:
         raise ValueError(f"--workers {workers}: the Ray cluster has {cpus} CPUs")
     return workers
+
+
+def release() -> None:
+    """Shut down the Ray that :func:`connect` started or joined, if it did (a private local Ray stops; a driver
+    connected to a cluster leaves it, so it does not outlive the cluster's head)."""
+    if _STARTED["here"]:
+        _STARTED["here"] = False
+        ray = require_ray()
+        if ray.is_initialized():
+            ray.shutdown()
 
 
 def _use_token_if_any() -> None:
@@ -175,7 +192,6 @@ class RayExecutor:
         from ray.util.multiprocessing import Pool
         from ray.util.queue import Queue
 
-        self._owns_ray = not ray.is_initialized()
         self.workers = connect(address, workers)
         remote_queue = Queue(actor_options={"num_cpus": 0})
         self.log_queue = _LogBridge(remote_queue)
@@ -239,5 +255,4 @@ class RayExecutor:
         self.log_queue.drain()
         with contextlib.suppress(Exception):  # already gone with the cluster
             ray.kill(self.log_queue.remote.actor)
-        if self._owns_ray:
-            ray.shutdown()
+        release()

@@ -11,8 +11,13 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import math
+import platform
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,14 +26,23 @@ from tqdm import tqdm
 from palais_sim import __version__
 from palais_sim.components import ComponentSet, load_components
 from palais_sim.engine.setup import check_options
-from palais_sim.registry import load_strategy
+from palais_sim.registry import load_strategy, parse_spec, strategy_class
+from palais_sim.registry import strategy_parameters as registry_parameters
 from palais_sim.tournament import records
 from palais_sim.tournament.executor import make_executor
 from palais_sim.tournament.fingerprint import code_fingerprint
-from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError
+from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError, now
 from palais_sim.tournament.pool import WorkerLost, default_workers
 from palais_sim.tournament.schedule import Schedule, Settings
-from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
+from palais_sim.tournament.worker import (
+    ChunkReport,
+    ChunkTask,
+    chunk_files_intact,
+    chunk_on_disk,
+    init_worker,
+    remove_chunk_files,
+    run_chunk,
+)
 
 log = logging.getLogger("palais_sim.runner")
 
@@ -75,6 +89,37 @@ def auto_chunk_size(total: int, workers: int) -> int:
     return max(10, min(500, math.ceil(total / (4 * workers))))
 
 
+def engine_compiled() -> bool:
+    """Whether the engine runs as compiled extension modules (a mypyc build) rather than pure Python."""
+    import importlib.machinery
+
+    from palais_sim.engine import rules
+
+    return str(getattr(rules, "__file__", "")).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def _typed(text: str, default: object) -> object:
+    """A parameter's text as the type of its default (the registry has already checked that it converts)."""
+    if isinstance(default, bool):
+        return text.lower() in ("1", "true", "yes", "on")
+    if isinstance(default, int | float):
+        return type(default)(text)
+    return text
+
+
+def strategy_parameters(specs: tuple[str, ...]) -> dict[str, dict[str, object]]:
+    """Each strategy spec with every parameter it runs with (the class's defaults, then the spec's values)."""
+    out: dict[str, dict[str, object]] = {}
+    for spec in dict.fromkeys(specs):
+        parsed = parse_spec(spec)
+        params = registry_parameters(strategy_class(parsed.target))
+        for key, text in parsed.params.items():
+            default = params.get(key)
+            params[key] = _typed(str(text), default)
+        out[spec] = {k: v if isinstance(v, str | int | float | bool | None) else repr(v) for k, v in params.items()}
+    return out
+
+
 def validate(settings: Settings) -> tuple[ComponentSet, Schedule]:
     """Load the component set and check strategies and rule options before any worker starts."""
     comps = load_components(settings.components)
@@ -86,38 +131,100 @@ def validate(settings: Settings) -> tuple[ComponentSet, Schedule]:
 
 
 def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tuple[Manifest, ComponentSet]:
-    """The manifest to run: a new one in an empty directory, or the stored one when resuming the same run."""
+    """The manifest to run: a new one in an empty directory, or the stored one when resuming the same run.
+
+    Everything is checked before anything is written, so a refused run leaves ``out`` as it was. A stored run of
+    other settings that has nothing on disk yet (it stopped before its first chunk) is replaced: nothing is lost.
+    When resuming, chunks a killed run finished but could not mark done are found on disk and counted.
+    """
     comps, schedule = validate(settings)
     fresh = Manifest.new(
         settings, schedule.total, schedule.group_size, chunk_size, __version__, comps.hash, records.SCHEMA_VERSION,
         code_fingerprint(),
     )  # fmt: skip
+    fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies)
+    fresh.data["components_name"] = comps.name
+    if out.exists() and not out.is_dir():
+        raise RunDirError(f"{out} is a file, not a directory; choose a new or empty directory for --out")
     existing = Manifest.load(out) if out.exists() else None
+    replacing = False
     if existing is not None:
         diffs = fresh.differences(existing)
-        if diffs:
+        if diffs and not resume and _nothing_written(out, existing):
+            log.info("replacing the run in %s: it stopped before any chunk was written", out)
+            existing, replacing = None, True
+        elif diffs:
             raise RunDirError(
                 f"{out} holds a different run ({'; '.join(diffs[:4])}); "
                 "choose another --out, or resume with that run's settings"
             )
-        if not resume:
+        elif not resume:
             if existing.data.get("state") == "done":
                 raise RunDirError(f"{out} already holds this run, complete; choose another --out")
             raise RunDirError(f"{out} holds an unfinished run of these settings; add --resume to finish it")
+    if existing is not None:
         manifest = existing
     else:
         if resume:
             raise RunDirError(f"nothing to resume in {out}: no {MANIFEST}")
-        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        if out.exists() and not replacing and any(out.iterdir()):
             raise RunDirError(f"{out} is not empty and holds no run; choose a new or empty directory")
         manifest = fresh
-    out.mkdir(parents=True, exist_ok=True)
-    for table in TABLE_DIRS:
-        (out / table).mkdir(exist_ok=True)
-        for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
-            stray.unlink()
-    manifest.save(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for table in TABLE_DIRS:
+            (out / table).mkdir(exist_ok=True)
+            for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
+                stray.unlink()
+        if existing is not None:
+            lost = repair(out, manifest)
+            if lost:
+                log.warning(
+                    "chunk(s) %s were marked done but their files are missing or damaged: they are played again",
+                    ", ".join(map(str, lost)),
+                )
+            found = reconcile(out, manifest)
+            if found:
+                log.info("%d chunk(s) finished before the run stopped were found complete on disk", len(found))
+        manifest.save(out)
+    except OSError as exc:
+        raise RunDirError(f"cannot use {out} as the run directory: {_os_reason(exc)}") from None
     return manifest, comps
+
+
+def _os_reason(exc: OSError) -> str:
+    where = f" ({exc.filename})" if exc.filename else ""
+    return f"{exc.strerror or exc}{where}"
+
+
+def _nothing_written(out: Path, manifest: Manifest) -> bool:
+    return manifest.totals()["chunks_done"] == 0 and not any(
+        (out / table).is_dir() and any((out / table).glob("*.parquet")) for table in TABLE_DIRS
+    )
+
+
+def repair(out: Path, manifest: Manifest) -> list[int]:
+    """Mark pending again every done chunk whose files are missing or damaged (and remove what is left of them);
+    returns their numbers. Only the Parquet footers are read, so this is quick even for a large run."""
+    lost = []
+    for entry in manifest.data["chunks"]:
+        if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"]):
+            remove_chunk_files(out, entry["chunk"])
+            manifest.mark_pending(entry["chunk"])
+            lost.append(entry["chunk"])
+    return lost
+
+
+def reconcile(out: Path, manifest: Manifest) -> list[ChunkReport]:
+    """Mark done every pending chunk whose files are complete on disk (a worker finished it but the parent never
+    got its report: an interruption, a killed parent); returns their reports."""
+    found = []
+    for entry in manifest.pending():
+        rep = chunk_on_disk(out, entry["chunk"], entry["count"])
+        if rep is not None:
+            manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)
+            found.append(rep)
+    return found
 
 
 class _ConsoleHandler(logging.Handler):
@@ -135,7 +242,10 @@ class _ConsoleHandler(logging.Handler):
                 if self.failures == MAX_CONSOLE_FAILURES + 1:
                     tqdm.write("WARNING: further failed games are logged only in run.log", file=sys.stderr)
                 return
-        tqdm.write(self.format(record), file=sys.stderr)
+        text = self.format(record)
+        if "\n" in text:  # a traceback from a worker: its first line here, all of it in run.log
+            text = text.splitlines()[0] + " (details in run.log)"
+        tqdm.write(text, file=sys.stderr)
 
 
 def _handlers(out: Path) -> list[logging.Handler]:
@@ -143,6 +253,42 @@ def _handlers(out: Path) -> list[logging.Handler]:
     file_handler.setLevel(logging.INFO)
     file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
     return [_ConsoleHandler(), file_handler]
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP during a run: the run stops as on Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _FailFast(Exception):
+    def __init__(self, report: ChunkReport) -> None:
+        super().__init__(report.first_error)
+        self.report = report
+
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextmanager
+def _signals(handler) -> Iterator[None]:
+    """Install ``handler`` for SIGTERM and SIGHUP (and, if it is SIG_IGN, SIGINT) for the block; main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted = STOP_SIGNALS + ((signal.SIGINT,) if handler is signal.SIG_IGN else ())
+    old = {sig: signal.signal(sig, handler) for sig in wanted}
+    try:
+        yield
+    finally:
+        for sig, previous in old.items():
+            signal.signal(sig, previous)
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise _Terminated(signum)
 
 
 def run(
@@ -158,21 +304,48 @@ def run(
 ) -> RunSummary:
     """Play the run (or its unfinished chunks) and return the summary; raises RunStopped if it stops early.
 
-    ``backend="ray"`` runs the chunks on Ray (``address``: see :func:`ray_backend.connect`); ``workers`` may then be
-    None for all the cluster's CPUs.
+    Ctrl-C, SIGTERM and SIGHUP stop the run at once: the workers are killed, chunks they finished are counted
+    (from their files on disk when their report had not arrived), the manifest is saved as interrupted and
+    RunStopped says how to resume. ``--fail-fast`` stops the chunk at its first failed game, in the worker, and the
+    run with it. ``backend="ray"`` runs the chunks on Ray (``address``: see :func:`ray_backend.connect`);
+    ``workers`` may then be None for all the cluster's CPUs; a Ray started or joined here is shut down at the end.
     """
-    if backend == "ray":
-        from palais_sim.tournament.ray_backend import connect
+    if backend != "ray":
+        return _run(settings, out, workers, chunk_size, resume, fail_fast, progress, backend, address)
+    from palais_sim.tournament.ray_backend import connect, release
 
+    try:
         workers = connect(address, workers)  # before chunk sizing: the pool's size may be the cluster's
-    elif workers is None:
+        return _run(settings, out, workers, chunk_size, resume, fail_fast, progress, backend, address)
+    finally:
+        release()
+
+
+def _run(
+    settings: Settings, out: Path, workers: int | None, chunk_size: int | None, resume: bool, fail_fast: bool,
+    progress: bool | None, backend: str, address: str | None,
+) -> RunSummary:  # fmt: skip
+    if workers is None:
         workers = default_workers()
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
     if chunk_size is None:
         stored = Manifest.load(out) if resume and out.is_dir() else None
         chunk_size = stored.data["chunk_size"] if stored else auto_chunk_size(Schedule(settings).total, workers)
     if chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
     manifest, comps = prepare(out, settings, chunk_size, resume)
+    manifest.data.setdefault("sessions", []).append(
+        {
+            "started": now(),
+            "engine": __version__,
+            "compiled": engine_compiled(),
+            "python": platform.python_version(),
+            "workers": workers,
+            "backend": backend,
+        }  # fmt: skip
+    )
+    manifest.save(out)
     handlers = _handlers(out)
     pkg_logger = logging.getLogger("palais_sim")
     old_level = pkg_logger.level
@@ -181,57 +354,58 @@ def run(
         pkg_logger.addHandler(h)
     listener = None
     bar = None
+    executor = None
     start = time.perf_counter()
     played_now = 0
     first_error = None
     try:
-        pending = manifest.pending()
-        log.info(
-            "%s %s: %d games in %d chunks (%d pending), %d workers, engine %s, components %s",
-            "resuming" if resume else "starting", out, manifest.data["total_games"], len(manifest.data["chunks"]),
-            len(pending), workers, __version__, comps.hash,
-        )  # fmt: skip
-        executor = make_executor(workers, init_worker, (settings.to_dict(), comps), backend, address)
-        if executor.log_queue is not None:
-            listener = logging.handlers.QueueListener(executor.log_queue, *handlers, respect_handler_level=True)
-            listener.start()
-        check_storage = getattr(executor, "check_storage", None)  # Ray: can every worker use --out?
-        if check_storage is not None:
+        with _signals(_raise_terminated):
             try:
-                check_storage(out)
-            except BaseException:
-                executor.terminate()
-                raise
-        show = sys.stderr.isatty() if progress is None else progress
-        done_games = manifest.totals()["games"]
-        bar = tqdm(
-            total=manifest.data["total_games"], initial=done_games, unit="game", disable=not show,
-            dynamic_ncols=True, smoothing=0.05, file=sys.stderr,
-        )  # fmt: skip
-        tasks = (ChunkTask(c["chunk"], c["first"], c["count"], str(out.resolve())) for c in pending)
-        try:
-            for rep in executor.imap_unordered(run_chunk, tasks):
-                manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)
-                manifest.save(out)
-                played_now += rep.games
-                bar.update(rep.games)
-                first_error = first_error or rep.first_error
-                if rep.errors and fail_fast:
-                    raise RunStopped(f"stopped by --fail-fast: {rep.first_error}", 1)
-        except KeyboardInterrupt:
-            executor.terminate()
-            manifest.save(out, "interrupted")
-            raise RunStopped(_stopped(out, manifest, "interrupted"), 130) from None
-        except WorkerLost as exc:
-            executor.terminate()
-            manifest.save(out, "interrupted")
-            raise RunStopped(_stopped(out, manifest, str(exc)), 1) from None
-        except RunStopped:
-            executor.terminate()
-            manifest.save(out, "failed")
-            raise
-        executor.close()
-        manifest.save(out, "done")
+                pending = manifest.pending()
+                log.info(
+                    "%s %s: %d games in %d chunks (%d pending), %d workers, engine %s, components %s",
+                    "resuming" if resume else "starting", out, manifest.data["total_games"],
+                    len(manifest.data["chunks"]), len(pending), workers, __version__, comps.hash,
+                )  # fmt: skip
+                executor = make_executor(workers, init_worker, (settings.to_dict(), comps), backend, address)
+                if executor.log_queue is not None:
+                    listener = logging.handlers.QueueListener(executor.log_queue, *handlers, respect_handler_level=True)
+                    listener.start()
+                check_storage = getattr(executor, "check_storage", None)  # Ray: can every worker use --out?
+                if check_storage is not None:
+                    check_storage(out)
+                show = sys.stderr.isatty() if progress is None else progress
+                bar = tqdm(
+                    total=manifest.data["total_games"], initial=manifest.totals()["games"], unit="game",
+                    disable=not show, dynamic_ncols=True, smoothing=0.05, file=sys.stderr,
+                )  # fmt: skip
+                where = str(out.resolve())
+                tasks = (ChunkTask(c["chunk"], c["first"], c["count"], where, fail_fast) for c in pending)
+                for rep in executor.imap_unordered(run_chunk, tasks):
+                    if rep.stopped:
+                        raise _FailFast(rep)
+                    manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)
+                    manifest.save(out)
+                    played_now += rep.games
+                    bar.update(rep.games)
+                    first_error = first_error or rep.first_error
+                executor.close()
+                executor = None
+                manifest.save(out, "done")
+            except BaseException as exc:
+                with _signals(signal.SIG_IGN):  # a second Ctrl-C must not cut the clean-up short
+                    if executor is not None:
+                        executor.terminate()
+                    found = reconcile(out, manifest)  # chunks finished but not reported before the stop
+                    played_now += sum(r.games for r in found)
+                    if found:
+                        log.info("%d chunk(s) finished before the stop were found complete on disk", len(found))
+                    stop = _stop(exc, out, manifest)
+                    log.info("run stopped: %s", stop if stop is not None else f"{type(exc).__name__}: {exc}")
+                    manifest.save(out, "failed" if isinstance(exc, _FailFast) else "interrupted")
+                if stop is None:
+                    raise
+                raise stop from None
     finally:
         if bar is not None:
             bar.close()
@@ -249,6 +423,21 @@ def run(
     with (out / "run.log").open("a", encoding="utf-8") as fh:
         fh.write(summary.text() + "\n")
     return summary
+
+
+def _stop(exc: BaseException, out: Path, manifest: Manifest) -> RunStopped | None:
+    """The RunStopped for why the run stopped, or None to let ``exc`` itself through (a user or storage error)."""
+    if isinstance(exc, _Terminated):
+        name = signal.Signals(exc.signum).name
+        return RunStopped(_stopped(out, manifest, f"stopped by {name}"), 128 + exc.signum)
+    if isinstance(exc, KeyboardInterrupt):
+        return RunStopped(_stopped(out, manifest, "interrupted"), 130)
+    if isinstance(exc, WorkerLost):
+        return RunStopped(_stopped(out, manifest, str(exc)), 1)
+    if isinstance(exc, _FailFast):
+        rep = exc.report
+        return RunStopped(_stopped(out, manifest, f"stopped by --fail-fast at {rep.first_error}"), 1)
+    return None
 
 
 def _stopped(out: Path, manifest: Manifest, why: str) -> str:

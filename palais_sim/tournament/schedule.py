@@ -94,6 +94,8 @@ class Schedule:
             raise ScheduleError(f"--games must be at least 1, got {settings.games}")
         if not 2 <= p <= 4:
             raise ScheduleError(f"--players must be 2, 3 or 4, got {p}")
+        if isinstance(settings.seed, bool) or not isinstance(settings.seed, int) or settings.seed < 0:
+            raise ScheduleError(f"--seed must be a whole number >= 0, got {settings.seed!r}")
         self.group_size = p if settings.rotate_seats else 1
         self.groups = math.ceil(settings.games / self.group_size)
         self.total = self.groups * self.group_size

@@ -32,6 +32,7 @@ class ChunkTask(NamedTuple):
     first: int
     count: int
     out_dir: str | None  # None: play only, write nothing (bench)
+    fail_fast: bool = False  # stop the chunk at its first failed game and write nothing
 
 
 class ChunkReport(NamedTuple):
@@ -42,6 +43,7 @@ class ChunkReport(NamedTuple):
     seconds: float
     first_error: str | None
     cpu_seconds: float = 0.0  # CPU time of the chunk in its worker (robust to other load on the machine)
+    stopped: bool = False  # --fail-fast: the chunk stopped at its first failed game; nothing was written
 
 
 def chunk_name(chunk: int) -> str:
@@ -101,6 +103,10 @@ def run_chunk(task: ChunkTask) -> ChunkReport:
         if g["error"] is not None:
             errors += 1
             first_error = first_error or f"game {spec.game} (seed {spec.seed}): {g['error']}"
+            if task.fail_fast:  # stop here: the chunk stays pending, a resume plays it again
+                log.info("chunk %d stopped by --fail-fast at game %d (pid %d)", task.chunk, spec.game, os.getpid())
+                seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+                return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error, cpu, True)
     if task.out_dir is not None:
         write_chunk(Path(task.out_dir), task.chunk, {"games": games, "seats": seats, "recruits": recruits})
     seconds = time.perf_counter() - start
@@ -110,12 +116,49 @@ def run_chunk(task: ChunkTask) -> ChunkReport:
 
 
 def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]]) -> None:
+    """The chunk's three files under temporary names, then renamed: games last, so a games file on disk means the
+    seats and recruits files of the chunk are complete too (see :func:`chunk_on_disk`)."""
     tmp_suffix = f".tmp-{os.getpid()}"
     written = []
     for table, table_rows in rows.items():
         final = out / table / chunk_name(chunk)
         tmp = final.with_name(final.name + tmp_suffix)
-        records.frame(table_rows, table).write_parquet(tmp, compression="zstd")
+        records.write_table(records.frame(table_rows, table), table, tmp)
         written.append((tmp, final))
-    for tmp, final in written:
+    for tmp, final in sorted(written, key=lambda w: w[1].parent.name == "games"):
         os.replace(tmp, final)
+
+
+def chunk_files_intact(out: Path, chunk: int, count: int) -> bool:
+    """The chunk's three files are there and readable (their Parquet footers), the games file with ``count`` rows."""
+    import pyarrow.parquet as pq
+
+    name = chunk_name(chunk)
+    try:
+        rows = {table: pq.read_metadata(out / table / name).num_rows for table in records.TABLES}
+    except Exception:  # noqa: BLE001 - missing, truncated or not Parquet
+        return False
+    return rows["games"] == count
+
+
+def remove_chunk_files(out: Path, chunk: int) -> None:
+    for table in records.TABLES:
+        (out / table / chunk_name(chunk)).unlink(missing_ok=True)
+
+
+def chunk_on_disk(out: Path, chunk: int, count: int) -> ChunkReport | None:
+    """The report of a chunk whose files are complete on disk (all three renamed into place, the games file
+    readable with the chunk's ``count`` rows), or None. The runner uses it for chunks a worker finished but could
+    not report (an interruption, a killed parent) so that no finished chunk is played twice or lost."""
+    name = chunk_name(chunk)
+    if not all((out / table / name).is_file() for table in records.TABLES):
+        return None
+    try:
+        games = records.read_table(out / "games" / name, columns=["error", "decisions"])
+    except Exception:  # noqa: BLE001 - unreadable: the chunk is played again
+        return None
+    if games.height != count:
+        return None
+    failed = games.filter(games["error"].is_not_null())
+    first = failed["error"][0] if failed.height else None
+    return ChunkReport(chunk, games.height, failed.height, int(games["decisions"].sum()), 0.0, first)
