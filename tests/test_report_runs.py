@@ -16,6 +16,7 @@ import pytest
 from matplotlib.text import Text
 from typer.testing import CliRunner
 
+from palais_sim import build_info
 from palais_sim.analytics import charts, nobles, report, setup_balance
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
@@ -76,8 +77,9 @@ def test_report_opens_with_settings_and_a_summary_and_every_section_has_content(
     order = [text.index(h) for h in headings]
     assert order == sorted(order)
     settings_block = text[text.index("## Run") : text.index("## Summary")]
+    compiled = f"compiled: {'yes' if build_info()['compiled'] else 'no'}"
     for needle in ("| strategies | `greedy`, `economy`, `seals` |", "round-robin, seats rotated", "| root seed | 3 |",
-                   "| layout | random |", "| gold limit | unlimited |", "| max rounds | 30 |", "compiled: no",
+                   "| layout | random |", "| gold limit | unlimited |", "| max rounds | 30 |", compiled,
                    "| games | 60 read of 60 planned |", "gold_weight=0.35"):  # fmt: skip
         assert needle in settings_block, needle
     summary = text[text.index("## Summary") : text.index("## Games")]

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from palais_sim import build_info
 from palais_sim.tournament.schedule import Settings
 
 MANIFEST = "manifest.json"
@@ -46,7 +45,6 @@ class Manifest:
                 "kind": KIND,
                 "schema_version": schema_version,
                 "engine_version": engine,
-                "compiled": build_info()["compiled"],  # the engine compiled with mypyc, or its Python source
                 "components_hash": components_hash,
                 "code_fingerprint": code,
                 "root_seed": settings.seed,

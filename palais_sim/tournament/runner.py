@@ -23,7 +23,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from palais_sim import __version__
+from palais_sim import __version__, build_info
 from palais_sim.components import ComponentSet, load_components
 from palais_sim.engine.setup import check_options
 from palais_sim.registry import load_strategy, parse_spec, strategy_class
@@ -90,12 +90,8 @@ def auto_chunk_size(total: int, workers: int) -> int:
 
 
 def engine_compiled() -> bool:
-    """Whether the engine runs as compiled extension modules (a mypyc build) rather than pure Python."""
-    import importlib.machinery
-
-    from palais_sim.engine import rules
-
-    return str(getattr(rules, "__file__", "")).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    """Whether the engine runs compiled with mypyc rather than as pure Python (``palais_sim.build_info``)."""
+    return bool(build_info()["compiled"])
 
 
 def _typed(text: str, default: object) -> object:
