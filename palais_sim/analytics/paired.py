@@ -128,5 +128,6 @@ def verdict(low: float, high: float, margin: float) -> str:
 
 
 def robust(verdicts: list[str]) -> bool:
-    """A verdict is robust when every skill level gives it (and it is a decision, not ``undecided``)."""
-    return bool(verdicts) and len(set(verdicts)) == 1 and verdicts[0] != "undecided"
+    """A verdict is robust when at least two skill levels studied it and every one gives it (and it is a decision,
+    not ``undecided``): one skill level alone cannot tell the game's verdict from the player's."""
+    return len(verdicts) >= 2 and len(set(verdicts)) == 1 and verdicts[0] != "undecided"

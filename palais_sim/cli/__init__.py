@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from palais_sim.cli import game, match, report, simulate, strategies
+from palais_sim.cli import game, match, report, simulate, strategies, study
 
 app = typer.Typer(
     add_completion=False,
@@ -35,6 +35,7 @@ COMMANDS = {
 
 for _name, _command in COMMANDS.items():
     app.command(_name)(_command)
+app.add_typer(study.app, name="study")
 
 
 def main() -> None:  # pragma: no cover - console entry point
