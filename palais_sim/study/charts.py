@@ -76,28 +76,30 @@ def seat_chart(rows: list[dict], title: str, margin: float) -> Figure:
     return fig
 
 
-def price_line(points: list[dict], title: str, margin: float, fit: dict | None) -> Figure:
-    """Effect of taking the noble (pp) at each price with its interval, the fitted line and where it crosses 0."""
-    fig = _figure(5.0, 3.4)
+def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
+    """Effect of taking the noble (pp) at each gold cost with its interval, one series per skill level, each with
+    its fitted line and the price where the line crosses 0 (when it surely slopes down)."""
+    fig = _figure(5.4, 3.6)
     ax = fig.add_subplot()
-    price = np.array([p["price"] for p in points], dtype=float)
-    eff = np.array([_finite(p["effect"]) for p in points])
-    err = np.abs(np.array([[_finite(p["ci"][0]) for p in points], [_finite(p["ci"][1]) for p in points]]) - eff)
     ax.axhspan(-margin, margin, color="#dde8f3", zorder=0)
     ax.axhline(0, color="#555", lw=0.8)
-    ax.errorbar(price, eff, yerr=err, fmt="o", color="#1f4e79", capsize=3)
-    if fit is not None and fit.get("slope") is not None:
-        xs = np.linspace(price.min() - 0.5, price.max() + 0.5, 20)
-        ax.plot(xs, fit["intercept"] + fit["slope"] * xs, "--", color="#c0392b",
-                label=f"slope {fit['slope']:+.1f} pp per gold")  # fmt: skip
-        if fit.get("fair_price") is not None:
-            ax.axvline(
-                fit["fair_price"], color="#1a7f37", lw=0.8, label=f"worth its cost at {fit['fair_price']:.1f} gold"
-            )
-        ax.legend(fontsize=7)
-    ax.set_xlabel("gold cost")
+    palette = ["#1f4e79", "#c0392b", "#1a7f37", "#8e44ad"]
+    for i, (strategy, line) in enumerate(series.items()):
+        colour = palette[i % len(palette)]
+        pts = line["points"]
+        price = np.array([p["price"] for p in pts], dtype=float) + 0.06 * (i - (len(series) - 1) / 2)
+        eff = np.array([_finite(p["effect"]) for p in pts])
+        err = np.abs(np.array([[_finite(p["ci"][0]) for p in pts], [_finite(p["ci"][1]) for p in pts]]) - eff)
+        ax.errorbar(price, eff, yerr=err, fmt="o", color=colour, capsize=3, label=strategy)
+        if line.get("slope") is not None:
+            xs = np.linspace(price.min() - 0.4, price.max() + 0.4, 20)
+            ax.plot(xs, line["intercept"] + line["slope"] * xs, "--", color=colour, lw=1)
+        if line.get("fair_price") is not None:
+            ax.axvline(line["fair_price"], color=colour, lw=0.8, ls=":")
+    ax.set_xlabel("gold cost (dotted: worth its cost there)")
     ax.set_ylabel("taking it vs leaving it (pp)")
     ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     return fig
 
