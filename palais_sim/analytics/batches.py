@@ -1,9 +1,15 @@
 """One pass over a run in batches of whole chunks: the seat rows of played games as compact numpy arrays.
 
 The runner writes the three tables of a chunk under the same file name, and a game never spans chunks, so a batch
-of chunk files holds whole games (and, but for the groups cut at a chunk boundary, whole seat-rotation groups).
-Each batch is read eagerly (a few hundred thousand seats), joined, packed, sorted by (group, game, seat) and handed
-to accumulators; memory stays at one batch whatever the size of the run.
+of chunk files holds whole games. A seat-rotation group can span two chunks (a chunk size that is not a multiple of
+the group size): the rows of a batch's last group are held back and handed on with the next batch, so every batch
+holds whole groups and a group is always one cluster. Each batch is read eagerly (a few hundred thousand seats),
+joined, packed, sorted by (group, game, seat) and handed to accumulators; memory stays at one batch whatever the size
+of the run.
+
+One tie rule everywhere: seats are ranked by final score, then by servants in the Cardinal (the rules' tie-break,
+the one the engine's ``win`` column uses); seats level on both share the better rank. The ``rank`` of a batch is this
+rank (the tables' own ``rank`` column ignores the Cardinal), so win, rank and head-to-head agree.
 """
 
 from __future__ import annotations
@@ -68,16 +74,21 @@ def seat_batches(
 ) -> Iterator[SeatBatch]:
     files = chunk_names(run)
     words = max(1, (len(noble_ids) + 63) // 64) if noble_ids else 0
-    for batch in _groups_of_files(run, files, target_rows):
+    batches = list(_groups_of_files(run, files, target_rows))
+    carry: pl.DataFrame | None = None
+    for index, batch in enumerate(batches):
         paths = {t: [run.path / t / n for n in batch] for t in ("games", "seats", "recruits")}
         games = (
             pl.read_parquet(paths["games"], columns=["game", "players", "error"])
             .filter(pl.col("error").is_null())
             .drop("error")
         )
-        seats = pl.read_parquet(paths["seats"], columns=["game", "group", "seat", "strategy", "total", "rank", "win"])
+        seats = pl.read_parquet(
+            paths["seats"], columns=["game", "group", "seat", "strategy", "total", "cardinal", "win"]
+        )
         seats = seats.join(games, on="game", how="inner").with_columns(
-            pl.col("strategy").replace_strict(strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16)
+            pl.col("strategy").replace_strict(strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16),
+            tie_rank().alias("rank"),
         )
         if noble_ids:
             bit = pl.col("noble").replace_strict(
@@ -95,7 +106,14 @@ def seat_batches(
             seats = seats.join(rec, on=["game", "seat"], how="left").with_columns(
                 [pl.col(f"mask{w}").fill_null(0) for w in range(words)]
             )
+        if carry is not None:
+            seats = pl.concat([carry, seats.select(carry.columns)])
+            carry = None
         seats = seats.sort("group", "game", "seat")
+        if index + 1 < len(batches) and len(seats):
+            last = seats["group"][-1]  # it may continue in the next chunk: hand it on
+            carry = seats.filter(pl.col("group") == last)
+            seats = seats.filter(pl.col("group") != last)
         if seats.is_empty():
             continue
         yield SeatBatch(
@@ -109,6 +127,12 @@ def seat_batches(
             win=seats["win"].to_numpy().astype(np.float32),
             masks=[seats[f"mask{w}"].to_numpy() for w in range(words)],
         )
+
+
+def tie_rank() -> pl.Expr:
+    """Rank within the game by (total, Cardinal servants), 1 = best; seats level on both share the better rank."""
+    key = pl.col("total").cast(pl.Int64) * 1024 + pl.col("cardinal").cast(pl.Int64)
+    return key.rank("min", descending=True).over("game").cast(pl.Int8)
 
 
 def cached_batches(run: Run, strategy_list: list[str], noble_ids: list[str]) -> list[SeatBatch]:
@@ -148,18 +172,23 @@ class ClusterSums:
         A group must not continue in a later batch."""
         if len(cell) == 0:
             return
+        # Only the (cell, group) pairs present: memory is linear in the rows, never cells x groups (a head-to-head
+        # table of k strategies has k * k cells).
         g = int(gcode.max()) + 1
-        key = cell * g + gcode
-        size = self.cells * g
-        n_g = np.bincount(key, minlength=size).astype(float).reshape(self.cells, g)
-        self.n += n_g.sum(1)
-        self.groups += (n_g > 0).sum(1)
-        self.nn += (n_g**2).sum(1)
+        key = cell.astype(np.int64) * g + gcode.astype(np.int64)
+        pairs, inverse = np.unique(key, return_inverse=True)
+        pair_cell = pairs // g
+        n_g = np.bincount(inverse).astype(float)
+        self.n += np.bincount(pair_cell, weights=n_g, minlength=self.cells)
+        self.groups += np.bincount(pair_cell, minlength=self.cells)
+        self.nn += np.bincount(pair_cell, weights=n_g**2, minlength=self.cells)
         for name, v in values.items():
-            s_g = np.bincount(key, weights=v, minlength=size).reshape(self.cells, g)
+            s_g = np.bincount(inverse, weights=v, minlength=len(pairs))
             for suffix, w in (("sum", s_g), ("sq", s_g**2), ("tn", s_g * n_g)):
                 k = f"{name}_{suffix}"
-                self.s[k] = self.s.get(k, np.zeros(self.cells)) + w.sum(1)
+                self.s[k] = self.s.get(k, np.zeros(self.cells)) + np.bincount(
+                    pair_cell, weights=w, minlength=self.cells
+                )
 
     def mean(self, name: str) -> stats.ClusterMean:
         z = np.zeros(self.cells)

@@ -85,27 +85,27 @@ def head_to_head(h2h: pl.DataFrame) -> Figure:
 
 
 def noble_value(nobles: pl.DataFrame, mean_ratio: float) -> Figure:
-    """Value in points against cost, with intervals; flagged nobles named and coloured."""
+    """Points associated with each noble against its cost, with intervals (a description: no verdicts)."""
     fig = _figure(8, 6)
     ax = fig.add_subplot()
-    df = nobles.filter(pl.col("value_points").is_not_nan())
+    df = nobles.filter(pl.col("points_associated").is_not_nan())
     cost = df["cost"].to_numpy()
-    value = df["value_points"].to_numpy()
-    err = np.maximum(np.vstack([value - df["value_ci_low"].to_numpy(), df["value_ci_high"].to_numpy() - value]), 0)
-    flags = df["flag"].to_list()
-    colours = ["#2e7d32" if f == "underpriced" else "#c62828" if f == "overpriced" else "#607d8b" for f in flags]
+    value = df["points_associated"].to_numpy()
+    err = np.maximum(np.vstack([value - df["points_ci_low"].to_numpy(), df["points_ci_high"].to_numpy() - value]), 0)
+    flags = [None] * len(df)
+    colours = ["#607d8b"] * len(df)
     jitter = (np.arange(len(cost)) % 5 - 2) * 0.04
     ax.errorbar(cost + jitter, value, yerr=err, fmt="none", ecolor="#b0bec5", zorder=1)
     ax.scatter(cost + jitter, value, c=colours, s=28, zorder=2)
     if np.isfinite(mean_ratio) and len(cost):
         xs = np.linspace(0, cost.max() + 0.5, 10)
-        ax.plot(xs, mean_ratio * xs, color="#90a4ae", linestyle="--", label=f"mean value per cost ({mean_ratio:.2f})")
+        ax.plot(xs, mean_ratio * xs, color="#90a4ae", linestyle="--", label=f"mean points per cost ({mean_ratio:.2f})")
     for x, v, name, f in zip(cost + jitter, value, df["noble"], flags, strict=True):
         if f:
             ax.annotate(f"{name} ({f})", (x, v), xytext=(5, 4), textcoords="offset points", fontsize=8)
     ax.set_xlabel("cost (gold + 1 per seal)")
-    ax.set_ylabel("value: points added to the final score (95% interval)")
-    ax.set_title("Nobles: value against cost")
+    ax.set_ylabel("points associated with taking it (95% interval)")
+    ax.set_title("Nobles: points associated against cost (descriptive)")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize="small")
     return fig

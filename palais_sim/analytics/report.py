@@ -136,14 +136,16 @@ def winrates_section(rep: Report, run: Run, chart_dir: Path) -> None:
         rep.charts["head_to_head"] = charts.save(charts.head_to_head(w.head_to_head), chart_dir, "head_to_head")
         rep.chart("head_to_head", "Share of meetings in which the row strategy finished ahead of the column one.")
     if len(w.ratings):
-        rep.h("Ratings (openskill, Plackett-Luce)")
+        rep.h("Ratings (Bradley-Terry, maximum likelihood)")
         rep.table(
             w.ratings,
             [
                 ("strategy", lambda r: f"`{r['strategy']}`"),
-                ("mu [95%]", lambda r: f"{num(r['mu'])} {ci(r['ci_low'], r['ci_high'], num)}"),
-                ("sigma", lambda r: num(r["sigma"])),
-                ("ordinal (mu - 3 sigma)", lambda r: num(r["ordinal"])),
+                (
+                    "rating (Elo) [95%]",
+                    lambda r: f"{num(r['rating'], 0)} {ci(r['ci_low'], r['ci_high'], lambda x: num(x, 0))}",
+                ),
+                ("meetings", lambda r: f"{r['meetings']:,}"),
             ],
         )
     for note in w.notes:
@@ -153,17 +155,10 @@ def winrates_section(rep: Report, run: Run, chart_dir: Path) -> None:
 def nobles_section(rep: Report, run: Run, chart_dir: Path) -> None:
     n = nobles.compute(run)
     rep.data["nobles"] = n.nobles
-    rep.h("Nobles")
-    flagged = n.nobles.filter(pl.col("flag").is_not_null())
-    if len(flagged):
-        names = ", ".join(f"{r['noble']} ({r['flag']}, {num(r['residual'], 1, sign=True)} points)"
-                          for r in flagged.iter_rows(named=True))  # fmt: skip
-        rep.p(f"**Flagged:** {names}.")
-    else:
-        rep.p("**Flagged:** none; no noble's value per cost stands out from the others'.")
+    rep.h("Nobles (descriptive)")
     for note in n.notes:
         rep.p(note)
-    table = n.nobles.sort("value_per_cost", descending=True, nulls_last=True)
+    table = n.nobles.sort("points_associated", descending=True, nulls_last=True)
     rep.table(
         table,
         [
@@ -172,22 +167,20 @@ def nobles_section(rep: Report, run: Run, chart_dir: Path) -> None:
             ("points", lambda r: "–" if r["points"] is None else str(r["points"])),
             ("taken", lambda r: f"{r['taken']:,}"),
             (
-                "value [95%]",
+                "points associated [95%]",
                 lambda r: (
-                    f"{num(r['value_points'], 1)} {ci(r['value_ci_low'], r['value_ci_high'], lambda x: num(x, 1))}"
+                    f"{num(r['points_associated'], 1)} "
+                    f"{ci(r['points_ci_low'], r['points_ci_high'], lambda x: num(x, 1))}"
                 ),
-            ),  # noqa: E501
-            ("value/cost [95%]", lambda r: f"{num(r['value_per_cost'])} {ci(r['vpc_ci_low'], r['vpc_ci_high'], num)}"),  # noqa: E501
-            ("vs expected", lambda r: num(r["residual"], 1, sign=True)),
+            ),
+            ("per cost", lambda r: num(r["points_per_cost"])),
             ("win lift [95%]", lambda r: f"{pp(r['lift'])} {ci(r['lift_ci_low'], r['lift_ci_high'], _pp_plain)}"),
             ("round", lambda r: num(r["mean_round"], 1)),
             ("gold paid", lambda r: num(r["mean_gold_paid"], 1)),
-            ("p (Holm)", lambda r: pval(r["p_holm"])),
-            ("flag", lambda r: r["flag"] or ""),
         ],
     )
     rep.charts["nobles_value"] = charts.save(charts.noble_value(n.nobles, n.mean_ratio), chart_dir, "nobles_value")
-    rep.chart("nobles_value", "Value in points against cost; dashed = the mean value per cost; flagged nobles named.")
+    rep.chart("nobles_value", "Points associated with each noble against its cost (a description, not a value).")
 
 
 def setup_section(rep: Report, run: Run, chart_dir: Path) -> None:
@@ -315,6 +308,12 @@ def build(run: Run, which: list[str], out: Path) -> Report:
         f"engine {summary['engine_version']}, components {summary['components_hash']}, "
         f"schema {summary['schema_version']}."
     )
+    from palais_sim.analytics.design import confound_warning
+
+    warning = confound_warning(run)
+    if warning:
+        rep.data["warnings"] = [warning]
+        rep.blocks.insert(0, ("p", f"**{warning}**"))
     for name in which:
         SECTIONS[name](rep, run, out / "charts")
     return rep

@@ -1,13 +1,17 @@
 """Is the setup fair? Seat advantage, the effect of start gold, and what the room layout does to seats and strategies.
 
-- Seats: win share per seat against the fair share 1/P (Wilson 95%), a chi-square test of equal shares per player
-  count (``scipy.stats.chisquare``), and the balance index ``1 - (largest - smallest seat share)``.
+- Seats: win share per seat against the fair share 1/P (Wilson 95% interval; the test against 1/P with a standard
+  error clustered on the seat-rotation group, like the rest), a Wald chi-square test of equal shares per player count
+  with the seats' joint group-clustered covariance, and the balance index ``1 - (largest - smallest seat share)``.
+  A run whose seats and strategies are aligned (no rotation) gets no seat verdict: see ``analytics.design``.
 - Start gold: win share and score per start gold; in the standard rules start gold is fixed by the seat, which the
   report says rather than pretending to separate the two.
 - Layout features (distance from the Gate to each room, the Stairway to the Office and Mint, what stands next to the
   Stairway, which room is in the centre): the change in each seat's and each strategy's win share per unit of the
   feature (for a yes/no feature: with minus without), clustered on the seat-rotation group, Holm-corrected over the
-  whole table and flagged when also at least ``min_effect`` in size.
+  whole table and flagged when also at least ``min_effect`` in size. These are screened one at a time, and the
+  features are correlated (the Gate in the centre shortens every distance from it): a flag here is a lead, and
+  ``palais study layouts`` fits them jointly in mirror play.
 - Per-layout seat shares where a layout has enough games, and the first-game layout against random ones.
 - The castle picture: for each room and each of the 9 cells, the start player's win share above the fair share when
   that room stands in that cell.
@@ -22,6 +26,7 @@ import polars as pl
 from scipy import stats as sstats
 
 from palais_sim.analytics import stats
+from palais_sim.analytics.design import confounded_player_counts
 from palais_sim.analytics.runs import Run, collect_all
 from palais_sim.board import ROOM_CODES, ROOM_KEYS
 
@@ -82,34 +87,81 @@ def seat_table(run: Run) -> pl.LazyFrame:
     )
 
 
-def finish_seats(df: pl.DataFrame, min_effect: float) -> tuple[pl.DataFrame, pl.DataFrame]:
+def seat_groups(run: Run) -> pl.LazyFrame:
+    """Per (players, group, seat): games and win sum, for the group-clustered seat tests."""
+    return run.seats().group_by("players", "group", "seat").agg(pl.len().alias("n"), pl.col("win").sum())
+
+
+def clustered_seat_test(part: pl.DataFrame, players: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Per seat: the share's group-clustered standard error and its z against 1/P; and the Wald chi-square of equal
+    shares (P - 1 degrees of freedom) with the seats' joint clustered covariance, with its p."""
+    codes, groups = np.unique(part["group"].to_numpy(), return_inverse=True)
+    g = len(codes)
+    seat = part["seat"].to_numpy().astype(int) - 1
+    n = np.zeros((g, players))
+    w = np.zeros((g, players))
+    np.add.at(n, (groups, seat), part["n"].to_numpy().astype(float))
+    np.add.at(w, (groups, seat), part["win"].to_numpy().astype(float))
+    total = n.sum(0)
+    share = w.sum(0) / np.where(total > 0, total, np.nan)
+    infl = (w - n * share) / np.where(total > 0, total, np.nan)
+    cov = (g / (g - 1)) * infl.T @ infl if g > 1 else np.full((players, players), np.nan)
+    se = np.sqrt(np.maximum(np.diag(cov), 0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (share - 1.0 / players) / se
+    contrast = np.eye(players)[:-1] - np.eye(players)[-1]
+    d = contrast @ share
+    try:
+        chi2 = float(d @ np.linalg.solve(contrast @ cov @ contrast.T, d))
+        p = float(sstats.chi2.sf(chi2, players - 1))
+    except (np.linalg.LinAlgError, ValueError):
+        chi2, p = np.nan, np.nan
+    return se, z, chi2, p
+
+
+def finish_seats(
+    df: pl.DataFrame, min_effect: float, by_group: pl.DataFrame | None = None, confounded: list[int] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     df = df.sort("players", "seat")
+    confounded = confounded or []
     n = df["games"].to_numpy().astype(float)
     wins = df["wins"].to_numpy()
     fair = 1.0 / df["players"].to_numpy()
     share = wins / n
     low, high = stats.wilson(wins, n)
-    p = stats.proportion_p(wins, n, fair)
+    p = stats.proportion_p(wins, n, fair)  # replaced below by the clustered test where the groups are known
+    wald: dict[int, tuple[float, float]] = {}
+    if by_group is not None and len(by_group):
+        for (players,), part in by_group.group_by(["players"]):
+            se, z, chi2, pw = clustered_seat_test(part, int(players))
+            rows = np.flatnonzero(df["players"].to_numpy() == players)
+            seats_here = df["seat"].to_numpy()[rows].astype(int) - 1
+            p[rows] = stats.two_sided_p(z[seats_here])
+            wald[int(players)] = (chi2, pw)
+    aligned = np.isin(df["players"].to_numpy(), confounded)
+    p = np.where(aligned, np.nan, p)
     p_holm = stats.holm(p)
     seats = pl.DataFrame(
         {
             "players": df["players"], "seat": df["seat"], "games": df["games"], "win_rate": share,
             "ci_low": low, "ci_high": high, "fair_share": fair, "edge": share - fair,
             "mean_score": df["mean_score"], "p": p, "p_holm": p_holm,
-            "flagged": (p_holm < 0.05) & (np.abs(share - fair) >= min_effect),
+            "flagged": (p_holm < 0.05) & (np.abs(share - fair) >= min_effect) & ~aligned,
         }
     )  # fmt: skip
     rows = []
     for (players,), part in seats.group_by(["players"], maintain_order=True):
         wins_p = part["win_rate"].to_numpy() * part["games"].to_numpy()
-        chi2, pval = stats.chisquare_equal(wins_p)
+        chi2, pval = wald.get(int(players)) or stats.chisquare_equal(wins_p)
+        if int(players) in confounded:
+            chi2, pval = np.nan, np.nan
         shares = part["win_rate"].to_numpy()
         gap = float(shares.max() - shares.min())
         best = int(part["seat"][int(np.argmax(shares))])
         rows.append({"players": players, "games": int(part["games"].max()), "largest_gap": gap,
                      "balance_index": 1 - gap, "best_seat": best, "chi2": chi2, "df": len(part) - 1,
                      "p": pval})  # fmt: skip
-    balance = pl.DataFrame(rows).sort("players")
+    balance = pl.DataFrame(rows, schema_overrides={"chi2": pl.Float64, "p": pl.Float64}).sort("players")
     balance = balance.with_columns(pl.Series("p_holm", stats.holm(balance["p"].to_numpy())))
     return seats, balance
 
@@ -293,25 +345,36 @@ def finish_first_game(df: pl.DataFrame) -> pl.DataFrame:
 
 def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> SetupReport:
     first_game = run.components.first_game_layout if run.components else FIRST_GAME_DEFAULT
-    seats, gold, gold_groups, pos, lay, fg, seat_cells, strat_cells = collect_all(
+    seats, seat_grp, gold, gold_groups, pos, lay, fg, seat_cells, strat_cells = collect_all(
         [
-            seat_table(run), start_gold_table(run), start_gold_by_group(run), position_table(run),
+            seat_table(run), seat_groups(run), start_gold_table(run), start_gold_by_group(run), position_table(run),
             layout_table(run), first_game_table(run, first_game), _subject_cells(run, "seat"),
             _subject_cells(run, "strategy"),
         ]
     )  # fmt: skip
-    seat_df, balance = finish_seats(seats, min_effect)
+    confounded = confounded_player_counts(run)
+    seat_df, balance = finish_seats(seats, min_effect, seat_grp, confounded)
     gold_df, notes = finish_start_gold(gold, gold_groups)
     cells = {"seat": seat_cells}
     if strat_cells["strategy"].n_unique() > 1:
         cells["strategy"] = strat_cells
     features = feature_effects(cells, min_effect)
+    if confounded:
+        aligned = pl.col("players").is_in(confounded)
+        features = features.with_columns(
+            pl.when(aligned).then(None).otherwise(pl.col("p_holm")).alias("p_holm"),
+            (pl.col("flagged") & ~aligned).alias("flagged"),
+        )
     notes += [
-        f"Seats: Wilson 95% intervals; p against the fair share 1/P, Holm-corrected; flagged when also at least "
-        f"{min_effect:.0%} from it. Balance index = 1 - (largest - smallest seat share).",
+        f"Seats: Wilson 95% intervals; p against the fair share 1/P with the standard error clustered on the "
+        f"seat-rotation group, Holm-corrected; flagged when also at least {min_effect:.0%} from it. The chi-square is "
+        "a Wald test of equal seat shares with their joint group-clustered covariance. Balance index = 1 - (largest "
+        "- smallest seat share). In a run of different strategies a seat's share mixes the seat with who sat in it; "
+        "`palais study seats` measures the seats in mirror play.",
         f"Layout features: change in win share per unit of the feature (yes/no features: with minus without), "
-        f"errors clustered on the seat-rotation group, Holm over {len(features)} tests; flagged when also at least "
-        f"{min_effect:.0%} per unit.",
+        f"screened one at a time (the features are correlated, so one takes credit for another: `palais study "
+        f"layouts` fits them jointly), errors clustered on the seat-rotation group, Holm over {len(features)} tests; "
+        f"flagged when also at least {min_effect:.0%} per unit.",
         f"Castle picture: the start player's win share above 1/P when the room stands in that cell (random "
         "layouts only, when the run has any). "
         f"First-game layout: {first_game}.",

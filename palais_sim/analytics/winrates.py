@@ -1,20 +1,32 @@
-"""Win rates per strategy and player count, the head-to-head matrix and openskill (Plackett-Luce) ratings.
+"""Win rates per strategy and player count, the head-to-head matrix and maximum-likelihood ratings.
 
-A shared win counts as a share (1/k). Win-rate intervals are Wilson 95%; the tests against the fair share 1/P and
+A shared win counts as a share (1/k). One tie rule for win, rank and head-to-head: the final score, then servants in
+the Cardinal (``batches.tie_rank``). Win-rate intervals are Wilson 95%; the tests against the fair share 1/P and
 the head-to-head tests against 1/2 use a standard error clustered on the seat-rotation group, and are
 Holm-corrected within their table. Mean score and mean rank carry group-clustered 95% intervals.
+
+Ratings: Bradley-Terry by maximum likelihood (``choix``) on every meeting of two different strategies at a table
+(the pairwise rank-breaking of Plackett-Luce, consistent for it), ties counted half, on the Elo scale; the 95%
+interval is a Poisson bootstrap over seat-rotation groups (whole groups, so the games of a group stay together).
+Unlike a sequential update (openskill), the fit does not depend on the order of the games.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+from scipy import sparse
 
 from palais_sim.analytics import stats
 from palais_sim.analytics.batches import ClusterSums, cached_batches, strategies
-from palais_sim.analytics.runs import Run, collect, noble_ids
+from palais_sim.analytics.design import confounded_player_counts
+from palais_sim.analytics.runs import Run, noble_ids
+
+ELO = 400 / math.log(10)  # Elo points per unit of log-strength
+BOOTSTRAP = 200
 
 
 @dataclass
@@ -52,6 +64,8 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     per_strategy = ClusterSums(cells)
     h2h = ClusterSums(k * k)
     games = np.zeros(cells)
+    triples: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (global group, pair, ahead sum) for ratings
+    offset = 0
     for b in cached_batches(run, names, ids):
         pidx = np.searchsorted(counts, b.players)
         cell = pidx * k + b.strategy
@@ -71,8 +85,15 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
                     keep = strat[:, i] != strat[:, j]
                     parts.append((strat[keep, i] * k + strat[keep, j], group[keep], ahead[keep]))
             if parts:
-                h2h.add(np.concatenate([x[0] for x in parts]), np.concatenate([x[1] for x in parts]),
-                        {"ahead": np.concatenate([x[2] for x in parts])})  # fmt: skip
+                pair = np.concatenate([x[0] for x in parts])
+                grp = np.concatenate([x[1] for x in parts])
+                ahead = np.concatenate([x[2] for x in parts])
+                h2h.add(pair, grp, {"ahead": ahead})
+                key = grp.astype(np.int64) * (k * k) + pair
+                uniq, inv = np.unique(key, return_inverse=True)
+                triples.append(((uniq // (k * k) + offset).astype(np.int64), (uniq % (k * k)).astype(np.int32),
+                                np.bincount(inv, weights=ahead).astype(np.float32)))  # fmt: skip
+        offset += int(b.group.max()) + 1 if len(b) else 0
     strat_keys = {
         "players": [p for p in counts for _ in names],
         "strategy": [s for _ in counts for s in names],
@@ -82,6 +103,7 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     per = _frame(per_strategy, strat_keys, ["win", "total", "rank"]).with_columns(
         pl.col("players").cast(pl.Int8), pl.col("games").cast(pl.Int64)
     )
+    run.__dict__["_rating_data"] = (names, offset, triples)
     return per, _frame(h2h, pair_keys, ["ahead"])
 
 
@@ -148,67 +170,83 @@ def finish_head_to_head(df: pl.DataFrame) -> pl.DataFrame:
     return out.join(pl.concat([key, mirror]), on=["strategy", "opponent"], how="left").sort("strategy", "opponent")
 
 
-def ratings(run: Run, max_games: int = 20000) -> tuple[pl.DataFrame, int]:
-    """Plackett-Luce ratings from openskill over the first ``max_games`` played games (in game order)."""
-    from openskill.models import PlackettLuce
+RATING_SCHEMA = {"strategy": pl.String, "rating": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+                 "log_strength": pl.Float64, "meetings": pl.Int64}  # fmt: skip
 
-    games = run.games().select("game")
-    cutoff = collect(games.select(pl.col("game").bottom_k(max_games).max())).item()
-    empty = pl.DataFrame(schema={"strategy": pl.String, "mu": pl.Float64, "sigma": pl.Float64,
-                                 "ci_low": pl.Float64, "ci_high": pl.Float64, "ordinal": pl.Float64})  # fmt: skip
-    if cutoff is None:
+
+def _fit(comp: np.ndarray) -> np.ndarray:
+    """Bradley-Terry log-strengths (mean 0) from a matrix of wins (fractional: ties count half)."""
+    import choix
+
+    return choix.ilsr_pairwise_dense(comp, alpha=1e-6, max_iter=500, tol=1e-9)
+
+
+def ratings(run: Run, reps: int = BOOTSTRAP, seed: int = 0) -> tuple[pl.DataFrame, int]:
+    """Maximum-likelihood Bradley-Terry ratings (Elo scale, mean 0) with a group bootstrap interval.
+
+    Needs the data ``seat_tables`` gathers (it is computed first when missing)."""
+    if "_rating_data" not in run.__dict__:
+        seat_tables(run)
+    names, groups, triples = run.__dict__["_rating_data"]
+    k = len(names)
+    empty = pl.DataFrame(schema=RATING_SCHEMA)
+    if k < 2 or not triples:
         return empty, 0
-    table = collect(
-        run.seats()
-        .filter(pl.col("game") <= cutoff)
-        .group_by("game")
-        .agg(pl.col("strategy").sort_by("seat"), pl.col("rank").sort_by("seat"))
-    ).sort("game")
-    model = PlackettLuce(tau=0.0)  # strategies do not change during a run: no skill drift between games
-    current: dict[str, tuple[float, float]] = {}
-    rated = 0
-    for seated, ranks in zip(table["strategy"].to_list(), table["rank"].to_list(), strict=True):
-        if len(set(seated)) < 2:
-            continue
-        teams = [[model.rating(*current.get(s, (model.mu, model.sigma)), name=s)] for s in seated]
-        new = model.rate(teams, ranks=ranks)
-        updates: dict[str, list[tuple[float, float]]] = {}
-        for s, (r,) in zip(seated, new, strict=True):
-            updates.setdefault(s, []).append((r.mu, r.sigma))
-        for s, values in updates.items():
-            current[s] = (float(np.mean([v[0] for v in values])), float(np.mean([v[1] for v in values])))
-        rated += 1
-    if not current:
+    rows = np.concatenate([t[0] for t in triples])
+    cols = np.concatenate([t[1] for t in triples])
+    vals = np.concatenate([t[2] for t in triples]).astype(np.float64)
+    per_group = sparse.csr_matrix((vals, (rows, cols)), shape=(groups, k * k))
+    comp = np.asarray(per_group.sum(0)).reshape(k, k)
+    meetings = comp + comp.T
+    present = meetings.sum(1) > 0
+    if present.sum() < 2:
         return empty, 0
-    names = sorted(current)
-    mu = np.array([current[s][0] for s in names])
-    sigma = np.array([current[s][1] for s in names])
+    idx = np.flatnonzero(present)
+    try:
+        theta = _fit(comp[np.ix_(idx, idx)])
+        rng = np.random.default_rng(seed)
+        draws = np.empty((reps, len(idx)))
+        for r in range(reps):
+            w = rng.poisson(1.0, groups).astype(np.float64)
+            boot = np.asarray(per_group.T @ w).reshape(k, k)[np.ix_(idx, idx)]
+            draws[r] = _fit(boot)
+    except (RuntimeError, ValueError, FloatingPointError, np.linalg.LinAlgError):
+        return empty, 0  # the strategies do not all meet (no connected comparison graph): no rating
+    low, high = np.quantile(draws, [0.025, 0.975], axis=0)
     df = pl.DataFrame(
         {
-            "strategy": names,
-            "mu": mu,
-            "sigma": sigma,
-            "ci_low": mu - stats.Z95 * sigma,
-            "ci_high": mu + stats.Z95 * sigma,
-            "ordinal": mu - 3 * sigma,
-        }  # fmt: skip
-    ).sort("mu", descending=True)
-    return df, rated
+            "strategy": [names[i] for i in idx],
+            "rating": ELO * theta,
+            "ci_low": ELO * low,
+            "ci_high": ELO * high,
+            "log_strength": theta,
+            "meetings": (meetings.sum(1)[idx] / 1).astype(np.int64),
+        },
+        schema=RATING_SCHEMA,
+    ).sort("rating", descending=True)
+    return df, int(round(comp.sum()))
 
 
-def compute(run: Run, rating_games: int = 20000) -> WinRates:
+def compute(run: Run) -> WinRates:
     strat, h2h = seat_tables(run)
-    rated, n = ratings(run, rating_games)
+    rated, n = ratings(run)
     notes = []
     if n:
         notes.append(
-            f"Ratings: openskill Plackett-Luce over the first {n} games with at least two strategies "
-            "(game order, no drift: tau = 0); interval mu +- 1.96 sigma, ordinal mu - 3 sigma."
+            f"Ratings: Bradley-Terry by maximum likelihood (choix) over {n:,} meetings of two different strategies "
+            f"(ties half), on the Elo scale with mean 0; 95% interval from {BOOTSTRAP} Poisson bootstrap draws of "
+            "whole seat-rotation groups."
         )
-    return WinRates(
-        strategies=finish_strategy_table(strat),
-        head_to_head=finish_head_to_head(h2h),
-        ratings=rated,
-        rated_games=n,
-        notes=notes,
-    )
+    table = finish_strategy_table(strat)
+    pairs = finish_head_to_head(h2h)
+    confounded = confounded_player_counts(run)
+    if confounded:
+        # seat and strategy aligned: the table is the seat table under another name; no verdict from it
+        blank = pl.when(pl.col("players").is_in(confounded)).then(None)
+        table = table.with_columns(
+            blank.otherwise(pl.col("p")).alias("p"), blank.otherwise(pl.col("p_holm")).alias("p_holm")
+        )
+        pairs = pairs.with_columns(pl.lit(None, pl.Float64).alias("p"), pl.lit(None, pl.Float64).alias("p_holm"))
+        notes.append(f"No strategy verdict at {', '.join(map(str, confounded))} players: seats and strategies are "
+                     "aligned (confounded design), so p-values are left out.")  # fmt: skip
+    return WinRates(strategies=table, head_to_head=pairs, ratings=rated, rated_games=n, notes=notes)
