@@ -25,6 +25,7 @@ from palais_sim.analytics import stats
 from palais_sim.analytics.runs import Run
 
 TARGET_ROWS = 600_000
+DENSE_LIMIT = 1 << 22  # ClusterSums: cells x groups up to this many go through a dense count (4 million: 32 MB)
 
 
 @dataclass
@@ -88,24 +89,10 @@ def seat_batches(
         )
         seats = seats.join(games, on="game", how="inner").with_columns(
             pl.col("strategy").replace_strict(strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16),
-            tie_rank().alias("rank"),
         )
         if noble_ids:
-            bit = pl.col("noble").replace_strict(
-                noble_ids, [1 << (i % 64) for i in range(len(noble_ids))], default=0, return_dtype=pl.UInt64
-            )
-            word = pl.col("noble").replace_strict(
-                noble_ids, [i // 64 for i in range(len(noble_ids))], default=-1, return_dtype=pl.Int32
-            )
-            rec = (
-                pl.read_parquet(paths["recruits"], columns=["game", "seat", "noble"])
-                .with_columns(bit.alias("bit"), word.alias("word"))
-                .group_by("game", "seat")
-                .agg([pl.col("bit").filter(pl.col("word") == w).sum().alias(f"mask{w}") for w in range(words)])
-            )
-            seats = seats.join(rec, on=["game", "seat"], how="left").with_columns(
-                [pl.col(f"mask{w}").fill_null(0) for w in range(words)]
-            )
+            seats = seats.join(_masks(paths["recruits"], noble_ids, words), on=["game", "seat"], how="left")
+            seats = seats.with_columns([pl.col(f"mask{w}").fill_null(0) for w in range(words)])
         if carry is not None:
             seats = pl.concat([carry, seats.select(carry.columns)])
             carry = None
@@ -123,16 +110,60 @@ def seat_batches(
             seat=seats["seat"].to_numpy().astype(np.int8),
             strategy=seats["strategy"].to_numpy().astype(np.int8),
             total=seats["total"].to_numpy().astype(np.float32),
-            rank=seats["rank"].to_numpy().astype(np.int8),
+            rank=tie_ranks(seats["total"].to_numpy(), seats["cardinal"].to_numpy(), seats["players"].to_numpy()),
             win=seats["win"].to_numpy().astype(np.float32),
             masks=[seats[f"mask{w}"].to_numpy() for w in range(words)],
         )
 
 
-def tie_rank() -> pl.Expr:
-    """Rank within the game by (total, Cardinal servants), 1 = best; seats level on both share the better rank."""
-    key = pl.col("total").cast(pl.Int64) * 1024 + pl.col("cardinal").cast(pl.Int64)
-    return key.rank("min", descending=True).over("game").cast(pl.Int8)
+def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
+    """Per (game, seat): the nobles taken as bit masks, 64 per word. The noble column is read dictionary-encoded, so
+    the tens of millions of recruit rows are mapped to bits through their few dozen distinct names."""
+    import pyarrow as pa
+
+    index = {n: i for i, n in enumerate(noble_ids)}
+    games, seats, bits, word = [], [], [], []
+    for path in paths:
+        table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
+        noble = table.column("noble").combine_chunks()
+        if not isinstance(noble, pa.DictionaryArray):
+            noble = noble.dictionary_encode()
+        pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
+        code = pos[noble.indices.to_numpy(zero_copy_only=False)]
+        keep = code >= 0
+        games.append(table.column("game").to_numpy()[keep])
+        seats.append(table.column("seat").to_numpy()[keep])
+        bits.append(np.left_shift(np.uint64(1), (code[keep] % 64).astype(np.uint64)))
+        word.append(code[keep] // 64)
+    game = np.concatenate(games) if games else np.zeros(0, np.int64)
+    seat = np.concatenate(seats) if seats else np.zeros(0, np.int8)
+    bit = np.concatenate(bits) if bits else np.zeros(0, np.uint64)
+    wd = np.concatenate(word) if word else np.zeros(0, np.int64)
+    base = int(game.min()) if len(game) else 0
+    key = (game.astype(np.int64) - base) * 16 + seat.astype(np.int64)  # games of a chunk are one short range
+    size = int(key.max()) + 1 if len(key) else 0
+    present = np.flatnonzero(np.bincount(key, minlength=size)) if size else np.zeros(0, np.int64)
+    cols: dict[str, object] = {"game": present // 16 + base, "seat": (present % 16).astype(np.int8)}
+    for w in range(words):
+        dense = np.zeros(size, dtype=np.uint64)
+        sel = wd == w
+        np.bitwise_or.at(dense, key[sel], bit[sel])
+        cols[f"mask{w}"] = dense[present]
+    return pl.DataFrame(cols).with_columns(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int8))
+
+
+def tie_ranks(total: np.ndarray, cardinal: np.ndarray, players: np.ndarray) -> np.ndarray:
+    """Rank within the game by (total, Cardinal servants), 1 = best; seats level on both share the better rank.
+
+    Rows sorted by game and seat (a game of P players is P consecutive rows)."""
+    key = total.astype(np.int64) * 1024 + cardinal.astype(np.int64)
+    rank = np.empty(len(key), dtype=np.int8)
+    counts = np.unique(players)
+    for p in counts:
+        sel = slice(None) if len(counts) == 1 else np.flatnonzero(players == p)
+        k = key[sel].reshape(-1, int(p))
+        rank[sel] = (1 + (k[:, None, :] > k[:, :, None]).sum(2)).reshape(-1)
+    return rank
 
 
 def cached_batches(run: Run, strategy_list: list[str], noble_ids: list[str]) -> list[SeatBatch]:
@@ -173,10 +204,16 @@ class ClusterSums:
         if len(cell) == 0:
             return
         # Only the (cell, group) pairs present: memory is linear in the rows, never cells x groups (a head-to-head
-        # table of k strategies has k * k cells).
+        # table of k strategies has k * k cells). Small tables take the dense shortcut (no sort).
         g = int(gcode.max()) + 1
         key = cell.astype(np.int64) * g + gcode.astype(np.int64)
-        pairs, inverse = np.unique(key, return_inverse=True)
+        if self.cells * g <= max(DENSE_LIMIT, 2 * len(key)):
+            pairs = np.flatnonzero(np.bincount(key, minlength=self.cells * g))
+            lookup = np.empty(self.cells * g, dtype=np.int64)
+            lookup[pairs] = np.arange(len(pairs))
+            inverse = lookup[key]
+        else:
+            pairs, inverse = np.unique(key, return_inverse=True)
         pair_cell = pairs // g
         n_g = np.bincount(inverse).astype(float)
         self.n += np.bincount(pair_cell, weights=n_g, minlength=self.cells)

@@ -90,29 +90,31 @@ class _Design:
         return np.hstack(cols)[:, : self.k] if len(cols) > 1 else cols[0][:, : self.k]
 
     def matrix(self, b: SeatBatch, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The design and the outcome, demeaned within each game (games of P players are P consecutive rows)."""
+        """The design and the outcome, demeaned within each game (games of P players are P consecutive rows).
+
+        Rows of one player count come in runs (a chunk holds one matchup's groups), so each run is demeaned in
+        place through a reshaped view: no copy of the batch-sized matrix."""
         x = np.empty((len(b), self.width), dtype=np.float32)
         x[:, : self.k] = bits
         col = self.k
         for p, s in self.seat_cols:
-            x[:, col] = (b.players == p) & (b.seat == s)
+            np.logical_and(b.players == p, b.seat == s, out=x[:, col])
             col += 1
         for code in range(1, self.n_strat):
-            x[:, col] = b.strategy == code
+            np.equal(b.strategy, code, out=x[:, col])
             col += 1
         y = b.total.astype(np.float32)
-        counts = np.unique(b.players)
-        for p in counts:
-            sel = slice(None) if len(counts) == 1 else np.flatnonzero(b.players == p)
-            xs = x[sel].reshape(-1, p, self.width)
-            ys = y[sel].reshape(-1, p)
-            xs = xs - xs.mean(axis=1, keepdims=True)
-            ys = ys - ys.mean(axis=1, keepdims=True)
-            x[sel] = xs.reshape(-1, self.width)
-            y[sel] = ys.reshape(-1)
+        edges = np.flatnonzero(np.diff(b.players)) + 1
+        for start, stop in zip(np.r_[0, edges], np.r_[edges, len(b)], strict=True):
+            p = int(b.players[start])
+            xs = x[start:stop].reshape(-1, p, self.width)
+            xs -= xs.mean(axis=1, keepdims=True)
+            ys = y[start:stop].reshape(-1, p)
+            ys -= ys.mean(axis=1, keepdims=True)
         return x, y
 
 
+@stats.one_blas_thread
 def compute(run: Run) -> NobleReport:
     catalogue = _noble_frame(run)
     ids = noble_ids(run)

@@ -79,17 +79,59 @@ def feature_names() -> list[str]:
     return names
 
 
-def seat_table(run: Run) -> pl.LazyFrame:
+SEAT_KEYS = ["players", "group", "layout", "seat", "start_gold"]
+STRATEGY_KEYS = ["players", "group", "layout", "strategy"]
+
+
+def setup_cells(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The one pass over the seat rows every setup table is derived from: per (players, group, layout, seat, start
+    gold) and per (players, group, layout, strategy) the seat rows, wins, points and rounds (a group plays one
+    setup, so one layout: a few rows per group).
+
+    Read a batch of chunk files at a time and summed at the end (a group cut by a chunk boundary adds up), so memory
+    stays at one batch and the two summaries whatever the size of the run."""
+    from palais_sim.analytics.batches import TARGET_ROWS, _groups_of_files, chunk_names
+
+    values = [pl.len().alias("n"), pl.col("win").sum(), pl.col("total").sum(), pl.col("rounds").sum()]
+    sums = [pl.col(c).sum() for c in ("n", "win", "total", "rounds")]
+    by_seat, by_strategy = [], []
+    for batch in _groups_of_files(run, chunk_names(run), TARGET_ROWS * 2):
+        games = pl.read_parquet(
+            [run.path / "games" / n for n in batch], columns=["game", "players", "layout", "rounds", "error"]
+        )
+        seats = pl.read_parquet(
+            [run.path / "seats" / n for n in batch],
+            columns=["game", "group", "seat", "strategy", "win", "total", "start_gold"],
+        )
+        rows = seats.join(games.filter(pl.col("error").is_null()).drop("error"), on="game").with_columns(
+            pl.col("total").cast(pl.Int64), pl.col("rounds").cast(pl.Int64)
+        )
+        by_seat.append(rows.group_by(SEAT_KEYS).agg(values))
+        by_strategy.append(rows.group_by(STRATEGY_KEYS).agg(values))
+    if not by_seat:
+        schema = {"players": pl.Int8, "group": pl.Int64, "layout": pl.String, "seat": pl.Int8,
+                  "start_gold": pl.Int8, "strategy": pl.String, "n": pl.UInt32, "win": pl.Float64,
+                  "total": pl.Int64, "rounds": pl.Int64}  # fmt: skip
+        empty = pl.DataFrame(schema=schema)
+        return empty.drop("strategy"), empty.drop("seat", "start_gold")
     return (
-        run.seats()
-        .group_by("players", "seat")
-        .agg(pl.len().alias("games"), pl.col("win").sum().alias("wins"), pl.col("total").mean().alias("mean_score"))
+        pl.concat(by_seat).group_by(SEAT_KEYS).agg(sums),
+        pl.concat(by_strategy).group_by(STRATEGY_KEYS).agg(sums),
     )
 
 
-def seat_groups(run: Run) -> pl.LazyFrame:
+def seat_table(base: pl.LazyFrame) -> pl.LazyFrame:
+    return (
+        base.group_by("players", "seat")
+        .agg(pl.col("n").sum().alias("games"), pl.col("win").sum().alias("wins"), pl.col("total").sum())
+        .with_columns((pl.col("total") / pl.col("games")).alias("mean_score"))
+        .drop("total")
+    )
+
+
+def seat_groups(base: pl.LazyFrame) -> pl.LazyFrame:
     """Per (players, group, seat): games and win sum, for the group-clustered seat tests."""
-    return run.seats().group_by("players", "group", "seat").agg(pl.len().alias("n"), pl.col("win").sum())
+    return base.group_by("players", "group", "seat").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
 def clustered_seat_test(part: pl.DataFrame, players: int) -> tuple[np.ndarray, np.ndarray, float, float]:
@@ -166,21 +208,22 @@ def finish_seats(
     return seats, balance
 
 
-def start_gold_table(run: Run) -> pl.LazyFrame:
+def start_gold_table(base: pl.LazyFrame) -> pl.LazyFrame:
     return (
-        run.seats()
-        .group_by("players", "start_gold")
+        base.group_by("players", "start_gold")
         .agg(
-            pl.len().alias("games"),
+            pl.col("n").sum().alias("games"),
             pl.col("win").sum().alias("wins"),
-            pl.col("total").mean().alias("mean_score"),
+            pl.col("total").sum(),
             pl.col("seat").n_unique().alias("seats"),
         )
+        .with_columns((pl.col("total") / pl.col("games")).alias("mean_score"))
+        .drop("total")
     )
 
 
-def start_gold_by_group(run: Run) -> pl.LazyFrame:
-    return run.seats().group_by("players", "group", "start_gold").agg(pl.len().alias("n"), pl.col("win").sum())
+def start_gold_by_group(base: pl.LazyFrame) -> pl.LazyFrame:
+    return base.group_by("players", "group", "start_gold").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
 def finish_start_gold(df: pl.DataFrame, by_group: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
@@ -214,20 +257,26 @@ def finish_start_gold(df: pl.DataFrame, by_group: pl.DataFrame) -> tuple[pl.Data
     return out, notes
 
 
-def _subject_cells(run: Run, subject: str) -> pl.LazyFrame:
-    """Per (players, subject, group, layout): seats and win sum, with the layout's features."""
-    seats = run.seats().group_by("players", subject, "group", "layout").agg(pl.len().alias("n"), pl.col("win").sum())
-    feats = layout_features(run.games().select("layout").unique())
-    return seats.join(feats, on="layout", how="left")
+def _subject_cells(base: pl.LazyFrame, subject: str) -> pl.LazyFrame:
+    """Per (players, subject, group, layout): seats and win sum (the layout's features are joined part by part)."""
+    return base.group_by("players", subject, "group", "layout").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
-def feature_effects(cells: dict[str, pl.DataFrame], min_effect: float) -> pl.DataFrame:
+def feature_effects(
+    cells: dict[str, pl.DataFrame], min_effect: float, feats: pl.DataFrame | None = None
+) -> pl.DataFrame:
     names = feature_names()
+    if feats is None:
+        layouts = pl.concat([df.select("layout") for df in cells.values()]).unique()
+        feats = layout_features(layouts.lazy()).collect()
+    table = feats.select(names).to_numpy().astype(np.float32)  # one row per layout
+    index = feats.select("layout", pl.int_range(pl.len(), dtype=pl.Int64).alias("_layout"))
     rows = []
     for subject, df in cells.items():
-        for key, part in df.group_by(["players", subject]):
+        coded = df.join(index, on="layout", how="left")
+        for key, part in coded.group_by(["players", subject]):
             players, who = key
-            x = part.select(names).to_numpy().astype(float)
+            x = table[part["_layout"].to_numpy()]  # one part at a time: memory of one part
             slope, se, p = stats.cluster_slopes(
                 x, part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
             )
@@ -249,14 +298,9 @@ def feature_effects(cells: dict[str, pl.DataFrame], min_effect: float) -> pl.Dat
     )
 
 
-def position_table(run: Run) -> pl.LazyFrame:
+def position_table(base: pl.LazyFrame) -> pl.LazyFrame:
     """Per (players, layout): games and the start player's wins."""
-    return (
-        run.seats()
-        .filter(pl.col("seat") == 1)
-        .group_by("players", "layout")
-        .agg(pl.len().alias("n"), pl.col("win").sum())
-    )
+    return base.filter(pl.col("seat") == 1).group_by("players", "layout").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
 def finish_positions(df: pl.DataFrame, first_game: str) -> pl.DataFrame:
@@ -276,8 +320,8 @@ def finish_positions(df: pl.DataFrame, first_game: str) -> pl.DataFrame:
     return out.select("room", "code", pl.col("cell").cast(pl.Int8), "games", "effect").sort("room", "cell")
 
 
-def layout_table(run: Run) -> pl.LazyFrame:
-    return run.seats().group_by("players", "layout", "seat").agg(pl.len().alias("n"), pl.col("win").sum())
+def layout_table(base: pl.LazyFrame) -> pl.LazyFrame:
+    return base.group_by("players", "layout", "seat").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
 def finish_layouts(df: pl.DataFrame, min_games: int, first_game: str, top: int = 20) -> pl.DataFrame:
@@ -307,12 +351,12 @@ def finish_layouts(df: pl.DataFrame, min_games: int, first_game: str, top: int =
     return out.with_columns(pl.Series("p_holm", stats.holm(out["p"].to_numpy()) if len(out) else [], pl.Float64))
 
 
-def first_game_table(run: Run, first_game: str) -> pl.LazyFrame:
+def first_game_table(base: pl.LazyFrame, first_game: str) -> pl.LazyFrame:
     return (
-        run.seats()
-        .with_columns((pl.col("layout") == first_game).alias("first_game"))
+        base.with_columns((pl.col("layout") == first_game).alias("first_game"))
         .group_by("players", "first_game", "seat")
-        .agg(pl.len().alias("n"), pl.col("win").sum(), pl.col("rounds").mean().alias("rounds"))
+        .agg(pl.col("n").sum(), pl.col("win").sum(), pl.col("rounds").sum())
+        .with_columns((pl.col("rounds") / pl.col("n")).alias("rounds"))
     )
 
 
@@ -343,13 +387,17 @@ def finish_first_game(df: pl.DataFrame) -> pl.DataFrame:
     return out.with_columns(pl.Series("p_holm", stats.holm(out["p"].to_numpy())))
 
 
+@stats.one_blas_thread
 def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> SetupReport:
     first_game = run.components.first_game_layout if run.components else FIRST_GAME_DEFAULT
+    run.__dict__.pop("_seat_batches", None)  # the seat batches of the other reports are not needed here: free them
+    by_seat, by_strategy = setup_cells(run)  # one pass over the seats; the tables below are small group-bys of it
+    base, strat = by_seat.lazy(), by_strategy.lazy()
     seats, seat_grp, gold, gold_groups, pos, lay, fg, seat_cells, strat_cells = collect_all(
         [
-            seat_table(run), seat_groups(run), start_gold_table(run), start_gold_by_group(run), position_table(run),
-            layout_table(run), first_game_table(run, first_game), _subject_cells(run, "seat"),
-            _subject_cells(run, "strategy"),
+            seat_table(base), seat_groups(base), start_gold_table(base), start_gold_by_group(base),
+            position_table(base), layout_table(base), first_game_table(base, first_game),
+            _subject_cells(base, "seat"), _subject_cells(strat, "strategy"),
         ]
     )  # fmt: skip
     confounded = confounded_player_counts(run)

@@ -7,7 +7,10 @@ Holm-corrected within their table. Mean score and mean rank carry group-clustere
 
 Ratings: Bradley-Terry by maximum likelihood (``choix``) on every meeting of two different strategies at a table
 (the pairwise rank-breaking of Plackett-Luce, consistent for it), ties counted half, on the Elo scale; the 95%
-interval is a Poisson bootstrap over seat-rotation groups (whole groups, so the games of a group stay together).
+interval is a bootstrap over seat-rotation groups (whole groups, so the games of a group stay together): the groups
+are hashed into 1,024 buckets whose comparison counts are resampled (a bucket of independent groups is itself a sum
+of independent groups; with fewer groups than buckets this is the Poisson bootstrap), so memory and time do not grow
+with the run.
 Unlike a sequential update (openskill), the fit does not depend on the order of the games.
 """
 
@@ -18,7 +21,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from scipy import sparse
 
 from palais_sim.analytics import stats
 from palais_sim.analytics.batches import ClusterSums, cached_batches, strategies
@@ -27,6 +29,7 @@ from palais_sim.analytics.runs import Run, noble_ids
 
 ELO = 400 / math.log(10)  # Elo points per unit of log-strength
 BOOTSTRAP = 200
+BUCKETS = 1024
 
 
 @dataclass
@@ -64,13 +67,13 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     per_strategy = ClusterSums(cells)
     h2h = ClusterSums(k * k)
     games = np.zeros(cells)
-    triples: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (global group, pair, ahead sum) for ratings
+    buckets = np.zeros(BUCKETS * k * k)  # ratings: wins of strategy a over b, per bucket of groups
     offset = 0
     for b in cached_batches(run, names, ids):
         pidx = np.searchsorted(counts, b.players)
         cell = pidx * k + b.strategy
         per_strategy.add(cell, b.group, {"win": b.win, "total": b.total, "rank": b.rank.astype(np.float64)})
-        games += np.bincount(np.unique(b.game * cells + cell) % cells, minlength=cells)
+        games += _games_per_cell(b.game, cell, cells)
         for p in np.unique(b.players):
             sel = np.flatnonzero(b.players == p)
             strat = b.strategy[sel].reshape(-1, p).astype(np.int64)
@@ -89,10 +92,8 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
                 grp = np.concatenate([x[1] for x in parts])
                 ahead = np.concatenate([x[2] for x in parts])
                 h2h.add(pair, grp, {"ahead": ahead})
-                key = grp.astype(np.int64) * (k * k) + pair
-                uniq, inv = np.unique(key, return_inverse=True)
-                triples.append(((uniq // (k * k) + offset).astype(np.int64), (uniq % (k * k)).astype(np.int32),
-                                np.bincount(inv, weights=ahead).astype(np.float32)))  # fmt: skip
+                bucket = _bucket(grp.astype(np.uint64) + np.uint64(offset))
+                buckets += np.bincount(bucket * (k * k) + pair, weights=ahead, minlength=BUCKETS * k * k)
         offset += int(b.group.max()) + 1 if len(b) else 0
     strat_keys = {
         "players": [p for p in counts for _ in names],
@@ -103,7 +104,7 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     per = _frame(per_strategy, strat_keys, ["win", "total", "rank"]).with_columns(
         pl.col("players").cast(pl.Int8), pl.col("games").cast(pl.Int64)
     )
-    run.__dict__["_rating_data"] = (names, offset, triples)
+    run.__dict__["_rating_data"] = (names, buckets.reshape(BUCKETS, k, k))
     return per, _frame(h2h, pair_keys, ["ahead"])
 
 
@@ -170,6 +171,23 @@ def finish_head_to_head(df: pl.DataFrame) -> pl.DataFrame:
     return out.join(pl.concat([key, mirror]), on=["strategy", "opponent"], how="left").sort("strategy", "opponent")
 
 
+def _games_per_cell(game: np.ndarray, cell: np.ndarray, cells: int) -> np.ndarray:
+    """Distinct games in which each cell (player count, strategy) sat, from one batch (its games are one range)."""
+    if len(game) == 0:
+        return np.zeros(cells)
+    base = int(game.min())
+    seen = np.bincount((game - base) * cells + cell, minlength=(int(game.max()) - base + 1) * cells)
+    return (seen.reshape(-1, cells) > 0).sum(0)
+
+
+def _bucket(group: np.ndarray) -> np.ndarray:
+    """A pseudo-random bucket per global group code (a multiplicative hash: neighbouring groups, which may share a
+    matchup in a round robin, land in unrelated buckets)."""
+    with np.errstate(over="ignore"):
+        mixed = (group * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+    return (mixed % np.uint64(BUCKETS)).astype(np.int64)
+
+
 RATING_SCHEMA = {"strategy": pl.String, "rating": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
                  "log_strength": pl.Float64, "meetings": pl.Int64}  # fmt: skip
 
@@ -187,29 +205,24 @@ def ratings(run: Run, reps: int = BOOTSTRAP, seed: int = 0) -> tuple[pl.DataFram
     Needs the data ``seat_tables`` gathers (it is computed first when missing)."""
     if "_rating_data" not in run.__dict__:
         seat_tables(run)
-    names, groups, triples = run.__dict__["_rating_data"]
+    names, per_bucket = run.__dict__["_rating_data"]
     k = len(names)
     empty = pl.DataFrame(schema=RATING_SCHEMA)
-    if k < 2 or not triples:
+    if k < 2:
         return empty, 0
-    rows = np.concatenate([t[0] for t in triples])
-    cols = np.concatenate([t[1] for t in triples])
-    vals = np.concatenate([t[2] for t in triples]).astype(np.float64)
-    per_group = sparse.csr_matrix((vals, (rows, cols)), shape=(groups, k * k))
-    comp = np.asarray(per_group.sum(0)).reshape(k, k)
+    comp = per_bucket.sum(0)
     meetings = comp + comp.T
     present = meetings.sum(1) > 0
     if present.sum() < 2:
         return empty, 0
     idx = np.flatnonzero(present)
+    sub = per_bucket[:, idx][:, :, idx]
     try:
         theta = _fit(comp[np.ix_(idx, idx)])
         rng = np.random.default_rng(seed)
         draws = np.empty((reps, len(idx)))
         for r in range(reps):
-            w = rng.poisson(1.0, groups).astype(np.float64)
-            boot = np.asarray(per_group.T @ w).reshape(k, k)[np.ix_(idx, idx)]
-            draws[r] = _fit(boot)
+            draws[r] = _fit(sub[rng.integers(0, BUCKETS, BUCKETS)].sum(0))
     except (RuntimeError, ValueError, FloatingPointError, np.linalg.LinAlgError):
         return empty, 0  # the strategies do not all meet (no connected comparison graph): no rating
     low, high = np.quantile(draws, [0.025, 0.975], axis=0)
@@ -220,13 +233,14 @@ def ratings(run: Run, reps: int = BOOTSTRAP, seed: int = 0) -> tuple[pl.DataFram
             "ci_low": ELO * low,
             "ci_high": ELO * high,
             "log_strength": theta,
-            "meetings": (meetings.sum(1)[idx] / 1).astype(np.int64),
+            "meetings": np.round(meetings.sum(1)[idx]).astype(np.int64),
         },
         schema=RATING_SCHEMA,
     ).sort("rating", descending=True)
     return df, int(round(comp.sum()))
 
 
+@stats.one_blas_thread
 def compute(run: Run) -> WinRates:
     strat, h2h = seat_tables(run)
     rated, n = ratings(run)
