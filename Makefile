@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench ladder golden playthroughs clean
+.PHONY: demo test lint bench ladder reports golden playthroughs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,16 @@ bench: $(STAMP)  ## engine speed: games/s per core, 1 worker and all workers
 
 ladder: $(STAMP)  ## the strategy ladder (a benchmark, minutes)
 	$(BIN)/palais ladder
+
+STUDIES := runs/studies/standard
+PRIVILEGES := reinforce_plus2,move_plus2,diagonal_move,mint_plus2,king_plus1,madame_plus1,cards_plus3,servants_plus1,servants_plus3
+
+reports: $(STAMP)  ## the standard set's balance studies into reports/standard/ (hours on 2 cores; reruns reuse arms)
+	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 300 --gold-factorial
+	$(BIN)/palais study layouts --out $(STUDIES)/layouts
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --strategy seals --groups 60
+	$(BIN)/palais study nobles --out $(STUDIES)/privileges --nobles $(PRIVILEGES) --groups 100
+	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
 	$(BIN)/python -m tests.golden.make_golden
