@@ -75,6 +75,12 @@ def test_cli_writes_the_study_files_and_reuses_finished_arms(tmp_path: Path) -> 
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0
     assert json.loads((tmp_path / "s" / "study.json").read_text())["games"]["greedy"]["played_now"] == 0
+    from palais_sim.study.publish import publish
+
+    index = publish(tmp_path, tmp_path / "published").read_text()
+    assert "[s](s/study.md)" in index and "Robust verdicts" in index
+    copied = sorted(p.name for p in (tmp_path / "published" / "s").rglob("*") if p.is_file())
+    assert copied == ["seats_0.png", "seats_1.png", "study.json", "study.md"]  # no runs, no html
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
