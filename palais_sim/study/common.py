@@ -90,6 +90,7 @@ def header(page, spec: StudySpec, ledger: Ledger, what: str) -> None:
     page.p(
         f"Verdicts (95% intervals, equivalence margin +-{spec.margin:g} pp): **favoured** when the whole interval "
         f"lies above +{spec.margin:g} pp, **disfavoured** below -{spec.margin:g} pp, **balanced** when it lies "
-        f"inside +-{spec.margin:g} pp, **undecided** otherwise (more groups would tell). **Robust**: every skill "
-        "level gives the same verdict."
+        f"inside +-{spec.margin:g} pp, **undecided** otherwise (more groups would tell). **Robust**: at least two "
+        "skill levels, and every one gives the same verdict. Each interval misses its true value one time in 20, so "
+        "among many rows a few verdicts at a single skill level are expected by chance; read those as leads."
     )
