@@ -59,12 +59,31 @@ class Ledger:
         self.games[strategy] = self.games.get(strategy, 0) + total
         if fresh:
             self.played_now[strategy] = self.played_now.get(strategy, 0) + total
-            self.seconds[strategy] = self.seconds.get(strategy, 0.0) + time.perf_counter() - start
+            seconds = time.perf_counter() - start
+        else:
+            seconds = _recorded_seconds(out)  # an arm played earlier: the wall time its manifest recorded
+        self.seconds[strategy] = self.seconds.get(strategy, 0.0) + seconds
         return out
 
     def to_dict(self) -> dict:
         return {s: {"games": g, "played_now": self.played_now.get(s, 0), "seconds": round(self.seconds.get(s, 0.0), 1)}
                 for s, g in self.games.items()}  # fmt: skip
+
+
+def _recorded_seconds(run_dir: Path) -> float:
+    """From a finished run's manifest: the time from its creation to its last update (its wall time, when it was
+    played in one go)."""
+    from datetime import datetime
+
+    from palais_sim.tournament.manifest import Manifest
+
+    stored = Manifest.load(run_dir)
+    try:
+        return (
+            datetime.fromisoformat(stored.data["updated"]) - datetime.fromisoformat(stored.data["created"])
+        ).total_seconds()
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return 0.0
 
 
 def arm_dir(out: Path, strategy: str, *parts: str) -> Path:
@@ -85,7 +104,7 @@ def header(page, spec: StudySpec, ledger: Ledger, what: str) -> None:
         [{"s": s, **v} for s, v in ledger.to_dict().items()],
         [("skill level", lambda r: f"`{r['s']}`"), ("games", lambda r: f"{r['games']:,}"),
          ("played in this session", lambda r: f"{r['played_now']:,}"),
-         ("wall time (s)", lambda r: f"{r['seconds']:.0f}" if r["played_now"] else "(earlier)")],
+         ("wall time (s)", lambda r: f"{r['seconds']:.0f}")],
     )  # fmt: skip
     page.p(
         f"Verdicts (95% intervals, equivalence margin +-{spec.margin:g} pp): **favoured** when the whole interval "
