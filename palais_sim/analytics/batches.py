@@ -145,9 +145,12 @@ def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
     present = np.flatnonzero(np.bincount(key, minlength=size)) if size else np.zeros(0, np.int64)
     cols: dict[str, object] = {"game": present // 16 + base, "seat": (present % 16).astype(np.int8)}
     for w in range(words):
-        dense = np.zeros(size, dtype=np.uint64)
+        # a seat takes a noble once, so OR is a sum: two bincounts of 32-bit halves (exact in float64)
         sel = wd == w
-        np.bitwise_or.at(dense, key[sel], bit[sel])
+        k, b = key[sel], bit[sel]
+        lo = np.bincount(k, weights=(b & np.uint64(0xFFFFFFFF)).astype(np.float64), minlength=size)
+        hi = np.bincount(k, weights=(b >> np.uint64(32)).astype(np.float64), minlength=size)
+        dense = (hi.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)
         cols[f"mask{w}"] = dense[present]
     return pl.DataFrame(cols).with_columns(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int8))
 

@@ -95,7 +95,7 @@ def setup_cells(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     values = [pl.len().alias("n"), pl.col("win").sum(), pl.col("total").sum(), pl.col("rounds").sum()]
     sums = [pl.col(c).sum() for c in ("n", "win", "total", "rounds")]
     by_seat, by_strategy = [], []
-    for batch in _groups_of_files(run, chunk_names(run), TARGET_ROWS * 2):
+    for batch in _groups_of_files(run, chunk_names(run), TARGET_ROWS):
         games = pl.read_parquet(
             [run.path / "games" / n for n in batch], columns=["game", "players", "layout", "rounds", "error"]
         )
@@ -104,20 +104,24 @@ def setup_cells(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
             columns=["game", "group", "seat", "strategy", "win", "total", "start_gold"],
         )
         rows = seats.join(games.filter(pl.col("error").is_null()).drop("error"), on="game").with_columns(
-            pl.col("total").cast(pl.Int64), pl.col("rounds").cast(pl.Int64)
-        )
-        by_seat.append(rows.group_by(SEAT_KEYS).agg(values))
-        by_strategy.append(rows.group_by(STRATEGY_KEYS).agg(values))
+            pl.col("total").cast(pl.Int64), pl.col("rounds").cast(pl.Int64),
+            pl.col("layout").cast(pl.Categorical), pl.col("strategy").cast(pl.Categorical),
+        )  # fmt: skip
+        # integer keys only: a group plays one layout with one player count, a seat has one start gold
+        firsts = [pl.col("players").first(), pl.col("layout").first()]
+        by_seat.append(rows.group_by("group", "seat").agg(*firsts, pl.col("start_gold").first(), *values))
+        by_strategy.append(rows.group_by("group", "strategy").agg(*firsts, *values))
     if not by_seat:
         schema = {"players": pl.Int8, "group": pl.Int64, "layout": pl.String, "seat": pl.Int8,
                   "start_gold": pl.Int8, "strategy": pl.String, "n": pl.UInt32, "win": pl.Float64,
                   "total": pl.Int64, "rounds": pl.Int64}  # fmt: skip
         empty = pl.DataFrame(schema=schema)
         return empty.drop("strategy"), empty.drop("seat", "start_gold")
-    return (
-        pl.concat(by_seat).group_by(SEAT_KEYS).agg(sums),
-        pl.concat(by_strategy).group_by(STRATEGY_KEYS).agg(sums),
-    )
+    as_text = [pl.col("layout").cast(pl.String)]
+    seat_part = pl.concat(by_seat).group_by(SEAT_KEYS).agg(sums).with_columns(as_text)
+    del by_seat
+    strategy_part = pl.concat(by_strategy).group_by(STRATEGY_KEYS).agg(sums)
+    return seat_part, strategy_part.with_columns(*as_text, pl.col("strategy").cast(pl.String))
 
 
 def seat_table(base: pl.LazyFrame) -> pl.LazyFrame:
@@ -257,11 +261,6 @@ def finish_start_gold(df: pl.DataFrame, by_group: pl.DataFrame) -> tuple[pl.Data
     return out, notes
 
 
-def _subject_cells(base: pl.LazyFrame, subject: str) -> pl.LazyFrame:
-    """Per (players, subject, group, layout): seats and win sum (the layout's features are joined part by part)."""
-    return base.group_by("players", subject, "group", "layout").agg(pl.col("n").sum(), pl.col("win").sum())
-
-
 def feature_effects(
     cells: dict[str, pl.DataFrame], min_effect: float, feats: pl.DataFrame | None = None
 ) -> pl.DataFrame:
@@ -392,14 +391,17 @@ def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> 
     first_game = run.components.first_game_layout if run.components else FIRST_GAME_DEFAULT
     run.__dict__.pop("_seat_batches", None)  # the seat batches of the other reports are not needed here: free them
     by_seat, by_strategy = setup_cells(run)  # one pass over the seats; the tables below are small group-bys of it
-    base, strat = by_seat.lazy(), by_strategy.lazy()
-    seats, seat_grp, gold, gold_groups, pos, lay, fg, seat_cells, strat_cells = collect_all(
+    base = by_seat.lazy()
+    seats, gold, gold_groups, pos, lay, fg = collect_all(
         [
-            seat_table(base), seat_groups(base), start_gold_table(base), start_gold_by_group(base),
-            position_table(base), layout_table(base), first_game_table(base, first_game),
-            _subject_cells(base, "seat"), _subject_cells(strat, "strategy"),
+            seat_table(base), start_gold_table(base), start_gold_by_group(base), position_table(base),
+            layout_table(base), first_game_table(base, first_game),
         ]
     )  # fmt: skip
+    # a group plays one layout and a seat one start gold, so the per-group tables are the summaries themselves
+    seat_grp = by_seat.select("players", "group", "seat", "n", "win")
+    seat_cells = by_seat.select("players", "seat", "group", "layout", "n", "win")
+    strat_cells = by_strategy.select("players", "strategy", "group", "layout", "n", "win")
     confounded = confounded_player_counts(run)
     seat_df, balance = finish_seats(seats, min_effect, seat_grp, confounded)
     gold_df, notes = finish_start_gold(gold, gold_groups)
