@@ -9,8 +9,8 @@ Two designs per skill level and player count, both on the setups 0..n-1 of the r
   credit; exactly collinear features are left out and named; standard errors HC1 (every game is independent).
 - *fixed layouts*: ``layouts`` random layouts (drawn from the root seed) and the first-game layout, each played on the
   same ``setups`` setups (a crossed, paired design). A two-way analysis of variance (layout x setup) gives the share
-  of the variance of the start player's result that the layout explains at all (with a bootstrap interval over
-  layouts), and the first-game layout is compared with the random ones setup by setup.
+  of the variance of the start player's result that the layout explains at all (with an interval from the F
+  distribution), and the first-game layout is compared with the random ones setup by setup.
 
 The outcome is the start player's (seat 1's) win share minus 1/P, in percentage points.
 """
@@ -101,32 +101,37 @@ def joint_model(df: pl.DataFrame, players: int) -> tuple[list[dict], list[str], 
     return rows, aliased, n
 
 
-def variance_share(matrix: np.ndarray, reps: int = 1000, seed: int = 0) -> dict:
-    """Two-way ANOVA without replication (layouts x setups): the layout's share of the total variance, with a
-    percentile bootstrap interval over layouts, and the F test of no layout effect."""
+def variance_share(matrix: np.ndarray) -> dict:
+    """Two-way ANOVA without replication (layouts x setups): the layout's share of the total variance of the
+    outcome (layout + setup + residual components), its 95% interval and the F test of no layout effect.
 
-    def share(m: np.ndarray) -> tuple[float, float, float]:
-        n_l, n_s = m.shape
-        grand = m.mean()
-        row = m.mean(1) - grand
-        col = m.mean(0) - grand
-        resid = m - grand - row[:, None] - col[None, :]
-        ms_l = n_s * (row**2).sum() / (n_l - 1)
-        ms_s = n_l * (col**2).sum() / (n_s - 1)
-        ms_e = (resid**2).sum() / ((n_l - 1) * (n_s - 1))
-        var_l = max(0.0, (ms_l - ms_e) / n_s)
-        var_s = max(0.0, (ms_s - ms_e) / n_l)
-        total = var_l + var_s + ms_e
-        return (var_l / total if total > 0 else 0.0), ms_l, ms_e
-
-    value, ms_l, ms_e = share(matrix)
+    The interval comes from the F distribution (exact for the balanced random-effects model): the ratio of the layout
+    to the residual variance component lies between (F / F_upper - 1) / setups and (F / F_lower - 1) / setups, each
+    floored at 0, and is turned into a share with the setup and residual components as estimated."""
     n_l, n_s = matrix.shape
-    f = ms_l / ms_e if ms_e > 0 else np.inf
-    p = float(sstats.f.sf(f, n_l - 1, (n_l - 1) * (n_s - 1))) if np.isfinite(f) else 0.0
-    rng = np.random.default_rng(seed)
-    draws = [share(matrix[rng.integers(0, n_l, n_l)])[0] for _ in range(reps)]
-    low, high = np.quantile(draws, [0.025, 0.975])
-    return {"share": value, "ci": [float(low), float(high)], "f": float(f), "p": p, "layouts": n_l, "setups": n_s}
+    grand = matrix.mean()
+    row = matrix.mean(1) - grand
+    col = matrix.mean(0) - grand
+    resid = matrix - grand - row[:, None] - col[None, :]
+    df1, df2 = n_l - 1, (n_l - 1) * (n_s - 1)
+    ms_l = n_s * (row**2).sum() / df1
+    ms_s = n_l * (col**2).sum() / (n_s - 1)
+    ms_e = (resid**2).sum() / df2
+    var_s = max(0.0, (ms_s - ms_e) / n_l)
+
+    def share(var_l: float) -> float:
+        total = var_l + var_s + ms_e
+        return var_l / total if total > 0 else 0.0
+
+    if ms_e <= 0:
+        return {"share": 0.0, "ci": [0.0, 0.0], "f": float("nan"), "p": float("nan"), "layouts": n_l, "setups": n_s}
+    f = ms_l / ms_e
+    p = float(sstats.f.sf(f, df1, df2))
+    theta_low = max(0.0, (f / sstats.f.ppf(0.975, df1, df2) - 1) / n_s)
+    theta_high = max(0.0, (f / sstats.f.ppf(0.025, df1, df2) - 1) / n_s)
+    value = share(max(0.0, (ms_l - ms_e) / n_s))
+    return {"share": value, "ci": [share(theta_low * ms_e), share(theta_high * ms_e)], "f": float(f), "p": p,
+            "layouts": n_l, "setups": n_s}  # fmt: skip
 
 
 def compute(plan: LayoutsPlan, out: Path, ledger: Ledger | None = None) -> tuple[list[dict], list[dict], dict]:
@@ -158,7 +163,7 @@ def compute(plan: LayoutsPlan, out: Path, ledger: Ledger | None = None) -> tuple
                 table = table.join(results[code], on="game")
             fixed_cols = [c.replace("/", "") for c in fixed]
             matrix = table.select(fixed_cols).to_numpy().T.astype(float)  # layouts x setups
-            variance.append({"strategy": strategy, "players": p, **variance_share(matrix, seed=spec.seed)})
+            variance.append({"strategy": strategy, "players": p, **variance_share(matrix)})
             diff = table[first_game.replace("/", "")].to_numpy() - matrix.mean(0)
             rows.append(render.row("layout", "first-game " + first_game, strategy, mean_interval(diff), spec.margin,
                                    players=p))  # fmt: skip
@@ -179,7 +184,7 @@ def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
     ))  # fmt: skip
     page.h("How much does the layout matter at all?")
     page.p("Share of the variance of the start player's result explained by the layout (two-way analysis of "
-           "variance, layout x setup, on the fixed layouts; 95% bootstrap interval over layouts; F test of no "
+           "variance, layout x setup, on the fixed layouts; 95% interval from the F distribution; F test of no "
            "layout effect).")  # fmt: skip
     page.table(variance, [
         ("skill level", lambda r: f"`{r['strategy']}`"), ("players", lambda r: str(r["players"])),
