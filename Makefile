@@ -12,7 +12,7 @@ BUILT := $(VENV)/.built
 ENGINE_SOURCES := $(wildcard palais_sim/*.py palais_sim/engine/*.py strategies/*.py) setup.py
 REBUILD := @$(MAKE) --no-print-directory $(BUILT)
 
-.PHONY: demo test lint bench ladder golden playthroughs generate build clean
+.PHONY: demo test lint bench ladder reports golden playthroughs generate build clean
 
 $(VENV)/.installed-%: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,16 @@ bench: $(STAMP)  ## engine speed: games/s per core, 1 worker and all workers, co
 ladder: $(STAMP)  ## the strategy ladder (a benchmark, minutes)
 	$(REBUILD)
 	$(BIN)/palais ladder
+
+STUDIES := runs/studies/standard
+PRIVILEGES := reinforce_plus2,move_plus2,diagonal_move,mint_plus2,king_plus1,madame_plus1,cards_plus3,servants_plus1,servants_plus3
+
+reports: $(STAMP)  ## the standard set's balance studies into reports/standard/ (hours on 2 cores; reruns reuse arms)
+	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 300 --gold-factorial
+	$(BIN)/palais study layouts --out $(STUDIES)/layouts
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --strategy seals --groups 60
+	$(BIN)/palais study nobles --out $(STUDIES)/privileges --nobles $(PRIVILEGES) --groups 100
+	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
 	$(BIN)/python -m tests.golden.make_golden

@@ -49,7 +49,9 @@ def test_walkthrough_notebook_executes(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("PALAIS_RUN", str(run_dir))
     monkeypatch.setenv("PALAIS_NOBLE", "N41")
     nb = execute(tmp_path)
-    assert "verdict: worth more than its price" in outputs_text(nb)
+    outputs = outputs_text(nb)
+    assert "points associated: 16" in outputs or "points associated: 15" in outputs  # 1 printed + 15 planted
+    assert "not a value" in outputs and "verdict" not in outputs  # a description: no price verdict from a run
     assert_last_figure_renders(nb)
     assert os.environ["PALAIS_RUN"] == str(run_dir)
 

@@ -43,6 +43,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("strategies",),
     ("palais_sim.tournament",),
     ("palais_sim.analytics",),
+    ("palais_sim.study",),  # studies: design arms, play them through the runner, read them with the analytics
     ("palais_sim.cli",),
 ]
 

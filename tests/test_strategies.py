@@ -16,7 +16,10 @@ from palais_sim.registry import BUILTINS, load_strategy
 from palais_sim.strategy import PlayerView
 
 COMPONENTS = standard_components()
-FAST = {"lookahead": "lookahead:budget=2,horizon=1"}  # keep the search cheap in tests
+FAST = {
+    "lookahead": "lookahead:budget=2,horizon=1",  # keep the search cheap in tests
+    "restricted": "restricted:base=greedy,forbid=N17/king_plus1",  # a wrapper needs something to restrict
+}
 
 
 def spec(name: str) -> str:

@@ -1,9 +1,15 @@
 """One pass over a run in batches of whole chunks: the seat rows of played games as compact numpy arrays.
 
 The runner writes the three tables of a chunk under the same file name, and a game never spans chunks, so a batch
-of chunk files holds whole games (and, but for the groups cut at a chunk boundary, whole seat-rotation groups).
-Each batch is read eagerly (a few hundred thousand seats), joined, packed, sorted by (group, game, seat) and handed
-to accumulators; memory stays at one batch whatever the size of the run.
+of chunk files holds whole games. A seat-rotation group can span two chunks (a chunk size that is not a multiple of
+the group size): the rows of a batch's last group are held back and handed on with the next batch, so every batch
+holds whole groups and a group is always one cluster. Each batch is read eagerly (a few hundred thousand seats),
+joined, packed, sorted by (group, game, seat) and handed to accumulators; memory stays at one batch whatever the size
+of the run.
+
+One tie rule everywhere: seats are ranked by final score, then by servants in the Cardinal (the rules' tie-break,
+the one the engine's ``win`` column uses); seats level on both share the better rank. The ``rank`` of a batch is this
+rank (the tables' own ``rank`` column ignores the Cardinal), so win, rank and head-to-head agree.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from palais_sim.analytics import stats
 from palais_sim.analytics.runs import Run
 
 TARGET_ROWS = 600_000
+DENSE_LIMIT = 1 << 22  # ClusterSums: cells x groups up to this many go through a dense count (4 million: 32 MB)
 
 
 @dataclass
@@ -68,34 +75,32 @@ def seat_batches(
 ) -> Iterator[SeatBatch]:
     files = chunk_names(run)
     words = max(1, (len(noble_ids) + 63) // 64) if noble_ids else 0
-    for batch in _groups_of_files(run, files, target_rows):
+    batches = list(_groups_of_files(run, files, target_rows))
+    carry: pl.DataFrame | None = None
+    for index, batch in enumerate(batches):
         paths = {t: [run.path / t / n for n in batch] for t in ("games", "seats", "recruits")}
         games = (
             pl.read_parquet(paths["games"], columns=["game", "players", "error"])
             .filter(pl.col("error").is_null())
             .drop("error")
         )
-        seats = pl.read_parquet(paths["seats"], columns=["game", "group", "seat", "strategy", "total", "rank", "win"])
+        seats = pl.read_parquet(
+            paths["seats"], columns=["game", "group", "seat", "strategy", "total", "cardinal", "win"]
+        )
         seats = seats.join(games, on="game", how="inner").with_columns(
-            pl.col("strategy").replace_strict(strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16)
+            pl.col("strategy").replace_strict(strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16),
         )
         if noble_ids:
-            bit = pl.col("noble").replace_strict(
-                noble_ids, [1 << (i % 64) for i in range(len(noble_ids))], default=0, return_dtype=pl.UInt64
-            )
-            word = pl.col("noble").replace_strict(
-                noble_ids, [i // 64 for i in range(len(noble_ids))], default=-1, return_dtype=pl.Int32
-            )
-            rec = (
-                pl.read_parquet(paths["recruits"], columns=["game", "seat", "noble"])
-                .with_columns(bit.alias("bit"), word.alias("word"))
-                .group_by("game", "seat")
-                .agg([pl.col("bit").filter(pl.col("word") == w).sum().alias(f"mask{w}") for w in range(words)])
-            )
-            seats = seats.join(rec, on=["game", "seat"], how="left").with_columns(
-                [pl.col(f"mask{w}").fill_null(0) for w in range(words)]
-            )
+            seats = seats.join(_masks(paths["recruits"], noble_ids, words), on=["game", "seat"], how="left")
+            seats = seats.with_columns([pl.col(f"mask{w}").fill_null(0) for w in range(words)])
+        if carry is not None:
+            seats = pl.concat([carry, seats.select(carry.columns)])
+            carry = None
         seats = seats.sort("group", "game", "seat")
+        if index + 1 < len(batches) and len(seats):
+            last = seats["group"][-1]  # it may continue in the next chunk: hand it on
+            carry = seats.filter(pl.col("group") == last)
+            seats = seats.filter(pl.col("group") != last)
         if seats.is_empty():
             continue
         yield SeatBatch(
@@ -105,10 +110,63 @@ def seat_batches(
             seat=seats["seat"].to_numpy().astype(np.int8),
             strategy=seats["strategy"].to_numpy().astype(np.int8),
             total=seats["total"].to_numpy().astype(np.float32),
-            rank=seats["rank"].to_numpy().astype(np.int8),
+            rank=tie_ranks(seats["total"].to_numpy(), seats["cardinal"].to_numpy(), seats["players"].to_numpy()),
             win=seats["win"].to_numpy().astype(np.float32),
             masks=[seats[f"mask{w}"].to_numpy() for w in range(words)],
         )
+
+
+def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
+    """Per (game, seat): the nobles taken as bit masks, 64 per word. The noble column is read dictionary-encoded, so
+    the tens of millions of recruit rows are mapped to bits through their few dozen distinct names."""
+    import pyarrow as pa
+
+    index = {n: i for i, n in enumerate(noble_ids)}
+    games, seats, bits, word = [], [], [], []
+    for path in paths:
+        table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
+        noble = table.column("noble").combine_chunks()
+        if not isinstance(noble, pa.DictionaryArray):
+            noble = noble.dictionary_encode()
+        pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
+        code = pos[noble.indices.to_numpy(zero_copy_only=False)]
+        keep = code >= 0
+        games.append(table.column("game").to_numpy()[keep])
+        seats.append(table.column("seat").to_numpy()[keep])
+        bits.append(np.left_shift(np.uint64(1), (code[keep] % 64).astype(np.uint64)))
+        word.append(code[keep] // 64)
+    game = np.concatenate(games) if games else np.zeros(0, np.int64)
+    seat = np.concatenate(seats) if seats else np.zeros(0, np.int8)
+    bit = np.concatenate(bits) if bits else np.zeros(0, np.uint64)
+    wd = np.concatenate(word) if word else np.zeros(0, np.int64)
+    base = int(game.min()) if len(game) else 0
+    key = (game.astype(np.int64) - base) * 16 + seat.astype(np.int64)  # games of a chunk are one short range
+    size = int(key.max()) + 1 if len(key) else 0
+    present = np.flatnonzero(np.bincount(key, minlength=size)) if size else np.zeros(0, np.int64)
+    cols: dict[str, object] = {"game": present // 16 + base, "seat": (present % 16).astype(np.int8)}
+    for w in range(words):
+        # a seat takes a noble once, so OR is a sum: two bincounts of 32-bit halves (exact in float64)
+        sel = wd == w
+        k, b = key[sel], bit[sel]
+        lo = np.bincount(k, weights=(b & np.uint64(0xFFFFFFFF)).astype(np.float64), minlength=size)
+        hi = np.bincount(k, weights=(b >> np.uint64(32)).astype(np.float64), minlength=size)
+        dense = (hi.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)
+        cols[f"mask{w}"] = dense[present]
+    return pl.DataFrame(cols).with_columns(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int8))
+
+
+def tie_ranks(total: np.ndarray, cardinal: np.ndarray, players: np.ndarray) -> np.ndarray:
+    """Rank within the game by (total, Cardinal servants), 1 = best; seats level on both share the better rank.
+
+    Rows sorted by game and seat (a game of P players is P consecutive rows)."""
+    key = total.astype(np.int64) * 1024 + cardinal.astype(np.int64)
+    rank = np.empty(len(key), dtype=np.int8)
+    counts = np.unique(players)
+    for p in counts:
+        sel = slice(None) if len(counts) == 1 else np.flatnonzero(players == p)
+        k = key[sel].reshape(-1, int(p))
+        rank[sel] = (1 + (k[:, None, :] > k[:, :, None]).sum(2)).reshape(-1)
+    return rank
 
 
 def cached_batches(run: Run, strategy_list: list[str], noble_ids: list[str]) -> list[SeatBatch]:
@@ -148,18 +206,29 @@ class ClusterSums:
         A group must not continue in a later batch."""
         if len(cell) == 0:
             return
+        # Only the (cell, group) pairs present: memory is linear in the rows, never cells x groups (a head-to-head
+        # table of k strategies has k * k cells). Small tables take the dense shortcut (no sort).
         g = int(gcode.max()) + 1
-        key = cell * g + gcode
-        size = self.cells * g
-        n_g = np.bincount(key, minlength=size).astype(float).reshape(self.cells, g)
-        self.n += n_g.sum(1)
-        self.groups += (n_g > 0).sum(1)
-        self.nn += (n_g**2).sum(1)
+        key = cell.astype(np.int64) * g + gcode.astype(np.int64)
+        if self.cells * g <= max(DENSE_LIMIT, 2 * len(key)):
+            pairs = np.flatnonzero(np.bincount(key, minlength=self.cells * g))
+            lookup = np.empty(self.cells * g, dtype=np.int64)
+            lookup[pairs] = np.arange(len(pairs))
+            inverse = lookup[key]
+        else:
+            pairs, inverse = np.unique(key, return_inverse=True)
+        pair_cell = pairs // g
+        n_g = np.bincount(inverse).astype(float)
+        self.n += np.bincount(pair_cell, weights=n_g, minlength=self.cells)
+        self.groups += np.bincount(pair_cell, minlength=self.cells)
+        self.nn += np.bincount(pair_cell, weights=n_g**2, minlength=self.cells)
         for name, v in values.items():
-            s_g = np.bincount(key, weights=v, minlength=size).reshape(self.cells, g)
+            s_g = np.bincount(inverse, weights=v, minlength=len(pairs))
             for suffix, w in (("sum", s_g), ("sq", s_g**2), ("tn", s_g * n_g)):
                 k = f"{name}_{suffix}"
-                self.s[k] = self.s.get(k, np.zeros(self.cells)) + w.sum(1)
+                self.s[k] = self.s.get(k, np.zeros(self.cells)) + np.bincount(
+                    pair_cell, weights=w, minlength=self.cells
+                )
 
     def mean(self, name: str) -> stats.ClusterMean:
         z = np.zeros(self.cells)

@@ -134,14 +134,15 @@ def head_to_head(h2h: pl.DataFrame) -> Figure:
 
 @_styled
 def noble_value(nobles: pl.DataFrame, mean_ratio: float) -> Figure:
-    """Value in points against cost with intervals: every noble named, coloured by its privilege, flagged ringed."""
+    """Points associated with each noble against its cost, with intervals (a description, not a value): every
+    noble named and coloured by its privilege."""
     width = 9.0
     fig = _figure(width, 6.8)
     ax = fig.add_subplot()
-    df = nobles.filter(pl.col("value_points").is_not_nan()).sort("cost", "noble")
+    df = nobles.filter(pl.col("points_associated").is_not_nan()).sort("cost", "noble")
     cost = df["cost"].to_numpy().astype(float)
-    value = df["value_points"].to_numpy()
-    err = np.maximum(np.vstack([value - df["value_ci_low"].to_numpy(), df["value_ci_high"].to_numpy() - value]), 0)
+    value = df["points_associated"].to_numpy()
+    err = np.maximum(np.vstack([value - df["points_ci_low"].to_numpy(), df["points_ci_high"].to_numpy() - value]), 0)
     privileges = sorted({p for p in df["privilege"].to_list() if p})
     colour_of = {p: PRIVILEGE_COLOURS[i % len(PRIVILEGE_COLOURS)] for i, p in enumerate(privileges)}
     colours = [colour_of.get(p, NO_PRIVILEGE) if p else NO_PRIVILEGE for p in df["privilege"].to_list()]
@@ -154,7 +155,7 @@ def noble_value(nobles: pl.DataFrame, mean_ratio: float) -> Figure:
     x = cost + jitter
     ax.errorbar(x, value, yerr=err, fmt="none", ecolor="#c5ced4", zorder=1)
     ax.scatter(x, value, c=colours, s=30, zorder=2, edgecolors="none")
-    flags = df["flag"].to_list()
+    flags: list[str | None] = [None] * len(df)  # a description: no noble is flagged here
     ringed = [i for i, f in enumerate(flags) if f]
     if ringed:
         ax.scatter(x[ringed], value[ringed], s=120, facecolors="none", edgecolors="black", linewidths=1.2, zorder=3)
@@ -184,16 +185,16 @@ def noble_value(nobles: pl.DataFrame, mean_ratio: float) -> Figure:
     handles = [Patch(color=colour_of[p], label=p) for p in privileges]
     handles.append(Patch(color=NO_PRIVILEGE, label="no privilege"))
     if np.isfinite(mean_ratio):
-        handles.append(Line2D([], [], color=GREY, linestyle="--", label=f"mean value per cost ({mean_ratio:.2f})"))
+        handles.append(Line2D([], [], color=GREY, linestyle="--", label=f"mean points per cost ({mean_ratio:.2f})"))
     handles.append(Line2D([], [], color="#c5ced4", label="95% interval"))
     if ringed:
         handles.append(Line2D([], [], marker="o", color="black", markerfacecolor="none", linestyle="none",
                               markersize=9, label="flagged (under- or overpriced)"))  # fmt: skip
     ax.legend(handles=handles, loc="upper left", ncols=2, title="privilege", title_fontsize=8.5)
     ax.set_xlabel("cost (gold + 1 per seal)")
-    ax.set_ylabel("value: points added to the final score")
+    ax.set_ylabel("points associated with taking it (95% interval)")
     ax.grid(alpha=0.3)
-    _title(fig, "Nobles: value in points against cost", width)
+    _title(fig, "Nobles: points associated against cost (descriptive)", width)
     return fig
 
 

@@ -296,7 +296,7 @@ def head_to_head_pairs(h2h: pl.DataFrame) -> pl.DataFrame:
 def winrates_section(rep: Report, run: Run) -> None:
     w = winrates.compute(run)
     table = ordered(w.strategies, ["players", "win_rate", "strategy"], [False, True, False])
-    ratings = ordered(w.ratings, ["mu", "strategy"], [True, False])
+    ratings = ordered(w.ratings, ["rating", "strategy"], [True, False])
     h2h = w.head_to_head.sort("strategy", "opponent") if len(w.head_to_head) else w.head_to_head
     scores = score_table(run)
     rep.data.update(strategies=table, head_to_head=h2h, ratings=ratings, scores=scores)
@@ -368,14 +368,16 @@ def winrates_section(rep: Report, run: Run) -> None:
         rep.chart("head_to_head", lambda: charts.head_to_head(h2h), "Share of meetings in which the row strategy "
                   "finished ahead of the column one.")  # fmt: skip
     if len(ratings):
-        rep.h("Ratings (openskill, Plackett-Luce)")
+        rep.h("Ratings (Bradley-Terry, maximum likelihood)")
         rep.table(
             ratings,
             [
                 ("strategy", lambda r: f"`{r['strategy']}`"),
-                ("mu [95%]", lambda r: f"{num(r['mu'])} {ci(r['ci_low'], r['ci_high'], num)}"),
-                ("sigma", lambda r: num(r["sigma"])),
-                ("ordinal (mu - 3 sigma)", lambda r: num(r["ordinal"])),
+                (
+                    "rating (Elo) [95%]",
+                    lambda r: f"{num(r['rating'], 0)} {ci(r['ci_low'], r['ci_high'], lambda x: num(x, 0))}",
+                ),
+                ("meetings", lambda r: f"{r['meetings']:,}"),
             ],
         )
     for note in w.notes:
@@ -398,25 +400,17 @@ def winrates_section(rep: Report, run: Run) -> None:
 
 def nobles_section(rep: Report, run: Run) -> None:
     n = nobles.compute(run)
-    table = ordered(n.nobles, ["value_per_cost", "noble"], [True, False])
+    table = ordered(n.nobles, ["points_associated", "noble"], [True, False])
     rep.data["nobles"] = table
-    rep.h("Nobles")
-    flagged = table.filter(pl.col("flag").is_not_null())
-    if len(flagged):
-        names = ", ".join(f"{r['noble']} ({r['flag']}, {num(r['residual'], 1, sign=True)} points)"
-                          for r in flagged.iter_rows(named=True))  # fmt: skip
-        rep.p(f"**Flagged:** {names}.")
-        rep.headline.append(f"Nobles flagged as mispriced: {names}.")
-    else:
-        rep.p("**Flagged:** none; no noble's value per cost stands out from the others'.")
-        ranked = table.filter(pl.col("value_per_cost").is_not_nan())
-        if len(ranked):
-            top, low = ranked.row(0, named=True), ranked.row(len(ranked) - 1, named=True)
-            rep.headline.append(
-                f"No noble is flagged as mispriced; the most value per cost: {top['noble']} "
-                f"({num(top['value_per_cost'])} points per gold-or-seal), the least: {low['noble']} "
-                f"({num(low['value_per_cost'])})."
-            )
+    rep.h("Nobles (descriptive)")
+    ranked = table.filter(pl.col("points_associated").is_not_nan())
+    if len(ranked):
+        top, low = ranked.row(0, named=True), ranked.row(len(ranked) - 1, named=True)
+        rep.headline.append(
+            f"Nobles, described (not valued): the most points associated with taking one: {top['noble']} "
+            f"({num(top['points_associated'], 1)}), the fewest: {low['noble']} ({num(low['points_associated'], 1)}); "
+            "whether a noble is too cheap is what `palais study nobles` answers."
+        )
     for note in n.notes:
         rep.p(note)
     rep.p("Win lift is a difference of win shares, so it lies between -100 and +100 pp; its interval is cut there.")
@@ -427,19 +421,17 @@ def nobles_section(rep: Report, run: Run) -> None:
             ("cost", lambda r: num(r["cost"], 0)),
             ("points", lambda r: "–" if r["points"] is None else str(r["points"])),
             ("taken", lambda r: f"{r['taken']:,}"),
-            ("value [95%]",
-             lambda r: f"{num(r['value_points'], 1)} {ci(r['value_ci_low'], r['value_ci_high'], lambda x: num(x, 1))}"),
-            ("value/cost [95%]", lambda r: f"{num(r['value_per_cost'])} {ci(r['vpc_ci_low'], r['vpc_ci_high'], num)}"),
-            ("vs expected", lambda r: num(r["residual"], 1, sign=True)),
+            ("points associated [95%]",
+             lambda r: f"{num(r['points_associated'], 1)} "
+                       f"{ci(r['points_ci_low'], r['points_ci_high'], lambda x: num(x, 1))}"),
+            ("per cost", lambda r: num(r["points_per_cost"])),
             ("win lift [95%]", _lift),
             ("round", lambda r: num(r["mean_round"], 1)),
             ("gold paid", lambda r: num(r["mean_gold_paid"], 1)),
-            ("p (Holm)", lambda r: pval(r["p_holm"])),
-            ("flag", lambda r: r["flag"] or ""),
         ],
     )  # fmt: skip
-    caption = ("Value in points against cost, every noble named and coloured by its privilege; dashed = the mean value "
-               "per cost; ringed = flagged.")  # fmt: skip
+    caption = ("Points associated with each noble against its cost (a description, not a value), every noble named "
+               "and coloured by its privilege; dashed = the mean points per cost.")  # fmt: skip
     rep.chart("nobles_value", lambda: charts.noble_value(table, n.mean_ratio), caption)
 
 
@@ -610,6 +602,12 @@ def build(run: Run, which: list[str], out: Path, draw: bool = True) -> Report:
         SECTIONS[name](rep, run)
     summary_blocks: list[tuple[str, object]] = [("h", "Summary"), ("list", list(rep.headline))]
     rep.blocks[head:head] = summary_blocks
+    from palais_sim.analytics.design import confound_warning
+
+    warning = confound_warning(run)
+    if warning:  # a design that cannot separate strategies from seats: said first, and no verdict depends on it
+        rep.data["warnings"] = [warning]
+        rep.blocks.insert(0, ("p", f"**{warning}**"))
     rep.data["summary"] = list(rep.headline)
     return rep
 

@@ -1,13 +1,17 @@
 """Is the setup fair? Seat advantage, the effect of start gold, and what the room layout does to seats and strategies.
 
-- Seats: win share per seat against the fair share 1/P (Wilson 95%), a chi-square test of equal shares per player
-  count (``scipy.stats.chisquare``), and the balance index ``1 - (largest - smallest seat share)``.
+- Seats: win share per seat against the fair share 1/P (Wilson 95% interval; the test against 1/P with a standard
+  error clustered on the seat-rotation group, like the rest), a Wald chi-square test of equal shares per player count
+  with the seats' joint group-clustered covariance, and the balance index ``1 - (largest - smallest seat share)``.
+  A run whose seats and strategies are aligned (no rotation) gets no seat verdict: see ``analytics.design``.
 - Start gold: win share and score per start gold; in the standard rules start gold is fixed by the seat, which the
   report says rather than pretending to separate the two.
 - Layout features (distance from the Gate to each room, the Stairway to the Office and Mint, what stands next to the
   Stairway, which room is in the centre): the change in each seat's and each strategy's win share per unit of the
   feature (for a yes/no feature: with minus without), clustered on the seat-rotation group, Holm-corrected over the
-  whole table and flagged when also at least ``min_effect`` in size.
+  whole table and flagged when also at least ``min_effect`` in size. These are screened one at a time, and the
+  features are correlated (the Gate in the centre shortens every distance from it): a flag here is a lead, and
+  ``palais study layouts`` fits them jointly in mirror play.
 - Per-layout seat shares where a layout has enough games, and the first-game layout against random ones.
 - The castle picture: for each room and each of the 9 cells, the start player's win share above the fair share when
   that room stands in that cell.
@@ -22,6 +26,7 @@ import polars as pl
 from scipy import stats as sstats
 
 from palais_sim.analytics import stats
+from palais_sim.analytics.design import confounded_player_counts
 from palais_sim.analytics.runs import Run, collect_all
 from palais_sim.board import ROOM_CODES, ROOM_KEYS
 
@@ -74,61 +79,155 @@ def feature_names() -> list[str]:
     return names
 
 
-def seat_table(run: Run) -> pl.LazyFrame:
+SEAT_KEYS = ["players", "group", "layout", "seat", "start_gold"]
+STRATEGY_KEYS = ["players", "group", "layout", "strategy"]
+
+
+def setup_cells(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The one pass over the seat rows every setup table is derived from: per (players, group, layout, seat, start
+    gold) and per (players, group, layout, strategy) the seat rows, wins, points and rounds (a group plays one
+    setup, so one layout: a few rows per group).
+
+    Read a batch of chunk files at a time and summed at the end (a group cut by a chunk boundary adds up), so memory
+    stays at one batch and the two summaries whatever the size of the run."""
+    from palais_sim.analytics.batches import TARGET_ROWS, _groups_of_files, chunk_names
+
+    values = [pl.len().alias("n"), pl.col("win").sum(), pl.col("total").sum(), pl.col("rounds").sum()]
+    sums = [pl.col(c).sum() for c in ("n", "win", "total", "rounds")]
+    by_seat, by_strategy = [], []
+    for batch in _groups_of_files(run, chunk_names(run), TARGET_ROWS):
+        games = pl.read_parquet(
+            [run.path / "games" / n for n in batch], columns=["game", "players", "layout", "rounds", "error"]
+        )
+        seats = pl.read_parquet(
+            [run.path / "seats" / n for n in batch],
+            columns=["game", "group", "seat", "strategy", "win", "total", "start_gold"],
+        )
+        rows = seats.join(games.filter(pl.col("error").is_null()).drop("error"), on="game").with_columns(
+            pl.col("total").cast(pl.Int64), pl.col("rounds").cast(pl.Int64),
+            pl.col("layout").cast(pl.Categorical), pl.col("strategy").cast(pl.Categorical),
+        )  # fmt: skip
+        # integer keys only: a group plays one layout with one player count, a seat has one start gold
+        firsts = [pl.col("players").first(), pl.col("layout").first()]
+        by_seat.append(rows.group_by("group", "seat").agg(*firsts, pl.col("start_gold").first(), *values))
+        by_strategy.append(rows.group_by("group", "strategy").agg(*firsts, *values))
+    if not by_seat:
+        schema = {"players": pl.Int8, "group": pl.Int64, "layout": pl.String, "seat": pl.Int8,
+                  "start_gold": pl.Int8, "strategy": pl.String, "n": pl.UInt32, "win": pl.Float64,
+                  "total": pl.Int64, "rounds": pl.Int64}  # fmt: skip
+        empty = pl.DataFrame(schema=schema)
+        return empty.drop("strategy"), empty.drop("seat", "start_gold")
+    as_text = [pl.col("layout").cast(pl.String)]
+    seat_part = pl.concat(by_seat).group_by(SEAT_KEYS).agg(sums).with_columns(as_text)
+    del by_seat
+    strategy_part = pl.concat(by_strategy).group_by(STRATEGY_KEYS).agg(sums)
+    return seat_part, strategy_part.with_columns(*as_text, pl.col("strategy").cast(pl.String))
+
+
+def seat_table(base: pl.LazyFrame) -> pl.LazyFrame:
     return (
-        run.seats()
-        .group_by("players", "seat")
-        .agg(pl.len().alias("games"), pl.col("win").sum().alias("wins"), pl.col("total").mean().alias("mean_score"))
+        base.group_by("players", "seat")
+        .agg(pl.col("n").sum().alias("games"), pl.col("win").sum().alias("wins"), pl.col("total").sum())
+        .with_columns((pl.col("total") / pl.col("games")).alias("mean_score"))
+        .drop("total")
     )
 
 
-def finish_seats(df: pl.DataFrame, min_effect: float) -> tuple[pl.DataFrame, pl.DataFrame]:
+def seat_groups(base: pl.LazyFrame) -> pl.LazyFrame:
+    """Per (players, group, seat): games and win sum, for the group-clustered seat tests."""
+    return base.group_by("players", "group", "seat").agg(pl.col("n").sum(), pl.col("win").sum())
+
+
+def clustered_seat_test(part: pl.DataFrame, players: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Per seat: the share's group-clustered standard error and its z against 1/P; and the Wald chi-square of equal
+    shares (P - 1 degrees of freedom) with the seats' joint clustered covariance, with its p."""
+    codes, groups = np.unique(part["group"].to_numpy(), return_inverse=True)
+    g = len(codes)
+    seat = part["seat"].to_numpy().astype(int) - 1
+    n = np.zeros((g, players))
+    w = np.zeros((g, players))
+    np.add.at(n, (groups, seat), part["n"].to_numpy().astype(float))
+    np.add.at(w, (groups, seat), part["win"].to_numpy().astype(float))
+    total = n.sum(0)
+    share = w.sum(0) / np.where(total > 0, total, np.nan)
+    infl = (w - n * share) / np.where(total > 0, total, np.nan)
+    cov = (g / (g - 1)) * infl.T @ infl if g > 1 else np.full((players, players), np.nan)
+    se = np.sqrt(np.maximum(np.diag(cov), 0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (share - 1.0 / players) / se
+    contrast = np.eye(players)[:-1] - np.eye(players)[-1]
+    d = contrast @ share
+    try:
+        chi2 = float(d @ np.linalg.solve(contrast @ cov @ contrast.T, d))
+        p = float(sstats.chi2.sf(chi2, players - 1))
+    except (np.linalg.LinAlgError, ValueError):
+        chi2, p = np.nan, np.nan
+    return se, z, chi2, p
+
+
+def finish_seats(
+    df: pl.DataFrame, min_effect: float, by_group: pl.DataFrame | None = None, confounded: list[int] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     df = df.sort("players", "seat")
+    confounded = confounded or []
     n = df["games"].to_numpy().astype(float)
     wins = df["wins"].to_numpy()
     fair = 1.0 / df["players"].to_numpy()
     share = wins / n
     low, high = stats.wilson(wins, n)
-    p = stats.proportion_p(wins, n, fair)
+    p = stats.proportion_p(wins, n, fair)  # replaced below by the clustered test where the groups are known
+    wald: dict[int, tuple[float, float]] = {}
+    if by_group is not None and len(by_group):
+        for (players,), part in by_group.group_by(["players"]):
+            se, z, chi2, pw = clustered_seat_test(part, int(players))
+            rows = np.flatnonzero(df["players"].to_numpy() == players)
+            seats_here = df["seat"].to_numpy()[rows].astype(int) - 1
+            p[rows] = stats.two_sided_p(z[seats_here])
+            wald[int(players)] = (chi2, pw)
+    aligned = np.isin(df["players"].to_numpy(), confounded)
+    p = np.where(aligned, np.nan, p)
     p_holm = stats.holm(p)
     seats = pl.DataFrame(
         {
             "players": df["players"], "seat": df["seat"], "games": df["games"], "win_rate": share,
             "ci_low": low, "ci_high": high, "fair_share": fair, "edge": share - fair,
             "mean_score": df["mean_score"], "p": p, "p_holm": p_holm,
-            "flagged": (p_holm < 0.05) & (np.abs(share - fair) >= min_effect),
+            "flagged": (p_holm < 0.05) & (np.abs(share - fair) >= min_effect) & ~aligned,
         }
     )  # fmt: skip
     rows = []
     for (players,), part in seats.group_by(["players"], maintain_order=True):
         wins_p = part["win_rate"].to_numpy() * part["games"].to_numpy()
-        chi2, pval = stats.chisquare_equal(wins_p)
+        chi2, pval = wald.get(int(players)) or stats.chisquare_equal(wins_p)
+        if int(players) in confounded:
+            chi2, pval = np.nan, np.nan
         shares = part["win_rate"].to_numpy()
         gap = float(shares.max() - shares.min())
         best = int(part["seat"][int(np.argmax(shares))])
         rows.append({"players": players, "games": int(part["games"].max()), "largest_gap": gap,
                      "balance_index": 1 - gap, "best_seat": best, "chi2": chi2, "df": len(part) - 1,
                      "p": pval})  # fmt: skip
-    balance = pl.DataFrame(rows).sort("players")
+    balance = pl.DataFrame(rows, schema_overrides={"chi2": pl.Float64, "p": pl.Float64}).sort("players")
     balance = balance.with_columns(pl.Series("p_holm", stats.holm(balance["p"].to_numpy())))
     return seats, balance
 
 
-def start_gold_table(run: Run) -> pl.LazyFrame:
+def start_gold_table(base: pl.LazyFrame) -> pl.LazyFrame:
     return (
-        run.seats()
-        .group_by("players", "start_gold")
+        base.group_by("players", "start_gold")
         .agg(
-            pl.len().alias("games"),
+            pl.col("n").sum().alias("games"),
             pl.col("win").sum().alias("wins"),
-            pl.col("total").mean().alias("mean_score"),
+            pl.col("total").sum(),
             pl.col("seat").n_unique().alias("seats"),
         )
+        .with_columns((pl.col("total") / pl.col("games")).alias("mean_score"))
+        .drop("total")
     )
 
 
-def start_gold_by_group(run: Run) -> pl.LazyFrame:
-    return run.seats().group_by("players", "group", "start_gold").agg(pl.len().alias("n"), pl.col("win").sum())
+def start_gold_by_group(base: pl.LazyFrame) -> pl.LazyFrame:
+    return base.group_by("players", "group", "start_gold").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
 def finish_start_gold(df: pl.DataFrame, by_group: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
@@ -162,20 +261,21 @@ def finish_start_gold(df: pl.DataFrame, by_group: pl.DataFrame) -> tuple[pl.Data
     return out, notes
 
 
-def _subject_cells(run: Run, subject: str) -> pl.LazyFrame:
-    """Per (players, subject, group, layout): seats and win sum, with the layout's features."""
-    seats = run.seats().group_by("players", subject, "group", "layout").agg(pl.len().alias("n"), pl.col("win").sum())
-    feats = layout_features(run.games().select("layout").unique())
-    return seats.join(feats, on="layout", how="left")
-
-
-def feature_effects(cells: dict[str, pl.DataFrame], min_effect: float) -> pl.DataFrame:
+def feature_effects(
+    cells: dict[str, pl.DataFrame], min_effect: float, feats: pl.DataFrame | None = None
+) -> pl.DataFrame:
     names = feature_names()
+    if feats is None:
+        layouts = pl.concat([df.select("layout") for df in cells.values()]).unique()
+        feats = layout_features(layouts.lazy()).collect()
+    table = feats.select(names).to_numpy().astype(np.float32)  # one row per layout
+    index = feats.select("layout", pl.int_range(pl.len(), dtype=pl.Int64).alias("_layout"))
     rows = []
     for subject, df in cells.items():
-        for key, part in df.group_by(["players", subject]):
+        coded = df.join(index, on="layout", how="left")
+        for key, part in coded.group_by(["players", subject]):
             players, who = key
-            x = part.select(names).to_numpy().astype(float)
+            x = table[part["_layout"].to_numpy()]  # one part at a time: memory of one part
             slope, se, p = stats.cluster_slopes(
                 x, part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
             )
@@ -197,14 +297,9 @@ def feature_effects(cells: dict[str, pl.DataFrame], min_effect: float) -> pl.Dat
     )
 
 
-def position_table(run: Run) -> pl.LazyFrame:
+def position_table(base: pl.LazyFrame) -> pl.LazyFrame:
     """Per (players, layout): games and the start player's wins."""
-    return (
-        run.seats()
-        .filter(pl.col("seat") == 1)
-        .group_by("players", "layout")
-        .agg(pl.len().alias("n"), pl.col("win").sum())
-    )
+    return base.filter(pl.col("seat") == 1).group_by("players", "layout").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
 def finish_positions(df: pl.DataFrame, first_game: str) -> pl.DataFrame:
@@ -224,8 +319,8 @@ def finish_positions(df: pl.DataFrame, first_game: str) -> pl.DataFrame:
     return out.select("room", "code", pl.col("cell").cast(pl.Int8), "games", "effect").sort("room", "cell")
 
 
-def layout_table(run: Run) -> pl.LazyFrame:
-    return run.seats().group_by("players", "layout", "seat").agg(pl.len().alias("n"), pl.col("win").sum())
+def layout_table(base: pl.LazyFrame) -> pl.LazyFrame:
+    return base.group_by("players", "layout", "seat").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
 def finish_layouts(df: pl.DataFrame, min_games: int, first_game: str, top: int = 20) -> pl.DataFrame:
@@ -255,12 +350,12 @@ def finish_layouts(df: pl.DataFrame, min_games: int, first_game: str, top: int =
     return out.with_columns(pl.Series("p_holm", stats.holm(out["p"].to_numpy()) if len(out) else [], pl.Float64))
 
 
-def first_game_table(run: Run, first_game: str) -> pl.LazyFrame:
+def first_game_table(base: pl.LazyFrame, first_game: str) -> pl.LazyFrame:
     return (
-        run.seats()
-        .with_columns((pl.col("layout") == first_game).alias("first_game"))
+        base.with_columns((pl.col("layout") == first_game).alias("first_game"))
         .group_by("players", "first_game", "seat")
-        .agg(pl.len().alias("n"), pl.col("win").sum(), pl.col("rounds").mean().alias("rounds"))
+        .agg(pl.col("n").sum(), pl.col("win").sum(), pl.col("rounds").sum())
+        .with_columns((pl.col("rounds") / pl.col("n")).alias("rounds"))
     )
 
 
@@ -291,27 +386,45 @@ def finish_first_game(df: pl.DataFrame) -> pl.DataFrame:
     return out.with_columns(pl.Series("p_holm", stats.holm(out["p"].to_numpy())))
 
 
+@stats.one_blas_thread
 def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> SetupReport:
     first_game = run.components.first_game_layout if run.components else FIRST_GAME_DEFAULT
-    seats, gold, gold_groups, pos, lay, fg, seat_cells, strat_cells = collect_all(
+    run.__dict__.pop("_seat_batches", None)  # the seat batches of the other reports are not needed here: free them
+    by_seat, by_strategy = setup_cells(run)  # one pass over the seats; the tables below are small group-bys of it
+    base = by_seat.lazy()
+    seats, gold, gold_groups, pos, lay, fg = collect_all(
         [
-            seat_table(run), start_gold_table(run), start_gold_by_group(run), position_table(run),
-            layout_table(run), first_game_table(run, first_game), _subject_cells(run, "seat"),
-            _subject_cells(run, "strategy"),
+            seat_table(base), start_gold_table(base), start_gold_by_group(base), position_table(base),
+            layout_table(base), first_game_table(base, first_game),
         ]
     )  # fmt: skip
-    seat_df, balance = finish_seats(seats, min_effect)
+    # a group plays one layout and a seat one start gold, so the per-group tables are the summaries themselves
+    seat_grp = by_seat.select("players", "group", "seat", "n", "win")
+    seat_cells = by_seat.select("players", "seat", "group", "layout", "n", "win")
+    strat_cells = by_strategy.select("players", "strategy", "group", "layout", "n", "win")
+    confounded = confounded_player_counts(run)
+    seat_df, balance = finish_seats(seats, min_effect, seat_grp, confounded)
     gold_df, notes = finish_start_gold(gold, gold_groups)
     cells = {"seat": seat_cells}
     if strat_cells["strategy"].n_unique() > 1:
         cells["strategy"] = strat_cells
     features = feature_effects(cells, min_effect)
+    if confounded:
+        aligned = pl.col("players").is_in(confounded)
+        features = features.with_columns(
+            pl.when(aligned).then(None).otherwise(pl.col("p_holm")).alias("p_holm"),
+            (pl.col("flagged") & ~aligned).alias("flagged"),
+        )
     notes += [
-        f"Seats: Wilson 95% intervals; p against the fair share 1/P, Holm-corrected; flagged when also at least "
-        f"{min_effect:.0%} from it. Balance index = 1 - (largest - smallest seat share).",
+        f"Seats: Wilson 95% intervals; p against the fair share 1/P with the standard error clustered on the "
+        f"seat-rotation group, Holm-corrected; flagged when also at least {min_effect:.0%} from it. The chi-square is "
+        "a Wald test of equal seat shares with their joint group-clustered covariance. Balance index = 1 - (largest "
+        "- smallest seat share). In a run of different strategies a seat's share mixes the seat with who sat in it; "
+        "`palais study seats` measures the seats in mirror play.",
         f"Layout features: change in win share per unit of the feature (yes/no features: with minus without), "
-        f"errors clustered on the seat-rotation group, Holm over {len(features)} tests; flagged when also at least "
-        f"{min_effect:.0%} per unit.",
+        f"screened one at a time (the features are correlated, so one takes credit for another: `palais study "
+        f"layouts` fits them jointly), errors clustered on the seat-rotation group, Holm over {len(features)} tests; "
+        f"flagged when also at least {min_effect:.0%} per unit.",
         f"Castle picture: the start player's win share above 1/P when the room stands in that cell (random "
         "layouts only, when the run has any). "
         f"First-game layout: {first_game}.",

@@ -1,12 +1,22 @@
-"""Win rates per strategy and player count, the head-to-head matrix and openskill (Plackett-Luce) ratings.
+"""Win rates per strategy and player count, the head-to-head matrix and maximum-likelihood ratings.
 
-A shared win counts as a share (1/k). Win-rate intervals are Wilson 95%; the tests against the fair share 1/P and
+A shared win counts as a share (1/k). One tie rule for win, rank and head-to-head: the final score, then servants in
+the Cardinal (``batches.tie_rank``). Win-rate intervals are Wilson 95%; the tests against the fair share 1/P and
 the head-to-head tests against 1/2 use a standard error clustered on the seat-rotation group, and are
 Holm-corrected within their table. Mean score and mean rank carry group-clustered 95% intervals.
+
+Ratings: Bradley-Terry by maximum likelihood (``choix``) on every meeting of two different strategies at a table
+(the pairwise rank-breaking of Plackett-Luce, consistent for it), ties counted half, on the Elo scale; the 95%
+interval is a bootstrap over seat-rotation groups (whole groups, so the games of a group stay together): the groups
+are hashed into 1,024 buckets whose comparison counts are resampled (a bucket of independent groups is itself a sum
+of independent groups; with fewer groups than buckets this is the Poisson bootstrap), so memory and time do not grow
+with the run.
+Unlike a sequential update (openskill), the fit does not depend on the order of the games.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,7 +24,12 @@ import polars as pl
 
 from palais_sim.analytics import stats
 from palais_sim.analytics.batches import ClusterSums, cached_batches, strategies
-from palais_sim.analytics.runs import Run, collect, noble_ids
+from palais_sim.analytics.design import confounded_player_counts
+from palais_sim.analytics.runs import Run, noble_ids
+
+ELO = 400 / math.log(10)  # Elo points per unit of log-strength
+BOOTSTRAP = 200
+BUCKETS = 1024
 
 
 @dataclass
@@ -52,11 +67,13 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     per_strategy = ClusterSums(cells)
     h2h = ClusterSums(k * k)
     games = np.zeros(cells)
+    buckets = np.zeros(BUCKETS * k * k)  # ratings: wins of strategy a over b, per bucket of groups
+    offset = 0
     for b in cached_batches(run, names, ids):
         pidx = np.searchsorted(counts, b.players)
         cell = pidx * k + b.strategy
         per_strategy.add(cell, b.group, {"win": b.win, "total": b.total, "rank": b.rank.astype(np.float64)})
-        games += np.bincount(np.unique(b.game * cells + cell) % cells, minlength=cells)
+        games += _games_per_cell(b.game, cell, cells)
         for p in np.unique(b.players):
             sel = np.flatnonzero(b.players == p)
             strat = b.strategy[sel].reshape(-1, p).astype(np.int64)
@@ -71,8 +88,13 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
                     keep = strat[:, i] != strat[:, j]
                     parts.append((strat[keep, i] * k + strat[keep, j], group[keep], ahead[keep]))
             if parts:
-                h2h.add(np.concatenate([x[0] for x in parts]), np.concatenate([x[1] for x in parts]),
-                        {"ahead": np.concatenate([x[2] for x in parts])})  # fmt: skip
+                pair = np.concatenate([x[0] for x in parts])
+                grp = np.concatenate([x[1] for x in parts])
+                ahead = np.concatenate([x[2] for x in parts])
+                h2h.add(pair, grp, {"ahead": ahead})
+                bucket = _bucket(grp.astype(np.uint64) + np.uint64(offset))
+                buckets += np.bincount(bucket * (k * k) + pair, weights=ahead, minlength=BUCKETS * k * k)
+        offset += int(b.group.max()) + 1 if len(b) else 0
     strat_keys = {
         "players": [p for p in counts for _ in names],
         "strategy": [s for _ in counts for s in names],
@@ -82,6 +104,7 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     per = _frame(per_strategy, strat_keys, ["win", "total", "rank"]).with_columns(
         pl.col("players").cast(pl.Int8), pl.col("games").cast(pl.Int64)
     )
+    run.__dict__["_rating_data"] = (names, buckets.reshape(BUCKETS, k, k))
     return per, _frame(h2h, pair_keys, ["ahead"])
 
 
@@ -148,67 +171,96 @@ def finish_head_to_head(df: pl.DataFrame) -> pl.DataFrame:
     return out.join(pl.concat([key, mirror]), on=["strategy", "opponent"], how="left").sort("strategy", "opponent")
 
 
-def ratings(run: Run, max_games: int = 20000) -> tuple[pl.DataFrame, int]:
-    """Plackett-Luce ratings from openskill over the first ``max_games`` played games (in game order)."""
-    from openskill.models import PlackettLuce
+def _games_per_cell(game: np.ndarray, cell: np.ndarray, cells: int) -> np.ndarray:
+    """Distinct games in which each cell (player count, strategy) sat, from one batch (its games are one range)."""
+    if len(game) == 0:
+        return np.zeros(cells)
+    base = int(game.min())
+    seen = np.bincount((game - base) * cells + cell, minlength=(int(game.max()) - base + 1) * cells)
+    return (seen.reshape(-1, cells) > 0).sum(0)
 
-    games = run.games().select("game")
-    cutoff = collect(games.select(pl.col("game").bottom_k(max_games).max())).item()
-    empty = pl.DataFrame(schema={"strategy": pl.String, "mu": pl.Float64, "sigma": pl.Float64,
-                                 "ci_low": pl.Float64, "ci_high": pl.Float64, "ordinal": pl.Float64})  # fmt: skip
-    if cutoff is None:
+
+def _bucket(group: np.ndarray) -> np.ndarray:
+    """A pseudo-random bucket per global group code (a multiplicative hash: neighbouring groups, which may share a
+    matchup in a round robin, land in unrelated buckets)."""
+    with np.errstate(over="ignore"):
+        mixed = (group * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+    return (mixed % np.uint64(BUCKETS)).astype(np.int64)
+
+
+RATING_SCHEMA = {"strategy": pl.String, "rating": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+                 "log_strength": pl.Float64, "meetings": pl.Int64}  # fmt: skip
+
+
+def _fit(comp: np.ndarray) -> np.ndarray:
+    """Bradley-Terry log-strengths (mean 0) from a matrix of wins (fractional: ties count half)."""
+    import choix
+
+    return choix.ilsr_pairwise_dense(comp, alpha=1e-6, max_iter=500, tol=1e-9)
+
+
+def ratings(run: Run, reps: int = BOOTSTRAP, seed: int = 0) -> tuple[pl.DataFrame, int]:
+    """Maximum-likelihood Bradley-Terry ratings (Elo scale, mean 0) with a group bootstrap interval.
+
+    Needs the data ``seat_tables`` gathers (it is computed first when missing)."""
+    if "_rating_data" not in run.__dict__:
+        seat_tables(run)
+    names, per_bucket = run.__dict__["_rating_data"]
+    k = len(names)
+    empty = pl.DataFrame(schema=RATING_SCHEMA)
+    if k < 2:
         return empty, 0
-    table = collect(
-        run.seats()
-        .filter(pl.col("game") <= cutoff)
-        .group_by("game")
-        .agg(pl.col("strategy").sort_by("seat"), pl.col("rank").sort_by("seat"))
-    ).sort("game")
-    model = PlackettLuce(tau=0.0)  # strategies do not change during a run: no skill drift between games
-    current: dict[str, tuple[float, float]] = {}
-    rated = 0
-    for seated, ranks in zip(table["strategy"].to_list(), table["rank"].to_list(), strict=True):
-        if len(set(seated)) < 2:
-            continue
-        teams = [[model.rating(*current.get(s, (model.mu, model.sigma)), name=s)] for s in seated]
-        new = model.rate(teams, ranks=ranks)
-        updates: dict[str, list[tuple[float, float]]] = {}
-        for s, (r,) in zip(seated, new, strict=True):
-            updates.setdefault(s, []).append((r.mu, r.sigma))
-        for s, values in updates.items():
-            current[s] = (float(np.mean([v[0] for v in values])), float(np.mean([v[1] for v in values])))
-        rated += 1
-    if not current:
+    comp = per_bucket.sum(0)
+    meetings = comp + comp.T
+    present = meetings.sum(1) > 0
+    if present.sum() < 2:
         return empty, 0
-    names = sorted(current)
-    mu = np.array([current[s][0] for s in names])
-    sigma = np.array([current[s][1] for s in names])
+    idx = np.flatnonzero(present)
+    sub = per_bucket[:, idx][:, :, idx]
+    try:
+        theta = _fit(comp[np.ix_(idx, idx)])
+        rng = np.random.default_rng(seed)
+        draws = np.empty((reps, len(idx)))
+        for r in range(reps):
+            draws[r] = _fit(sub[rng.integers(0, BUCKETS, BUCKETS)].sum(0))
+    except (RuntimeError, ValueError, FloatingPointError, np.linalg.LinAlgError):
+        return empty, 0  # the strategies do not all meet (no connected comparison graph): no rating
+    low, high = np.quantile(draws, [0.025, 0.975], axis=0)
     df = pl.DataFrame(
         {
-            "strategy": names,
-            "mu": mu,
-            "sigma": sigma,
-            "ci_low": mu - stats.Z95 * sigma,
-            "ci_high": mu + stats.Z95 * sigma,
-            "ordinal": mu - 3 * sigma,
-        }  # fmt: skip
-    ).sort("mu", descending=True)
-    return df, rated
+            "strategy": [names[i] for i in idx],
+            "rating": ELO * theta,
+            "ci_low": ELO * low,
+            "ci_high": ELO * high,
+            "log_strength": theta,
+            "meetings": np.round(meetings.sum(1)[idx]).astype(np.int64),
+        },
+        schema=RATING_SCHEMA,
+    ).sort("rating", descending=True)
+    return df, int(round(comp.sum()))
 
 
-def compute(run: Run, rating_games: int = 20000) -> WinRates:
+@stats.one_blas_thread
+def compute(run: Run) -> WinRates:
     strat, h2h = seat_tables(run)
-    rated, n = ratings(run, rating_games)
+    rated, n = ratings(run)
     notes = []
     if n:
         notes.append(
-            f"Ratings: openskill Plackett-Luce over the first {n} games with at least two strategies "
-            "(game order, no drift: tau = 0); interval mu +- 1.96 sigma, ordinal mu - 3 sigma."
+            f"Ratings: Bradley-Terry by maximum likelihood (choix) over {n:,} meetings of two different strategies "
+            f"(ties half), on the Elo scale with mean 0; 95% interval from {BOOTSTRAP} Poisson bootstrap draws of "
+            "whole seat-rotation groups."
         )
-    return WinRates(
-        strategies=finish_strategy_table(strat),
-        head_to_head=finish_head_to_head(h2h),
-        ratings=rated,
-        rated_games=n,
-        notes=notes,
-    )
+    table = finish_strategy_table(strat)
+    pairs = finish_head_to_head(h2h)
+    confounded = confounded_player_counts(run)
+    if confounded:
+        # seat and strategy aligned: the table is the seat table under another name; no verdict from it
+        blank = pl.when(pl.col("players").is_in(confounded)).then(None)
+        table = table.with_columns(
+            blank.otherwise(pl.col("p")).alias("p"), blank.otherwise(pl.col("p_holm")).alias("p_holm")
+        )
+        pairs = pairs.with_columns(pl.lit(None, pl.Float64).alias("p"), pl.lit(None, pl.Float64).alias("p_holm"))
+        notes.append(f"No strategy verdict at {', '.join(map(str, confounded))} players: seats and strategies are "
+                     "aligned (confounded design), so p-values are left out.")  # fmt: skip
+    return WinRates(strategies=table, head_to_head=pairs, ratings=rated, rated_games=n, notes=notes)

@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from palais_sim import __version__
-from palais_sim.cli import game, report, simulate, strategies
+from palais_sim.cli import game, match, report, simulate, strategies, study
 
 
 def _no_type(ctx: object) -> None:
@@ -105,10 +105,12 @@ COMMANDS = {
     "report": report.report,
     "strategies": strategies.list_strategies,
     "ladder": strategies.ladder,
+    "match": match.match,
 }
 
 for _name, _command in COMMANDS.items():
     app.command(_name, cls=Command)(_command)
+app.add_typer(study.app, name="study")
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -10,15 +10,20 @@ import typer
 
 from palais_sim import __version__
 from palais_sim.cli.errors import USER_ERRORS, check_seed, explain, fail, fresh_directory, writable_file
-from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
+from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt, StartGoldOpt, parse_start_gold
 from palais_sim.components import load_components
 from palais_sim.engine.game import play_game
 from palais_sim.engine.state import RuleOptions
 from palais_sim.registry import load_strategies
 
 
-def rule_options(players: int, layout: str, gold_limit: int | None, max_rounds: int) -> RuleOptions:
-    return RuleOptions(players=players, layout=layout, gold_limit=gold_limit, max_rounds=max_rounds)
+def rule_options(
+    players: int, layout: str, gold_limit: int | None, max_rounds: int, start_gold: str | None = None
+) -> RuleOptions:
+    return RuleOptions(
+        players=players, layout=layout, gold_limit=gold_limit, max_rounds=max_rounds,
+        start_gold=parse_start_gold(start_gold, players),
+    )  # fmt: skip
 
 
 def play(
@@ -29,6 +34,7 @@ def play(
     components: Path | None = ComponentsOpt,
     gold_limit: int | None = GoldLimitOpt,
     max_rounds: int = MaxRoundsOpt,
+    start_gold: str | None = StartGoldOpt,
     log: Path | None = typer.Option(None, "--log", help="Write a replay log (JSON lines) to this file"),
     positions: Path | None = typer.Option(
         None, "--positions", help="Write the position at the start of every turn into this directory"
@@ -59,7 +65,7 @@ def play(
         else:
             state = None
             comps = load_components(components)
-            options = rule_options(players, layout, gold_limit, max_rounds)
+            options = rule_options(players, layout, gold_limit, max_rounds, start_gold)
         seats = load_strategies(strategies, players)
         account = None if as_json else TurnAccount(sys.stdout)
         begin = export_position(state) if state is not None else None

@@ -9,3 +9,23 @@ LayoutOpt = typer.Option("random", "--layout", help="'random' (per game), 'first
 ComponentsOpt = typer.Option(None, "--components", help="A component-set TOML file (default: the standard set)")
 GoldLimitOpt = typer.Option(None, "--gold-limit", help="Finite bank of gold (e.g. 57); default unlimited")
 MaxRoundsOpt = typer.Option(100, "--max-rounds", help="Stop a game after this many rounds (recorded unfinished)")
+StartGoldOpt = typer.Option(
+    None,
+    "--start-gold",
+    help="Start gold of seat 1, 2, ... comma-separated, e.g. 0,1 \\[default: the rulebook's 0,1,2,3]",
+)
+
+
+def parse_start_gold(text: str | None, players: int | None = None) -> tuple[int, ...] | None:
+    """``"0,1,2"`` as a tuple (None stays None); raises ValueError for anything else."""
+    if text is None:
+        return None
+    try:
+        gold = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"--start-gold must be whole numbers separated by commas, got {text!r}") from None
+    if players is not None and len(gold) != players:
+        raise ValueError(f"--start-gold needs {players} numbers (one per seat) for {players} players, got {text!r}")
+    if any(g < 0 for g in gold):
+        raise ValueError(f"--start-gold must not be negative, got {text!r}")
+    return gold

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, explain, fail
+from palais_sim.cli.options import parse_start_gold
 from palais_sim.registry import split_strategy_list
 from palais_sim.tournament.schedule import FORMATS, Settings
 
@@ -50,6 +51,9 @@ def simulate(
     components: Path | None = typer.Option(None, "--components", help="Component-set TOML \\[default: standard]"),
     gold_limit: int | None = typer.Option(None, "--gold-limit", help="Finite bank of gold; default unlimited"),
     max_rounds: int | None = typer.Option(None, "--max-rounds", help=f"Round cap \\[default: {DEFAULTS.max_rounds}]"),
+    start_gold: str | None = typer.Option(
+        None, "--start-gold", help="Start gold of seat 1, 2, ..., e.g. 0,1 \\[default: the rulebook's 0,1,2,3]"
+    ),
     resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (its settings are kept)"),
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed game instead of recording it"),
     backend: str = typer.Option(
@@ -89,6 +93,7 @@ def simulate(
             components=str(components.resolve()) if components is not None else None,
             gold_limit=gold_limit,
             max_rounds=max_rounds,
+            start_gold=parse_start_gold(start_gold),
         )
         if backend not in BACKENDS:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")

@@ -19,7 +19,7 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, check_seed, explain, fail
-from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
+from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt, StartGoldOpt, parse_start_gold
 from palais_sim.registry import BUILTINS, split_strategy_list, strategy_class, strategy_description, strategy_parameters
 from palais_sim.tournament.schedule import Settings
 
@@ -133,6 +133,7 @@ def ladder(
     components: Path | None = ComponentsOpt,
     gold_limit: int | None = GoldLimitOpt,
     max_rounds: int = MaxRoundsOpt,
+    start_gold: str | None = StartGoldOpt,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Keep the run in this directory (for `palais report`) \\[default: a temporary one]"
     ),
@@ -169,6 +170,7 @@ def ladder(
             components=str(components.resolve()) if components is not None else None,
             gold_limit=gold_limit,
             max_rounds=max_rounds,
+            start_gold=parse_start_gold(start_gold, players),
         )
         matchups = Schedule(base).matchup_count() or 0
         # whole rotation groups per matchup: the runner cycles the matchups over the groups, so each gets the same

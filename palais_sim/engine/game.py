@@ -162,7 +162,7 @@ def result_of(state: GameState, strategies: Sequence[Strategy], decisions: int) 
             win=1.0 / len(best) if s.seat in best else 0.0,
             gold=state.gold[s.seat],
             nobles_taken=tuple(nobles[i].id for i in state.nobles[s.seat]),
-            start_gold=start_gold(state.n)[s.seat],
+            start_gold=start_gold(state.options)[s.seat],
             servants_in_park=state.servants_in_park(s.seat),
             hand_size=len(state.hands[s.seat]),
         )

@@ -29,9 +29,11 @@ def resolve_layout(options: RuleOptions, components: ComponentSet, seed: int) ->
     return parse_layout(spec).code
 
 
-def start_gold(players: int) -> list[int]:
-    """Seat 1 gets 0 gold, seat 2 gets 1, and so on."""
-    return list(range(players))
+def start_gold(options: RuleOptions) -> list[int]:
+    """The gold of each seat at the start: ``options.start_gold`` if set, else seat 1 gets 0, seat 2 gets 1, ..."""
+    if options.start_gold is None:
+        return list(range(options.players))
+    return list(options.start_gold)
 
 
 def check_options(components: ComponentSet, options: RuleOptions) -> None:
@@ -41,8 +43,13 @@ def check_options(components: ComponentSet, options: RuleOptions) -> None:
         raise SetupError(f"players must be 2, 3 or 4, got {n}")
     if options.max_rounds < 1:
         raise SetupError(f"max_rounds must be at least 1, got {options.max_rounds}")
-    if options.gold_limit is not None and options.gold_limit < sum(start_gold(n)):
-        raise SetupError(f"gold_limit {options.gold_limit} is less than the start gold {sum(start_gold(n))}")
+    gold = options.start_gold
+    if gold is not None and (
+        len(gold) != n or any(isinstance(g, bool) or not isinstance(g, int) or g < 0 for g in gold)
+    ):
+        raise SetupError(f"start_gold must be {n} whole numbers of at least 0 (one per seat), got {list(gold)}")
+    if options.gold_limit is not None and options.gold_limit < sum(start_gold(options)):
+        raise SetupError(f"gold_limit {options.gold_limit} is less than the start gold {sum(start_gold(options))}")
     if options.layout.strip().lower() != "random":
         resolve_layout(options, components, 0)
 
@@ -55,7 +62,7 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     """
     check_options(components, options)
     n = options.players
-    gold = start_gold(n)
+    gold = start_gold(options)
 
     order = list(range(len(components.nobles)))
     sub_rng(seed, "park").shuffle(order)

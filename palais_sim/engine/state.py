@@ -91,20 +91,29 @@ class Position(Protocol):
 
 @dataclass(frozen=True)
 class RuleOptions:
-    """Rule options of RULES.md: ``layout`` is 'random', 'first-game' or a code like PMS/KGD/COB."""
+    """Rule options of RULES.md: ``layout`` is 'random', 'first-game' or a code like PMS/KGD/COB; ``start_gold``
+    the gold of seat 1, 2, ... at the start (None: the rulebook's 0, 1, 2, 3)."""
 
     players: int = 2
     layout: str = "random"
     gold_limit: int | None = None
     max_rounds: int = 100
+    start_gold: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.start_gold is not None:  # a list from JSON: kept as a tuple, so the options stay hashable
+            object.__setattr__(self, "start_gold", tuple(self.start_gold))
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "players": self.players,
             "layout": self.layout,
             "gold_limit": self.gold_limit,
             "max_rounds": self.max_rounds,
         }
+        if self.start_gold is not None:  # only when set: logs and positions of the rulebook's rules stay as they were
+            data["start_gold"] = list(self.start_gold)
+        return data
 
 
 def sub_rng(seed: int, stream: str) -> random.Random:

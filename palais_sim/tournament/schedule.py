@@ -2,7 +2,9 @@
 
 Games are numbered 0..N-1. With seat rotation, game ``g * P + r`` is rotation ``r`` of group ``g``: the group's
 matchup with the seats rotated ``r`` places (the first listed strategy sits in seat ``r + 1``), all rotations on
-the same setup seed. The group is the statistical unit. Without rotation every game is its own group.
+the same setup seed. The group is the statistical unit. Without rotation every game is its own group. A run with
+``first_group = F`` numbers its groups from F (its games still from 0), so a sequential test can play its next batch
+of groups as a run of its own, on the seeds an unbroken run would have used.
 
 A group's seed is ``SeedSequence(root, spawn_key=(group,))``: it depends on the root seed and the group index
 only, never on chunking or workers, so any game can be replayed from the tables alone.
@@ -40,16 +42,30 @@ class Settings:
     components: str | None = None  # a component-set file, or None for the standard set
     gold_limit: int | None = None
     max_rounds: int = 100
+    start_gold: tuple[int, ...] | None = None  # gold of seat 1, 2, ...; None: the rulebook's 0, 1, 2, 3
+    first_group: int = 0  # the run plays groups first_group, first_group + 1, ... (a sequential test's next batch)
+
+    def __post_init__(self) -> None:
+        if self.start_gold is not None:
+            object.__setattr__(self, "start_gold", tuple(self.start_gold))
 
     def rule_options(self) -> RuleOptions:
         """The rule options of every game of the run: built here only, from the settings."""
         return RuleOptions(
-            players=self.players, layout=self.layout, gold_limit=self.gold_limit, max_rounds=self.max_rounds
-        )
+            players=self.players, layout=self.layout, gold_limit=self.gold_limit, max_rounds=self.max_rounds,
+            start_gold=self.start_gold,
+        )  # fmt: skip
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["strategies"] = list(self.strategies)
+        # the newer fields only when set, so the manifests of earlier runs still match (and resume)
+        if self.start_gold is None:
+            del data["start_gold"]
+        else:
+            data["start_gold"] = list(self.start_gold)
+        if self.first_group == 0:
+            del data["first_group"]
         return data
 
     @classmethod
@@ -96,6 +112,8 @@ class Schedule:
             raise ScheduleError(f"--players must be 2, 3 or 4, got {p}")
         if isinstance(settings.seed, bool) or not isinstance(settings.seed, int) or settings.seed < 0:
             raise ScheduleError(f"--seed must be a whole number >= 0, got {settings.seed!r}")
+        if settings.first_group < 0:
+            raise ScheduleError(f"first_group must be at least 0, got {settings.first_group}")
         self.group_size = p if settings.rotate_seats else 1
         self.groups = math.ceil(settings.games / self.group_size)
         self.total = self.groups * self.group_size
@@ -139,6 +157,7 @@ class Schedule:
         if not 0 <= index < self.total:
             raise IndexError(index)
         group, rotation = divmod(index, self.group_size)
+        group += self.settings.first_group
         return GameSpec(
             game=index,
             seed=group_seed(self.settings.seed, group),

@@ -1,0 +1,133 @@
+"""Paired designs: one row per seat-rotation group for the *focus* strategy (the first one listed), and differences
+between arms played on the same groups.
+
+In a seat-rotated run every group plays one setup seed in every rotation, and rotation ``r`` seats the first listed
+strategy in seat ``r + 1``; so the focus seat of a game is ``rotation + 1`` (seat 1 without rotation), whatever the
+strategies are called, and a mirror match (the same spec in every seat) still has a focus. Per group:
+
+- ``win``: the focus's mean win share over the group's games (the engine's rule: most points, then most servants in
+  the Cardinal, a win still tied is shared);
+- ``score``: the focus's mean score against the other seats, one tie rule for everything: finishing ahead on
+  (total, Cardinal servants) counts 1, level on both counts 1/2 (for two players this is the win share).
+
+Only groups whose games were all played (no failed game) are kept, so the rotations stay balanced.
+Arms are compared group by group (``paired_difference``): the groups are independent, the games within one are not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import stats as sstats
+
+from palais_sim.analytics.runs import Run, collect
+
+FOCUS_SCHEMA = {"group": pl.Int64, "games": pl.Int64, "win": pl.Float64, "score": pl.Float64}
+
+
+def focus_games(run: Run) -> pl.LazyFrame:
+    """Per played game: group, the focus seat, the focus's win share and its score against the others."""
+    rotate = bool((run.manifest.get("settings") or {}).get("rotate_seats", True))
+    games = run.scan("games").select(
+        "game",
+        "group",
+        "players",
+        "error",
+        (pl.col("rotation").cast(pl.Int64) + 1 if rotate else pl.lit(1)).alias("focus"),
+    )
+    seats = run.scan("seats").select("game", "seat", "win", "total", "cardinal")
+    me = seats.join(games, on="game").filter(pl.col("seat") == pl.col("focus"))
+    other = seats.select("game", pl.col("seat").alias("o_seat"), pl.col("total").alias("o_total"),
+                         pl.col("cardinal").alias("o_cardinal"))  # fmt: skip
+    ahead = (
+        pl.when((pl.col("total") > pl.col("o_total")) | ((pl.col("total") == pl.col("o_total"))
+                                                         & (pl.col("cardinal") > pl.col("o_cardinal"))))
+        .then(1.0)
+        .when((pl.col("total") == pl.col("o_total")) & (pl.col("cardinal") == pl.col("o_cardinal")))
+        .then(0.5)
+        .otherwise(0.0)
+    )  # fmt: skip
+    pairs = (
+        me.join(other, on="game")
+        .filter(pl.col("o_seat") != pl.col("seat"))
+        .group_by("game")
+        .agg(ahead.mean().alias("score"))
+    )
+    return me.select("game", "group", "win").join(pairs, on="game", how="left")
+
+
+def focus_groups(run: Run) -> pl.DataFrame:
+    """One row per complete group: ``group``, ``games``, ``win`` and ``score`` of the focus (means over the group)."""
+    group_size = int(run.manifest.get("group_size") or 1)
+    failed = run.scan("games").filter(pl.col("error").is_not_null()).select("group").unique()
+    per_game = focus_games(run).join(failed, on="group", how="anti")
+    df = collect(
+        per_game.group_by("group").agg(
+            pl.len().alias("games"), pl.col("win").mean().alias("win"), pl.col("score").mean().alias("score")
+        )
+    )
+    df = df.filter(pl.col("games") == group_size).sort("group")
+    return df.select(pl.col(k).cast(v) for k, v in FOCUS_SCHEMA.items())
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over groups with its standard error and a two-sided interval."""
+
+    mean: float
+    se: float
+    low: float
+    high: float
+    n_groups: int
+
+    def to_dict(self) -> dict:
+        return {"mean": self.mean, "se": self.se, "ci": [self.low, self.high], "n_groups": self.n_groups}
+
+
+def mean_interval(values: np.ndarray, confidence: float = 0.95) -> Estimate:
+    """Mean of independent group values with a t interval (nan when fewer than two groups)."""
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    if n == 0:
+        return Estimate(np.nan, np.nan, np.nan, np.nan, 0)
+    mean = float(x.mean())
+    if n < 2:
+        return Estimate(mean, np.nan, np.nan, np.nan, n)
+    se = float(x.std(ddof=1) / np.sqrt(n))
+    q = float(sstats.t.ppf(0.5 + confidence / 2, n - 1))
+    return Estimate(mean, se, mean - q * se, mean + q * se, n)
+
+
+def paired_difference(a: pl.DataFrame, b: pl.DataFrame, column: str = "win", confidence: float = 0.95) -> Estimate:
+    """``a - b`` over the groups both arms played (the same setup seeds and rotations), with a t interval."""
+    both = a.select("group", pl.col(column).alias("a")).join(b.select("group", pl.col(column).alias("b")), on="group")
+    return mean_interval((both["a"] - both["b"]).to_numpy(), confidence)
+
+
+VERDICTS = ("favoured", "disfavoured", "balanced", "undecided")
+
+
+def verdict(low: float, high: float, margin: float) -> str:
+    """The three-way decision with an indifference zone of +-``margin`` around 0.
+
+    ``favoured``: the whole interval above +margin; ``disfavoured``: the whole interval below -margin;
+    ``balanced``: the whole interval inside [-margin, +margin]; ``undecided``: anything else (the interval reaches
+    across a margin, or there is none). "Not significant" is never read as balanced.
+    """
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "undecided"
+    if low > margin:
+        return "favoured"
+    if high < -margin:
+        return "disfavoured"
+    if -margin <= low and high <= margin:
+        return "balanced"
+    return "undecided"
+
+
+def robust(verdicts: list[str]) -> bool:
+    """A verdict is robust when at least two skill levels studied it and every one gives it (and it is a decision,
+    not ``undecided``): one skill level alone cannot tell the game's verdict from the player's."""
+    return len(verdicts) >= 2 and len(set(verdicts)) == 1 and verdicts[0] != "undecided"

@@ -1,0 +1,79 @@
+"""`palais match A B`: an A/B test on paired, seat-rotated games that stops as soon as the SPRT decides."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.options import (
+    ComponentsOpt,
+    GoldLimitOpt,
+    LayoutOpt,
+    MaxRoundsOpt,
+    StartGoldOpt,
+    parse_start_gold,
+)
+
+
+def match(
+    a: str = typer.Argument(..., help="Strategy A (a spec: greedy, seals:mint=3, package.module:Class, ...)"),
+    b: str = typer.Argument(..., help="Strategy B"),
+    players: int = typer.Option(2, "--players", "-p", help="Players; with more than 2, A plays P-1 copies of B"),
+    use_sprt: bool = typer.Option(
+        True, "--sprt/--no-sprt", help="Stop as soon as the SPRT decides (--no-sprt: play --max-games)"
+    ),
+    elo0: float = typer.Option(0.0, "--elo0", help="H0: A is this many Elo stronger (logistic)"),
+    elo1: float = typer.Option(5.0, "--elo1", help="H1: A is this many Elo stronger"),
+    alpha: float = typer.Option(0.05, "--alpha", help="Chance of accepting H1 when H0 holds"),
+    beta: float = typer.Option(0.05, "--beta", help="Chance of accepting H0 when H1 holds"),
+    max_games: int = typer.Option(20000, "--max-games", "-n", help="Stop here if the SPRT has not decided"),
+    batch: int = typer.Option(50, "--batch", help="Seat-rotation groups between two looks at the test"),
+    seed: int = typer.Option(1, "--seed", "-s", help="Root seed (group k plays group_seed(seed, k))"),
+    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes per batch (1 = in-process)"),
+    layout: str = LayoutOpt,
+    components: Path | None = ComponentsOpt,
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+    start_gold: str | None = StartGoldOpt,
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Keep the batches' runs here (and resume from them) \\[default: a temporary one]"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
+) -> None:
+    """A/B test of two strategies on paired games (each seed in every seating), with a pentanomial SPRT.
+
+    Prints the result (H0, H1 or undecided), the games played, A's score share and the Elo difference with 95%
+    intervals. Group scores for two players are the pentanomial 0, 1/4, ..., 1 of a game pair.
+    """
+    from palais_sim.analytics.runs import RunError
+    from palais_sim.study.match import MatchPlan, play_match
+    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.runner import RunStopped
+    from palais_sim.tournament.schedule import ScheduleError, Settings
+
+    try:
+        if workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {workers}")
+        base = Settings(
+            seed=seed, layout=layout, components=str(components.resolve()) if components is not None else None,
+            gold_limit=gold_limit, max_rounds=max_rounds, start_gold=parse_start_gold(start_gold, players),
+        )  # fmt: skip
+        plan = MatchPlan(
+            a=a, b=b, players=players, sprt=use_sprt, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+            max_games=max_games, batch_groups=batch, base=base,
+        )  # fmt: skip
+        plan.check()
+        if out is not None:
+            result = play_match(plan, out, workers)
+        else:
+            with tempfile.TemporaryDirectory(prefix="palais-match-") as tmp:
+                result = play_match(plan, Path(tmp), workers)
+    except RunStopped as exc:
+        fail(str(exc), exc.code)
+    except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
+        fail(str(exc))
+    typer.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.text())

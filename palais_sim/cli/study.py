@@ -1,0 +1,190 @@
+"""`palais study seats | nobles | layouts`: balance verdicts from paired experiments, with intervals and a margin.
+
+Every study plays its arms through the tournament runner into run directories under --out (re-running the same
+command resumes an interrupted study and reuses finished arms) and writes --out/study.json, study.md and
+study.html (one self-contained page) with its charts.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, MaxRoundsOpt, parse_start_gold
+
+app = typer.Typer(
+    no_args_is_help=True,
+    help="Balance studies: mirror seats, restricted-play nobles, layouts; paired arms, verdicts with a margin.",
+)
+
+StrategyOpt = typer.Option(
+    None, "--strategy", help="A skill level (repeat for several) \\[default: greedy and lookahead:budget=8,horizon=2]"
+)
+SeedOpt = typer.Option(1, "--seed", "-s", help="Root seed: every arm plays the groups 0..G-1 of it")
+MarginOpt = typer.Option(2.0, "--margin", help="Equivalence margin in percentage points of win share")
+WorkersOpt = typer.Option(1, "--workers", "-w", help="Worker processes per arm (1 = in-process)")
+OutOpt = typer.Option(..., "--out", "-o", help="Study directory: arm runs, study.json, study.md, study.html")
+
+
+def _command() -> str:
+    return "palais " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def _spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, start_gold=None):
+    from palais_sim.study.common import DEFAULT_SKILLS, StudySpec
+    from palais_sim.tournament.schedule import Settings
+
+    base = Settings(
+        layout=layout, components=str(components.resolve()) if components is not None else None,
+        gold_limit=gold_limit, max_rounds=max_rounds, start_gold=start_gold,
+    )  # fmt: skip
+    return StudySpec(
+        strategies=tuple(strategies) if strategies else DEFAULT_SKILLS, groups=groups, seed=seed, margin=margin,
+        workers=workers, base=base, command=_command(),
+    )  # fmt: skip
+
+
+def _players(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"--players must be numbers separated by commas, got {text!r}") from None
+
+
+def _run(fn, *args) -> None:
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from palais_sim.analytics.runs import RunError
+    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.runner import RunStopped
+    from palais_sim.tournament.schedule import ScheduleError
+
+    try:
+        paths = fn(*args)
+    except RunStopped as exc:
+        fail(str(exc) + " (run the same study command again to resume)", exc.code)
+    except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
+        fail(str(exc))
+    typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
+
+
+@app.command("seats")
+def seats(
+    out: Path = OutOpt,
+    players: str = typer.Option("2,3,4", "--players", "-p", help="Player counts, comma-separated"),
+    strategies: list[str] | None = StrategyOpt,
+    groups: int = typer.Option(1000, "--groups", "-g", help="Setups per arm (mirror games need no rotation)"),
+    start_gold: str | None = typer.Option(
+        None, "--start-gold", help="Start gold of seat 1, 2, ... (the first P for P players) \\[default: 0,1,2,3]"
+    ),
+    gold_factorial: bool = typer.Option(
+        False, "--gold-factorial", help="Also permute the start golds over the seats (a Latin square: P arms)"
+    ),
+    seed: int = SeedOpt,
+    margin: float = MarginOpt,
+    workers: int = WorkersOpt,
+    layout: str = typer.Option("random", "--layout", help="'random' (per game), 'first-game' or a code"),
+    components: Path | None = ComponentsOpt,
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+) -> None:
+    """Mirror play: the seat edge per player count at each skill level (and start gold apart, --gold-factorial).
+
+    Size: groups x player counts x skill levels games (x P with --gold-factorial); the defaults play 6,000 games,
+    about 20 s for greedy and 15 minutes for the lookahead level on one core.
+    """
+    from palais_sim.study.seats import SeatsPlan, run_study
+
+    def go():
+        plan = SeatsPlan(
+            _spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds),
+            players=_players(players), start_gold=parse_start_gold(start_gold), factorial=gold_factorial,
+        )  # fmt: skip
+        return run_study(plan, out)
+
+    _run(go)
+
+
+@app.command("nobles")
+def nobles(
+    out: Path = OutOpt,
+    players: int = typer.Option(2, "--players", "-p", help="Players, 2 to 4"),
+    strategies: list[str] | None = StrategyOpt,
+    groups: int = typer.Option(100, "--groups", "-g", help="Seat-rotation groups per arm"),
+    subjects: str | None = typer.Option(
+        None, "--nobles", help="Nobles and privilege kinds to study, e.g. N01,N17,king_plus1 \\[default: all]"
+    ),
+    reprice: str = typer.Option(
+        "decided",
+        "--reprice",
+        help="Nobles to play again at other gold costs: decided (a favoured or disfavoured "
+        "verdict), all, none, or ids like N17,N18",
+    ),
+    prices: str = typer.Option("-1,1", "--prices", help="Gold offsets of the repriced variants"),
+    seed: int = SeedOpt,
+    margin: float = MarginOpt,
+    workers: int = WorkersOpt,
+    layout: str = typer.Option("random", "--layout", help="'random' (per game), 'first-game' or a code"),
+    components: Path | None = ComponentsOpt,
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+    start_gold: str | None = typer.Option(
+        None, "--start-gold", help="Start gold of seat 1, 2, ... \\[default: 0,1,...]"
+    ),
+) -> None:
+    """Restricted play per noble and privilege kind (never take it vs take it whenever possible), and repricing.
+
+    Size: 2 arms x groups x players games per subject and skill level; the standard set has 42 nobles and 9
+    privilege kinds, so the defaults (2 players, 100 groups) play 20,400 games per skill level: about 2 minutes for
+    greedy and an hour for the lookahead level on one core (use --nobles to study a few, --workers for more cores).
+    Repricing adds 2 arms per price and skill level for each repriced noble.
+    """
+    from palais_sim.study.nobles import NoblesPlan, run_study
+
+    def go():
+        spec = _spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds,
+                     parse_start_gold(start_gold, players))  # fmt: skip
+        try:
+            offsets = tuple(int(x) for x in prices.split(",") if x.strip())
+        except ValueError:
+            raise ValueError(f"--prices must be whole numbers separated by commas, got {prices!r}") from None
+        wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
+        plan = NoblesPlan(spec, players=players, subjects=wanted, reprice=reprice, offsets=offsets)
+        return run_study(plan, out)
+
+    _run(go)
+
+
+@app.command("layouts")
+def layouts(
+    out: Path = OutOpt,
+    players: str = typer.Option("2", "--players", "-p", help="Player counts, comma-separated"),
+    strategies: list[str] | None = StrategyOpt,
+    groups: int = typer.Option(600, "--groups", "-g", help="Games with a random layout each (the joint model)"),
+    n_layouts: int = typer.Option(12, "--layouts", help="Fixed random layouts for the share of variance"),
+    setups: int = typer.Option(100, "--setups", help="Setups each fixed layout (and the first-game one) is played on"),
+    seed: int = SeedOpt,
+    margin: float = MarginOpt,
+    workers: int = WorkersOpt,
+    components: Path | None = ComponentsOpt,
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+) -> None:
+    """Mirror play over room layouts: one joint model of the layout features, the share of variance the layout
+    explains, and the first-game layout against random ones.
+
+    Size: (groups + (layouts + 1) x setups) games per player count and skill level; the defaults play 1,900 games
+    per skill level: about 10 s for greedy and 5 minutes for the lookahead level on one core.
+    """
+    from palais_sim.study.layouts import LayoutsPlan, run_study
+
+    def go():
+        spec = _spec(strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds)
+        return run_study(LayoutsPlan(spec, players=_players(players), layouts=n_layouts, setups=setups), out)
+
+    _run(go)

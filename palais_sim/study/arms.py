@@ -1,0 +1,38 @@
+"""Play one arm of a study (or one batch of a match) as a run of its own: new, resumed, or already done."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from palais_sim import __version__
+from palais_sim.tournament.fingerprint import code_fingerprint
+from palais_sim.tournament.manifest import Manifest, RunDirError
+from palais_sim.tournament.runner import run
+from palais_sim.tournament.schedule import Settings
+
+
+def slug(text: str) -> str:
+    """A directory name for a strategy spec or an arm label."""
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "arm"
+
+
+def play_arm(settings: Settings, out: Path, workers: int, progress: bool | None = False) -> bool:
+    """Make sure ``out`` holds the complete run of ``settings``; returns True when games were played now.
+
+    A finished run of the same settings is kept as it is, an interrupted one is resumed, anything else in ``out``
+    is refused by the runner (a different run) with its one-line error.
+    """
+    stored = Manifest.load(out) if (out / "manifest.json").exists() else None
+    if stored is not None and stored.data.get("state") == "done" and stored.settings == settings:
+        if (stored.data.get("code_fingerprint"), stored.data.get("engine_version")) != (
+            code_fingerprint(),
+            __version__,
+        ):
+            raise RunDirError(
+                f"{out} was played by other code (engine or strategies changed since); a study does not mix two "
+                "versions of the rules in its arms: choose a new --out"
+            )
+        return False
+    run(settings, out, workers, resume=stored is not None, progress=progress)
+    return True

@@ -1,0 +1,116 @@
+"""The studies' charts (matplotlib's object API, headless): forest plots of effects with the equivalence band, the
+seat chart per skill level and the price-sensitivity line of a noble. Each returns a Figure; ``save`` writes a PNG."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+COLOURS = {"favoured": "#1a7f37", "disfavoured": "#c0392b", "balanced": "#1f4e79", "undecided": "#888888"}
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save(fig: Figure, directory: Path, name: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.png"
+    fig.savefig(path, format="png", dpi=90, metadata={"Software": None})
+    return path
+
+
+def _finite(x: object) -> float:
+    return float(x) if x is not None and math.isfinite(float(x)) else np.nan  # type: ignore[arg-type]
+
+
+def forest(rows: list[dict], title: str, margin: float, label=None, xlabel: str = "effect on win share (pp)") -> Figure:
+    """One line per row: effect with its interval, coloured by verdict; the band is the equivalence margin."""
+    label = label or (lambda r: f"{r['key']}  ({r['strategy']})")
+    n = len(rows)
+    fig = _figure(7.5, 1.3 + 0.24 * max(n, 1))
+    ax = fig.add_subplot()
+    y = np.arange(n)[::-1]
+    eff = np.array([_finite(r["effect"]) for r in rows])
+    low = np.array([_finite(r["ci"][0]) for r in rows])
+    high = np.array([_finite(r["ci"][1]) for r in rows])
+    ax.axvspan(-margin, margin, color="#dde8f3", zorder=0, label=f"balanced band +-{margin:g} pp")
+    ax.axvline(0, color="#555", lw=0.8)
+    for i, r in enumerate(rows):
+        colour = COLOURS.get(r["verdict"], "#888")
+        ax.plot([low[i], high[i]], [y[i], y[i]], color=colour, lw=1.6)
+        ax.plot([eff[i]], [y[i]], "o", color=colour, ms=4)
+    ax.set_yticks(y, [label(r) for r in rows], fontsize=7)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    handles = [ax.plot([], [], "o-", color=c, label=v)[0] for v, c in COLOURS.items()]
+    ax.legend(handles=handles, loc="lower right", fontsize=7)
+    ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def seat_chart(rows: list[dict], title: str, margin: float) -> Figure:
+    """Seat effects of one skill level, one panel per player count."""
+    counts = sorted({r["players"] for r in rows})
+    fig = _figure(3.0 * max(len(counts), 1) + 1, 3.2)
+    axes = fig.subplots(1, max(len(counts), 1), squeeze=False)[0]
+    for ax, p in zip(axes, counts, strict=False):
+        part = sorted((r for r in rows if r["players"] == p), key=lambda r: r["key"])
+        x = np.arange(len(part))
+        eff = np.array([_finite(r["effect"]) for r in part])
+        err = np.abs(np.array([[_finite(r["ci"][0]) for r in part], [_finite(r["ci"][1]) for r in part]]) - eff)
+        ax.axhspan(-margin, margin, color="#dde8f3", zorder=0)
+        ax.axhline(0, color="#555", lw=0.8)
+        ax.bar(x, eff, color=[COLOURS.get(r["verdict"], "#888") for r in part], alpha=0.8)
+        ax.errorbar(x, eff, yerr=err, fmt="none", ecolor="#222", capsize=3)
+        ax.set_xticks(x, [f"seat {r['key']}" for r in part])
+        ax.set_title(f"{p} players", fontsize=9)
+        ax.set_ylabel("win share above 1/P (pp)")
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
+    """Effect of taking the noble (pp) at each gold cost with its interval, one series per skill level, each with
+    its fitted line and the price where the line crosses 0 (when it surely slopes down)."""
+    fig = _figure(5.4, 3.6)
+    ax = fig.add_subplot()
+    ax.axhspan(-margin, margin, color="#dde8f3", zorder=0)
+    ax.axhline(0, color="#555", lw=0.8)
+    palette = ["#1f4e79", "#c0392b", "#1a7f37", "#8e44ad"]
+    for i, (strategy, line) in enumerate(series.items()):
+        colour = palette[i % len(palette)]
+        pts = line["points"]
+        price = np.array([p["price"] for p in pts], dtype=float) + 0.06 * (i - (len(series) - 1) / 2)
+        eff = np.array([_finite(p["effect"]) for p in pts])
+        err = np.abs(np.array([[_finite(p["ci"][0]) for p in pts], [_finite(p["ci"][1]) for p in pts]]) - eff)
+        ax.errorbar(price, eff, yerr=err, fmt="o", color=colour, capsize=3, label=strategy)
+        if line.get("slope") is not None:
+            xs = np.linspace(price.min() - 0.4, price.max() + 0.4, 20)
+            ax.plot(xs, line["intercept"] + line["slope"] * xs, "--", color=colour, lw=1)
+        if line.get("fair_price") is not None:
+            ax.axvline(line["fair_price"], color=colour, lw=0.8, ls=":")
+    ax.set_xlabel("gold cost (dotted: worth its cost there)")
+    ax.set_ylabel("taking it vs leaving it (pp)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def bars(labels: list[str], values: list[float], title: str, xlabel: str) -> Figure:
+    fig = _figure(6.0, 1.2 + 0.3 * max(len(labels), 1))
+    ax = fig.add_subplot()
+    y = np.arange(len(labels))[::-1]
+    ax.barh(y, values, color="#1f4e79")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return fig

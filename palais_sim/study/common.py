@@ -1,0 +1,115 @@
+"""What every study shares: its skill levels, size, seed, margin and rule options, and the arm runs it plays."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from palais_sim.study.arms import play_arm, slug
+from palais_sim.tournament.schedule import Settings
+
+DEFAULT_SKILLS = ("greedy", "lookahead:budget=8,horizon=2")  # a heuristic and a search strategy (+96 Elo over greedy)
+DEFAULT_MARGIN = 2.0  # percentage points of win share: "balanced within +-2 pp"
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    strategies: tuple[str, ...] = DEFAULT_SKILLS
+    groups: int = 200
+    seed: int = 1
+    margin: float = DEFAULT_MARGIN  # pp
+    workers: int = 1
+    base: Settings = field(default_factory=Settings)  # rule options (layout, components, gold_limit, max_rounds, ...)
+    command: str = ""  # the command line that made the study, for the page's header
+
+    def check(self) -> None:
+        if not self.strategies:
+            raise ValueError("at least one --strategy is needed")
+        if self.groups < 2:
+            raise ValueError(f"--groups must be at least 2, got {self.groups}")
+        if not self.margin > 0:
+            raise ValueError(f"--margin must be above 0 (percentage points), got {self.margin}")
+        if self.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {self.workers}")
+
+    def settings(self, **changes: object) -> Settings:
+        return replace(self.base, seed=self.seed, **changes)  # type: ignore[arg-type]
+
+    def rule_dict(self) -> dict:
+        b = self.base
+        return {"layout": b.layout, "components": b.components, "gold_limit": b.gold_limit,
+                "max_rounds": b.max_rounds, "start_gold": list(b.start_gold) if b.start_gold else None}  # fmt: skip
+
+
+@dataclass
+class Ledger:
+    """Games played and wall time per skill level, for the study's header."""
+
+    games: dict[str, int] = field(default_factory=dict)
+    played_now: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def play(self, spec: StudySpec, strategy: str, settings: Settings, out: Path) -> Path:
+        start = time.perf_counter()
+        fresh = play_arm(settings, out, spec.workers)
+        from palais_sim.tournament.schedule import Schedule
+
+        total = Schedule(settings).total
+        self.games[strategy] = self.games.get(strategy, 0) + total
+        if fresh:
+            self.played_now[strategy] = self.played_now.get(strategy, 0) + total
+            seconds = time.perf_counter() - start
+        else:
+            seconds = _recorded_seconds(out)  # an arm played earlier: the wall time its manifest recorded
+        self.seconds[strategy] = self.seconds.get(strategy, 0.0) + seconds
+        return out
+
+    def to_dict(self) -> dict:
+        return {s: {"games": g, "played_now": self.played_now.get(s, 0), "seconds": round(self.seconds.get(s, 0.0), 1)}
+                for s, g in self.games.items()}  # fmt: skip
+
+
+def _recorded_seconds(run_dir: Path) -> float:
+    """From a finished run's manifest: the time from its creation to its last update (its wall time, when it was
+    played in one go)."""
+    from datetime import datetime
+
+    from palais_sim.tournament.manifest import Manifest
+
+    stored = Manifest.load(run_dir)
+    try:
+        return (
+            datetime.fromisoformat(stored.data["updated"]) - datetime.fromisoformat(stored.data["created"])
+        ).total_seconds()
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return 0.0
+
+
+def arm_dir(out: Path, strategy: str, *parts: str) -> Path:
+    return out.joinpath("runs", slug(strategy), *(slug(p) for p in parts))
+
+
+def header(page, spec: StudySpec, ledger: Ledger, what: str) -> None:
+    """The page's top: the exact command, seeds, sizes, games and wall time per skill level, the verdict rule."""
+    page.p(what)
+    if spec.command:
+        page.code(spec.command)
+    rules = ", ".join(f"{k} {v}" for k, v in spec.rule_dict().items() if v is not None)
+    page.p(
+        f"Root seed {spec.seed} (every arm plays the groups 0..{spec.groups - 1} of this seed: the same setups and "
+        f"seatings in every arm); {spec.groups} groups per arm; rule options: {rules}."
+    )
+    page.table(
+        [{"s": s, **v} for s, v in ledger.to_dict().items()],
+        [("skill level", lambda r: f"`{r['s']}`"), ("games", lambda r: f"{r['games']:,}"),
+         ("played in this session", lambda r: f"{r['played_now']:,}"),
+         ("wall time (s)", lambda r: f"{r['seconds']:.0f}")],
+    )  # fmt: skip
+    page.p(
+        f"Verdicts (95% intervals, equivalence margin +-{spec.margin:g} pp): **favoured** when the whole interval "
+        f"lies above +{spec.margin:g} pp, **disfavoured** below -{spec.margin:g} pp, **balanced** when it lies "
+        f"inside +-{spec.margin:g} pp, **undecided** otherwise (more groups would tell). **Robust**: at least two "
+        "skill levels, and every one gives the same verdict. Each interval misses its true value one time in 20, so "
+        "among many rows a few verdicts at a single skill level are expected by chance; read those as leads."
+    )

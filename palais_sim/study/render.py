@@ -1,0 +1,195 @@
+"""A study's outputs: ``study.json`` (the rows and everything needed to redo them), a Markdown page and one
+self-contained HTML page (charts embedded), charts as PNG beside them.
+
+Rows are the study's verdicts, one per (subject, key, skill level): ``subject`` (``noble``, ``privilege``, ``seat``,
+``start_gold``, ``layout_feature``, ...), ``key`` (which noble, seat, feature), ``strategy`` (the skill level),
+``effect`` in percentage points of win share, ``ci`` [low, high] in percentage points, ``n_groups``, ``verdict``
+(favoured, disfavoured, balanced, undecided) and ``robust`` (every skill level gives the same verdict).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from palais_sim.analytics.paired import Estimate, robust, verdict
+
+FORMAT = "palais-study/1"
+
+
+def pp(x: float | None, digits: int = 1) -> str:
+    return "–" if x is None or not math.isfinite(x) else f"{x:+.{digits}f}"
+
+
+def ci_text(ci: list | tuple | None, digits: int = 1) -> str:
+    if not ci or any(v is None or not math.isfinite(v) for v in ci):
+        return "–"
+    return f"[{ci[0]:+.{digits}f}, {ci[1]:+.{digits}f}]"
+
+
+def row(subject: str, key: object, strategy: str, est: Estimate, margin_pp: float, **extra: object) -> dict:
+    """A verdict row from an estimate on the share scale (0..1); effect and interval in percentage points."""
+    effect, low, high = 100 * est.mean, 100 * est.low, 100 * est.high
+    out = {
+        "subject": subject,
+        "key": key,
+        "strategy": strategy,
+        "effect": _num(effect),
+        "ci": [_num(low), _num(high)],
+        "n_groups": est.n_groups,
+        "verdict": verdict(low, high, margin_pp),
+        "robust": False,
+    }
+    out.update(extra)
+    return out
+
+
+def mark_robust(rows: list[dict], by: tuple[str, ...] = ("subject", "key", "players")) -> None:
+    """``robust``: every skill level that studied the same subject gives the same (decided) verdict."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(tuple(json.dumps(r.get(k)) for k in by), []).append(r)
+    for members in groups.values():
+        ok = robust([m["verdict"] for m in members]) and len({m["strategy"] for m in members}) == len(members)
+        for m in members:
+            m["robust"] = ok
+
+
+def _num(x: float) -> float | None:
+    return round(float(x), 4) if x is not None and math.isfinite(x) else None
+
+
+@dataclass
+class Page:
+    """A study page: blocks rendered to Markdown or HTML, and the JSON document."""
+
+    title: str
+    blocks: list[tuple[str, object]] = field(default_factory=list)
+    charts: dict[str, Path] = field(default_factory=dict)
+
+    def h(self, text: str) -> None:
+        self.blocks.append(("h", text))
+
+    def p(self, text: str) -> None:
+        self.blocks.append(("p", text))
+
+    def code(self, text: str) -> None:
+        self.blocks.append(("code", text))
+
+    def table(self, rows: list[dict], columns: list[tuple[str, Callable[[dict], str]]]) -> None:
+        self.blocks.append(("table", ([c for c, _ in columns], [[f(r) for _, f in columns] for r in rows])))
+
+    def chart(self, name: str, path: Path, caption: str) -> None:
+        self.charts[name] = path
+        self.blocks.append(("chart", (name, caption)))
+
+
+def verdict_columns(key_name: str, key: Callable[[dict], str] | None = None) -> list[tuple[str, Callable[[dict], str]]]:
+    return [
+        (key_name, key or (lambda r: str(r["key"]))),
+        ("skill level", lambda r: f"`{r['strategy']}`"),
+        ("effect (pp)", lambda r: pp(r["effect"])),
+        ("95% interval (pp)", lambda r: ci_text(r["ci"])),
+        ("groups", lambda r: f"{r['n_groups']:,}"),
+        ("verdict", lambda r: f"**{r['verdict']}**" if r["verdict"] != "undecided" else r["verdict"]),
+        ("robust", lambda r: "yes" if r["robust"] else ""),
+    ]
+
+
+def to_markdown(page: Page) -> str:
+    lines = [f"# {page.title}", ""]
+    for kind, value in page.blocks:
+        if kind == "h":
+            lines += [f"## {value}", ""]
+        elif kind == "p":
+            lines += [str(value), ""]
+        elif kind == "code":
+            lines += ["```", str(value), "```", ""]
+        elif kind == "table":
+            headers, rows = value  # type: ignore[misc]
+            lines.append("| " + " | ".join(headers) + " |")
+            lines.append("|" + "|".join("---" for _ in headers) + "|")
+            lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+            lines.append("")
+        elif kind == "chart":
+            name, caption = value  # type: ignore[misc]
+            lines += [f"![{caption}](charts/{name}.png)", "", f"*{caption}*", ""]
+    return "\n".join(lines)
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
+th { background: #f0f3f6; } td:first-child, th:first-child { text-align: left; }
+figure { margin: 1em 0; } figure img { max-width: 100%; } figcaption { color: #555; font-size: 0.9em; }
+code, pre { background: #f4f4f4; padding: 0 0.2em; } pre { padding: 0.5em; overflow-x: auto; }
+"""
+
+
+def _inline(text: str) -> str:
+    out = html.escape(text)
+    parts = out.split("`")
+    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    parts = out.split("**")
+    return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def to_html(page: Page) -> str:
+    body = [f"<h1>{html.escape(page.title)}</h1>"]
+    for kind, value in page.blocks:
+        if kind == "h":
+            body.append(f"<h2>{html.escape(str(value))}</h2>")
+        elif kind == "p":
+            body.append(f"<p>{_inline(str(value))}</p>")
+        elif kind == "code":
+            body.append(f"<pre>{html.escape(str(value))}</pre>")
+        elif kind == "table":
+            headers, rows = value  # type: ignore[misc]
+            head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+            cells = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows)
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>")
+        elif kind == "chart":
+            name, caption = value  # type: ignore[misc]
+            data = base64.b64encode(page.charts[name].read_bytes()).decode("ascii")
+            body.append(f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")  # fmt: skip
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(page.title)}</title>'
+        f"<style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+
+
+def _clean(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def write(out: Path, page: Page, document: dict, stem: str = "study") -> dict[str, Path]:
+    """Write ``stem.json``, ``stem.md`` and ``stem.html`` into ``out`` (atomically each); returns their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    texts = {
+        "json": json.dumps(_clean({"format": FORMAT, **document}), indent=1, allow_nan=False) + "\n",
+        "md": to_markdown(page),
+        "html": to_html(page),
+    }
+    paths = {}
+    for ext, text in texts.items():
+        path = out / f"{stem}.{ext}"
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        paths[ext] = path
+    return paths

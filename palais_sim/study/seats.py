@@ -1,0 +1,171 @@
+"""``palais study seats``: mirror play (the same strategy in every seat) measures the seat edge of the game itself.
+
+Per skill level and player count, ``groups`` setups are played with the same strategy in every seat. Mirror games
+need no seat rotation (every rotation is the same game), so each game is its own group and the setups are the groups
+0..G-1 of the root seed in every arm. The seat edge is seat k's win share minus 1/P.
+
+With ``--gold-factorial`` the start golds are also permuted over the seats in a cyclic Latin square (P arms: arm r
+gives seat k the start gold of seat k - r), every arm on the same setups. Seat and start gold are then crossed and
+balanced, so each has its own rows: the seat effect is seat k's win share averaged over the arms (every start gold
+once), the start-gold effect the win share of whoever holds that gold, averaged over the arms (every seat once).
+Both are computed per setup and the interval runs over setups (a paired design). Without it, start gold follows the
+seat (the rulebook's 0, 1, 2, 3) and the seat rows carry both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from palais_sim.analytics.paired import mean_interval
+from palais_sim.analytics.runs import collect, open_run
+from palais_sim.study import charts, render
+from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
+
+
+@dataclass(frozen=True)
+class SeatsPlan:
+    spec: StudySpec
+    players: tuple[int, ...] = (2, 3, 4)
+    start_gold: tuple[int, ...] | None = None  # seat 1, 2, ... (the first P for P players); None: 0, 1, 2, 3
+    factorial: bool = False
+
+    def check(self) -> None:
+        self.spec.check()
+        if not self.players or any(p not in (2, 3, 4) for p in self.players):
+            raise ValueError(f"--players must be 2, 3 or 4 (comma-separated), got {list(self.players)}")
+        if self.start_gold is not None and len(self.start_gold) < max(self.players):
+            raise ValueError(
+                f"--start-gold needs a value for every seat of the largest table ({max(self.players)} players), "
+                f"got {list(self.start_gold)}"
+            )
+
+    def golds(self, players: int) -> tuple[int, ...]:
+        return tuple(self.start_gold[:players]) if self.start_gold is not None else tuple(range(players))
+
+    def arms(self, players: int) -> list[tuple[int, ...]]:
+        gold = self.golds(players)
+        if not self.factorial:
+            return [gold]
+        return [tuple(gold[(k - r) % players] for k in range(players)) for r in range(players)]
+
+
+def _wins(run_dir: Path, players: int) -> pl.DataFrame:
+    """Per played game: its index and the win share of each seat (columns s1..sP) and each seat's start gold."""
+    run = open_run(run_dir)
+    seats = collect(run.seats().select("game", "seat", "win", "start_gold"))
+    wide = seats.pivot(on="seat", index="game", values=["win", "start_gold"], aggregate_function="first")
+    rename = {}
+    for k in range(1, players + 1):
+        rename[f"win_{k}"] = f"w{k}"
+        rename[f"start_gold_{k}"] = f"g{k}"
+    return wide.rename({c: rename.get(c, c) for c in wide.columns}).sort("game")
+
+
+def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[list[dict], dict]:
+    """Play (or read) every arm and return the verdict rows and the per-arm tables."""
+    plan.check()
+    spec = plan.spec
+    ledger = ledger if ledger is not None else Ledger()
+    rows: list[dict] = []
+    arms_info: dict = {}
+    for strategy in spec.strategies:
+        for p in plan.players:
+            frames = []
+            for gold in plan.arms(p):
+                settings = spec.settings(
+                    games=spec.groups, players=p, strategies=(strategy,), format="fixed", rotate_seats=False,
+                    start_gold=None if plan.start_gold is None and not plan.factorial else gold,
+                )  # fmt: skip
+                d = ledger.play(
+                    spec, strategy, settings, arm_dir(out, strategy, f"{p}p", "gold-" + "-".join(map(str, gold)))
+                )
+                frames.append(_wins(d, p))
+                arms_info.setdefault(strategy, {}).setdefault(str(p), []).append(list(gold))
+            # the setups every arm played (a failed game drops its setup from all arms)
+            common = frames[0].select("game")
+            for f in frames[1:]:
+                common = common.join(f.select("game"), on="game")
+            frames = [common.join(f, on="game").sort("game") for f in frames]
+            n_arms = len(frames)
+            fair = 1.0 / p
+            for k in range(1, p + 1):
+                per_setup = sum(f[f"w{k}"].to_numpy() for f in frames) / n_arms - fair
+                gold_note = None if plan.factorial else int(frames[0][f"g{k}"][0]) if len(frames[0]) else None
+                rows.append(render.row("seat", k, strategy, mean_interval(per_setup), spec.margin, players=p,
+                                       start_gold=gold_note, arms=n_arms))  # fmt: skip
+            if plan.factorial:
+                for g in sorted(set(plan.golds(p))):
+                    per_setup = np.zeros(len(common))
+                    for f in frames:
+                        w = np.column_stack([f[f"w{k}"].to_numpy() for k in range(1, p + 1)])
+                        held = np.column_stack([f[f"g{k}"].to_numpy() == g for k in range(1, p + 1)])
+                        per_setup += (w * held).sum(1) / held.sum(1)
+                    per_setup = per_setup / n_arms - fair
+                    rows.append(render.row("start_gold", g, strategy, mean_interval(per_setup), spec.margin,
+                                           players=p, arms=n_arms))  # fmt: skip
+    render.mark_robust(rows)
+    return rows, arms_info
+
+
+def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
+    ledger = Ledger()
+    rows, arms_info = compute(plan, out, ledger)
+    spec = plan.spec
+    page = render.Page("Seat balance: mirror play")
+    header(page, spec, ledger, (
+        "The same strategy in every seat, so any difference between seats is the game's, not the players'. "
+        "Effect: the seat's win share minus the fair share 1/P, in percentage points (a shared win counts as a share)."
+    ))  # fmt: skip
+    if not plan.factorial:
+        page.p(
+            "Start gold follows the seat here ("
+            + ("the rulebook's 0, 1, 2, 3" if plan.start_gold is None else f"--start-gold {list(plan.start_gold)}")
+            + "), so a seat row carries the seat order and its start gold together; --gold-factorial separates them."
+        )
+    else:
+        page.p("Start golds permuted over the seats in a cyclic Latin square (every start gold once in every seat, "
+               "the same setups in every arm): the seat rows are the seat order alone, the start-gold rows the gold "
+               "alone.")  # fmt: skip
+    for strategy in spec.strategies:
+        mine = [r for r in rows if r["strategy"] == strategy]
+        seat_rows = [r for r in mine if r["subject"] == "seat"]
+        page.h(f"Seats, `{strategy}`")
+        cols = [("players", lambda r: str(r["players"]))] + render.verdict_columns("seat")
+        if not plan.factorial:
+            cols.insert(2, ("start gold", lambda r: str(r["start_gold"])))
+        page.table(seat_rows, cols)
+        name = f"seats_{len(page.charts)}"
+        fig = charts.seat_chart(seat_rows, f"Seat edge in mirror play: {strategy}", spec.margin)
+        caption = f"Seat edge per player count, {strategy}: win share above 1/P with 95% intervals; band = margin."
+        page.chart(name, charts.save(fig, out / "charts", name), caption)
+        gold_rows = [r for r in mine if r["subject"] == "start_gold"]
+        if gold_rows:
+            page.table(gold_rows, [("players", lambda r: str(r["players"]))] + render.verdict_columns("start gold"))
+    held, changed = _agreement(rows)
+    page.h("Across skill levels")
+    page.p(f"Robust verdicts (every skill level agrees): {held or 'none'}. Verdicts that differ: {changed or 'none'}.")
+    document = {
+        "study": "seats", "command": spec.command, "seed": spec.seed, "groups": spec.groups,
+        "margin_pp": spec.margin, "strategies": list(spec.strategies), "players": list(plan.players),
+        "rules": spec.rule_dict(), "gold_factorial": plan.factorial, "arms": arms_info,
+        "games": ledger.to_dict(), "rows": rows,
+    }  # fmt: skip
+    return render.write(out, page, document)
+
+
+def _agreement(rows: list[dict]) -> tuple[str, str]:
+    by: dict[tuple, list[dict]] = {}
+    for r in rows:
+        by.setdefault((r["subject"], r.get("players"), r["key"]), []).append(r)
+    held, changed = [], []
+    for (subject, players, key), members in sorted(by.items(), key=lambda kv: str(kv[0])):
+        name = f"{subject} {key} ({players}p): "
+        if members[0]["robust"]:
+            held.append(name + members[0]["verdict"])
+        elif len({m["verdict"] for m in members}) > 1:
+            changed.append(name + " / ".join(f"{m['verdict']} ({m['strategy']})" for m in members))
+    return "; ".join(held), "; ".join(changed)

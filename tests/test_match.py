@@ -1,0 +1,112 @@
+"""`palais match`: the GSPRT against a direct constrained fit, the Elo scale, and real sequential matches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import optimize
+from typer.testing import CliRunner
+
+from palais_sim.analytics import sprt
+from palais_sim.cli import app
+from palais_sim.study.match import MatchPlan, play_match
+from palais_sim.tournament.schedule import Settings
+
+
+def _direct_llr(scores: np.ndarray, s0: float, s1: float) -> float:
+    """The same LLR by a general-purpose constrained maximum likelihood fit (SLSQP), as a cross-check."""
+    support, probs, n = sprt.distribution(scores)
+
+    def fit(s: float) -> np.ndarray:
+        cons = [{"type": "eq", "fun": lambda p: p.sum() - 1}, {"type": "eq", "fun": lambda p: p @ support - s}]
+        res = optimize.minimize(
+            lambda p: -(probs * np.log(np.maximum(p, 1e-300))).sum(), probs, method="SLSQP",
+            bounds=[(1e-12, 1)] * len(probs), constraints=cons, options={"ftol": 1e-15},
+        )  # fmt: skip
+        return res.x
+
+    return float(n * (probs * np.log(fit(s1) / fit(s0))).sum())
+
+
+def test_llr_matches_a_direct_constrained_fit() -> None:
+    rng = np.random.default_rng(3)
+    scores = rng.choice([0, 0.25, 0.5, 0.75, 1], size=400, p=[0.1, 0.2, 0.35, 0.2, 0.15])
+    s0, s1 = sprt.elo_to_score(0), sprt.elo_to_score(10)
+    assert sprt.llr(scores, 0, 10) == pytest.approx(_direct_llr(scores, s0, s1), rel=1e-4, abs=1e-6)
+
+
+def test_llr_agrees_with_the_normal_approximation() -> None:
+    rng = np.random.default_rng(4)
+    scores = rng.choice([0, 0.25, 0.5, 0.75, 1], size=5000, p=[0.1, 0.2, 0.3, 0.22, 0.18])
+    s0, s1 = sprt.elo_to_score(0), sprt.elo_to_score(5)
+    approx = len(scores) * (s1 - s0) * (2 * scores.mean() - s0 - s1) / (2 * scores.var())
+    assert sprt.llr(scores, 0, 5) == pytest.approx(approx, rel=0.02)
+
+
+def test_elo_scale_round_trips() -> None:
+    assert sprt.elo_to_score(0) == 0.5
+    assert sprt.score_to_elo(sprt.elo_to_score(37.5)) == pytest.approx(37.5)
+    assert sprt.score_to_elo(0.75) == pytest.approx(190.85, abs=0.01)
+
+
+def test_wald_bounds_and_decisions() -> None:
+    lower, upper = sprt.bounds(0.05, 0.05)
+    assert lower == pytest.approx(-np.log(19)) and upper == pytest.approx(np.log(19))
+    assert sprt.decide(np.ones(2000), 0, 5, 0.05, 0.05).result == "H1"
+    assert sprt.decide(np.full(2000, 0.5), 0, 5, 0.05, 0.05).result == "H0"
+    assert sprt.decide(np.array([0.5, 1.0]), 0, 5, 0.05, 0.05).result == "undecided"
+    assert sprt.pentanomial(np.array([0, 0.25, 0.25, 1])) == [1, 2, 0, 0, 1]
+
+
+def test_a_strong_strategy_is_accepted_within_a_few_hundred_games(tmp_path: Path) -> None:
+    plan = MatchPlan("greedy", "random", batch_groups=25, max_games=2000, base=Settings(seed=5))
+    result = play_match(plan, tmp_path)
+    assert result.result == "H1"
+    assert result.games <= 600 and result.games < plan.max_games  # it stopped: it did not play the whole budget
+    assert result.score.mean > 0.9
+    # it stopped at the first look past the bound: one batch fewer had not decided
+    earlier = sprt.decide(np.ones(result.groups - plan.batch_groups) * result.score.mean, 0, 5, 0.05, 0.05)
+    assert earlier.result == "undecided" or result.batches == 1
+
+
+def test_a_mirror_match_accepts_h0_and_resumes_from_its_batches(tmp_path: Path) -> None:
+    plan = MatchPlan("greedy", "greedy", batch_groups=50, max_games=2000, base=Settings(seed=2))
+    first = play_match(plan, tmp_path)
+    assert first.result == "H0" and first.score.mean == 0.5
+    again = play_match(plan, tmp_path)  # the batches are read back, not played again
+    assert again.games == first.games and again.seconds < first.seconds + 5
+    assert sorted(p.name for p in tmp_path.iterdir())[0] == "batch-0000"
+
+
+def test_batches_use_the_seeds_of_an_unbroken_run(tmp_path: Path) -> None:
+    import polars as pl
+
+    plan = MatchPlan("greedy", "random", batch_groups=3, max_games=12, sprt=False, base=Settings(seed=8))
+    play_match(plan, tmp_path)
+    seeds = pl.read_parquet(tmp_path / "batch-0001" / "games" / "*.parquet").sort("game")
+    assert seeds["group"].to_list() == [3, 3, 4, 4, 5, 5]
+    from palais_sim.tournament.schedule import group_seed
+
+    assert seeds["seed"][0] == group_seed(8, 3)
+
+
+def test_cli_json(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["match", "greedy", "random", "--json", "--batch", "25", "--seed", "5",
+                                   "--out", str(tmp_path / "m")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    for key in ("result", "games", "score", "score_ci", "elo", "elo_ci"):
+        assert key in data
+    assert data["result"] == "H1" and data["games"] <= 600
+
+
+def test_cli_three_players_and_errors(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["match", "greedy", "random", "-p", "3", "--no-sprt", "-n", "30", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["games"] == 30 and data["score"] > 0.5 and "group_scores" in data["distribution"]
+    bad = CliRunner().invoke(app, ["match", "greedy", "random", "--elo0", "5", "--elo1", "0"])
+    assert bad.exit_code == 2 and "elo1" in bad.output

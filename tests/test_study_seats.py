@@ -1,0 +1,90 @@
+"""`palais study seats`: mirror play finds a planted seat edge (unequal start gold), and the gold factorial tells
+the seat order from the gold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from palais_sim.analytics.paired import robust, verdict
+from palais_sim.cli import app
+from palais_sim.study.common import StudySpec
+from palais_sim.study.seats import SeatsPlan, compute
+
+SKILLS = ("greedy", "seals")  # two cheap skill levels, so the tests run in seconds
+
+
+def test_verdict_rule() -> None:
+    assert verdict(2.5, 9.0, 2.0) == "favoured"
+    assert verdict(-9.0, -2.1, 2.0) == "disfavoured"
+    assert verdict(-1.9, 1.5, 2.0) == "balanced"
+    assert verdict(0.5, 6.0, 2.0) == "undecided"  # significant, but it may still be within the margin
+    assert verdict(-5.0, 5.0, 2.0) == "undecided"  # not significant is not balanced
+    assert verdict(float("nan"), 1.0, 2.0) == "undecided"
+    assert robust(["favoured", "favoured"]) and not robust(["favoured"]) and not robust(["undecided", "undecided"])
+    assert not robust(["favoured", "balanced"])
+
+
+@pytest.fixture(scope="module")
+def rich_seat_two(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict], Path]:
+    out = tmp_path_factory.mktemp("seats")
+    plan = SeatsPlan(StudySpec(strategies=SKILLS, groups=150, seed=3), players=(2,), start_gold=(0, 9))
+    rows, _ = compute(plan, out)
+    return rows, out
+
+
+def test_unequal_start_gold_makes_the_rich_seat_favoured_robustly(rich_seat_two) -> None:
+    rows, _ = rich_seat_two
+    by = {(r["key"], r["strategy"]): r for r in rows}
+    for s in SKILLS:
+        assert by[(2, s)]["verdict"] == "favoured" and by[(2, s)]["robust"]
+        assert by[(1, s)]["verdict"] == "disfavoured"
+        assert by[(2, s)]["start_gold"] == 9
+        assert by[(2, s)]["n_groups"] == 150
+
+
+def test_gold_factorial_separates_gold_from_seat(tmp_path: Path) -> None:
+    plan = SeatsPlan(StudySpec(strategies=("greedy",), groups=120, seed=3), players=(2,), start_gold=(0, 9),
+                     factorial=True)  # fmt: skip
+    rows, arms = compute(plan, tmp_path)
+    assert arms["greedy"]["2"] == [[0, 9], [9, 0]]
+    gold = {r["key"]: r for r in rows if r["subject"] == "start_gold"}
+    seat = {r["key"]: r for r in rows if r["subject"] == "seat"}
+    assert gold[9]["verdict"] == "favoured" and gold[0]["verdict"] == "disfavoured"
+    # seat order alone: far smaller than the gold's effect (two players: the two seat rows mirror each other)
+    assert abs(seat[2]["effect"]) < gold[9]["effect"] / 2
+    assert seat[1]["effect"] == pytest.approx(-seat[2]["effect"], abs=1e-6)
+
+
+def test_cli_writes_the_study_files_and_reuses_finished_arms(tmp_path: Path) -> None:
+    args = ["study", "seats", "--out", str(tmp_path / "s"), "--players", "2", "--groups", "30", "--strategy",
+            "greedy", "--strategy", "seals", "--start-gold", "0,9"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert data["study"] == "seats" and data["format"] == "palais-study/1"
+    row = data["rows"][0]
+    for key in ("subject", "strategy", "effect", "ci", "n_groups", "verdict", "robust"):
+        assert key in row
+    html = (tmp_path / "s" / "study.html").read_text()
+    assert "data:image/png;base64," in html and "<img" in html and 'src="charts' not in html
+    assert data["command"].startswith("palais ") and "```" in (tmp_path / "s" / "study.md").read_text()
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0
+    assert json.loads((tmp_path / "s" / "study.json").read_text())["games"]["greedy"]["played_now"] == 0
+    from palais_sim.study.publish import publish
+
+    index = publish(tmp_path, tmp_path / "published").read_text()
+    assert "[s](s/study.md)" in index and "Robust verdicts" in index
+    copied = sorted(p.name for p in (tmp_path / "published" / "s").rglob("*") if p.is_file())
+    assert copied == ["seats_0.png", "seats_1.png", "study.json", "study.md"]  # no runs, no html
+
+
+def test_cli_errors_are_one_line(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["study", "seats", "--out", str(tmp_path), "--players", "2,5"])
+    assert res.exit_code == 2 and "--players" in res.output
+    res = CliRunner().invoke(app, ["study", "seats", "--out", str(tmp_path), "--players", "4", "--start-gold", "0,1"])
+    assert res.exit_code == 2 and "--start-gold" in res.output
