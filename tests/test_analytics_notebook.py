@@ -65,5 +65,5 @@ def test_walkthrough_notebook_opened_from_notebooks_finds_runs_demo(tmp_path: Pa
     monkeypatch.delenv("PALAIS_NOBLE", raising=False)
     nb = execute(repo / "notebooks")  # the working directory Jupyter gives a notebook opened from notebooks/
     text = outputs_text(nb)
-    assert f"run: {(repo / 'runs' / 'demo').resolve()}" in text and "verdict:" in text
+    assert f"run: {(repo / 'runs' / 'demo').resolve()}" in text and "points associated:" in text
     assert_last_figure_renders(nb)

@@ -262,11 +262,11 @@ def test_charts_fit_and_explain_their_colours(real: Path) -> None:
     assert "fair share 1/P" in seats_legend and any("flagged" in t for t in seats_legend)
     ax = figures["nobles"].axes[0]
     labelled = {a.get_text().split(" ")[0] for a in ax.texts}
-    shown = n.nobles.filter(pl.col("value_points").is_not_nan())["noble"].to_list()
+    shown = n.nobles.filter(pl.col("points_associated").is_not_nan())["noble"].to_list()
     assert labelled == set(shown)  # every noble named
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     privileges = {p for p in n.nobles["privilege"].to_list() if p}
-    taken = set(n.nobles.filter(pl.col("value_points").is_not_nan())["privilege"].drop_nulls().to_list())
+    taken = set(n.nobles.filter(pl.col("points_associated").is_not_nan())["privilege"].drop_nulls().to_list())
     assert taken <= set(legend) and "no privilege" in legend and taken <= privileges
     # the castle is drawn in percentage points, relative to the given centre, and its colour bar says so
     castle = figures["castle"]

@@ -98,10 +98,12 @@ class RuleOptions:
     layout: str = "random"
     gold_limit: int | None = None
     max_rounds: int = 100
-    start_gold: tuple[int, ...] | None = None
+    # A list (from JSON) is accepted and kept as a tuple, so the options stay hashable; the annotation admits both
+    # because the compiled build checks it before __post_init__ runs.
+    start_gold: tuple[int, ...] | list[int] | None = None
 
     def __post_init__(self) -> None:
-        if self.start_gold is not None:  # a list from JSON: kept as a tuple, so the options stay hashable
+        if isinstance(self.start_gold, list):
             object.__setattr__(self, "start_gold", tuple(self.start_gold))
 
     def to_dict(self) -> dict:
