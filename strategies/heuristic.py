@@ -196,7 +196,24 @@ class HeuristicStrategy:
         return view.final_round or view.nobles_left <= END_TRIGGER + view.n
 
     def standing_for(self, view: PlayerView) -> tuple[tuple[int, int], ...]:
-        return self.endgame_list(view) if self.is_late(view) else self._standing
+        standing = self.endgame_list(view) if self.is_late(view) else self._standing
+        if not view.final_round and self.gold_starved(view):
+            # No gold coming and too little for any noble: a Mint servant right after the Office's.
+            return standing[:1] + ((MINT, 1),) + standing[1:]
+        return standing
+
+    def gold_starved(self, view: PlayerView) -> bool:
+        """Whether the seat has no gold income and less money than the cheapest noble in the park costs."""
+        if view.mint_income() > 0:
+            return False
+        money = view.money()
+        park = view.park
+        nobles = view.components.nobles
+        for field in range(36):
+            code = park[field]
+            if code >= 0 and noble_cost(park, field, nobles[code].gold) <= money:
+                return False
+        return True
 
     def endgame_list(self, view: PlayerView) -> tuple[tuple[int, int], ...]:
         """Near the end: seals and Office servants for as many recruitments as possible; in the last turn the
