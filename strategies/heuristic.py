@@ -92,6 +92,10 @@ CARD_VALUE: Final = {
 MAJORITY_ROOMS: Final = (PARADE, STAIRWAY, MINT, KING, MADAME)
 # Below this many servants in the supply and the rooms an edge noble's servant (gone for good) is a loss.
 SERVANTS_NEEDED: Final = 8
+# At this many or fewer a seat cannot spare one at all: an edge noble is then worth this much less (and is not worth
+# recruiting even with an empty supply; unless it brings the end of the game).
+SERVANTS_LAST: Final = 5
+NO_SERVANT_TO_SPARE: Final = -20.0
 
 
 # The heuristic's parameters and their defaults. A style changes some of them in its ``DEFAULTS``; ``parameters()``
@@ -311,8 +315,10 @@ class HeuristicStrategy:
                 circulation = supply
                 for row in view.rooms:
                     circulation += row[seat]
-                if circulation < SERVANTS_NEEDED:
+                if circulation < SERVANTS_NEEDED and view.nobles_left - 1 > END_TRIGGER:
                     value -= (SERVANTS_NEEDED - circulation) * 1.5
+                    if circulation <= SERVANTS_LAST:
+                        value += NO_SERVANT_TO_SPARE  # an Office servant, a lifeline or two, the seals
         return value
 
     def noble_score(self, value: float, cost: int, seals: int) -> float:
@@ -489,9 +495,12 @@ class HeuristicStrategy:
 
     def recruit_floor(self, view: PlayerView, turns: float) -> float:
         """The least score worth recruiting (``min_recruit_score``), the planner's and the recruitment's alike: none
-        in the last round, nor with an empty supply, which only a recruitment refills."""
-        if turns <= 0 or view.supply[view.seat] == 0:
+        in the last round; with an empty supply, which only a recruitment refills, anything but an edge noble that
+        takes one of the last servants."""
+        if turns <= 0:
             return -1e9
+        if view.supply[view.seat] == 0:
+            return NO_SERVANT_TO_SPARE / 2
         return self.min_recruit_score(view)
 
     # ------------------------------------------------------------------ keep
