@@ -123,6 +123,26 @@ HEURISTIC_DEFAULTS: Final[dict[str, Any]] = {
     "late_engine": 3,
 }
 
+# The ranges `palais tune` searches (whole numbers where the default is one); the switch majority_chase is not tuned.
+TUNING_SPACE: Final[dict[str, tuple[float, float]]] = {
+    "parade": (1, 5),
+    "stairway": (2, 7),
+    "mint": (0, 4),
+    "stock": (1, 5),
+    "office": (1, 2),
+    "back": (0, 2),
+    "cardinal": (0, 2),
+    "gold_weight": (0.0, 1.0),
+    "seal_weight": (0.0, 1.5),
+    "edge_bonus": (0.0, 3.0),
+    "park_weight": (0.0, 2.0),
+    "privilege_weight": (0.0, 2.0),
+    "card_weight": (0.5, 2.5),
+    "card_aggression": (0, 4),
+    "park_denial": (0.0, 2.0),
+    "late_engine": (1, 5),
+}
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class HeuristicStrategy:
@@ -135,6 +155,11 @@ class HeuristicStrategy:
     def parameters(cls) -> dict[str, Any]:
         """This strategy's parameters with their defaults."""
         return {**HEURISTIC_DEFAULTS, **cls.DEFAULTS}
+
+    @classmethod
+    def tuning_space(cls) -> dict[str, tuple[float, float]]:
+        """The numeric parameters `palais tune` searches, with their ranges."""
+        return dict(TUNING_SPACE)
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(HEURISTIC_DEFAULTS))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from palais_sim.cli import game, report, simulate, strategies
+from palais_sim.cli import game, report, simulate, strategies, tune
 
 app = typer.Typer(
     add_completion=False,
@@ -30,6 +30,7 @@ COMMANDS = {
     "report": report.report,
     "strategies": strategies.list_strategies,
     "ladder": strategies.ladder,
+    "tune": tune.tune,
 }
 
 for _name, _command in COMMANDS.items():
