@@ -24,6 +24,7 @@ BUILTINS: dict[str, str] = {
     "park": "strategies.styles:ParkStrategy",
     "cards": "strategies.styles:CardsStrategy",
     "lookahead": "strategies.lookahead:LookaheadStrategy",
+    "ismcts": "strategies.ismcts:IsmctsStrategy",
 }
 
 

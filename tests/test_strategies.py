@@ -18,7 +18,7 @@ from palais_sim.strategy import PlayerView
 from palais_sim.tournament.schedule import group_seed
 
 COMPONENTS = standard_components()
-FAST = {"lookahead": "lookahead:budget=2,horizon=1"}  # keep the search cheap in tests
+FAST = {"lookahead": "lookahead:budget=2,horizon=1", "ismcts": "ismcts:budget=3,horizon=1"}  # cheap searches
 
 
 def spec(name: str) -> str:

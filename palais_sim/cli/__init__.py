@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from palais_sim.cli import game, report, simulate, strategies, tune
+from palais_sim.cli import analyse, game, report, simulate, strategies, tune
 
 app = typer.Typer(
     add_completion=False,
@@ -31,6 +31,7 @@ COMMANDS = {
     "strategies": strategies.list_strategies,
     "ladder": strategies.ladder,
     "tune": tune.tune,
+    "analyse": analyse.analyse,
 }
 
 for _name, _command in COMMANDS.items():
