@@ -25,6 +25,7 @@ BUILTINS: dict[str, str] = {
     "cards": "strategies.styles:CardsStrategy",
     "lookahead": "strategies.lookahead:LookaheadStrategy",
     "restricted": "strategies.restricted:RestrictedStrategy",
+    "ismcts": "strategies.ismcts:IsmctsStrategy",
 }
 
 

@@ -7,6 +7,7 @@ import gc
 
 import pytest
 
+import palais_sim
 from palais_sim.components import standard_components
 from palais_sim.engine import rules
 from palais_sim.engine.game import StrategyError, play_game, run_to_end
@@ -14,10 +15,12 @@ from palais_sim.engine.setup import new_game
 from palais_sim.engine.state import FIELD_NAMES, GameState, RuleOptions
 from palais_sim.registry import BUILTINS, load_strategy
 from palais_sim.strategy import PlayerView
+from palais_sim.tournament.schedule import group_seed
 
 COMPONENTS = standard_components()
 FAST = {
-    "lookahead": "lookahead:budget=2,horizon=1",  # keep the search cheap in tests
+    "lookahead": "lookahead:budget=2,horizon=1",  # keep the searches cheap in tests
+    "ismcts": "ismcts:budget=3,horizon=1",
     "restricted": "restricted:base=greedy,forbid=N17/king_plus1",  # a wrapper needs something to restrict
 }
 
@@ -59,6 +62,27 @@ def test_same_seed_same_game(name: str) -> None:
         return [s.total for s in r.scores], r.recruits, r.decisions
 
     assert game() == game()
+
+
+HEURISTICS = ["greedy", "economy", "seals", "park", "cards"]
+# Thousands of games compiled (a few seconds), a sample of them on the Python source (several times slower).
+NO_STALL_GAMES = 1200 if palais_sim.build_info()["compiled"] else 400
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_heuristics_finish_every_game_against_random(players: int) -> None:
+    """No stalls: every heuristic style, in every seat, finishes its games against random opponents before the
+    engine's round limit (100; a game against random ends around round 22, rarely after 50)."""
+    options = RuleOptions(players=players)
+    stalled = []
+    for game in range(NO_STALL_GAMES):
+        style, seat = HEURISTICS[game % len(HEURISTICS)], game % players
+        seats = [load_strategy("random") for _ in range(players)]
+        seats[seat] = load_strategy(style)
+        seed = group_seed(2026, game)
+        if not play_game(COMPONENTS, options, seed, seats).finished:
+            stalled.append((style, seat + 1, seed))
+    assert not stalled, f"{len(stalled)} of {NO_STALL_GAMES} games stalled (style, seat, seed): {stalled[:5]}"
 
 
 def test_greedy_beats_random() -> None:

@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from palais_sim import __version__
-from palais_sim.cli import game, match, report, simulate, strategies, study
+from palais_sim.cli import analyse, game, match, report, simulate, strategies, study, tune
 
 
 def _no_type(ctx: object) -> None:
@@ -106,6 +106,8 @@ COMMANDS = {
     "strategies": strategies.list_strategies,
     "ladder": strategies.ladder,
     "match": match.match,
+    "tune": tune.tune,
+    "analyse": analyse.analyse,
 }
 
 for _name, _command in COMMANDS.items():

@@ -1,0 +1,329 @@
+"""``ismcts``: information-set Monte Carlo tree search over the engine's own ``rules.apply``.
+
+Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012) over this seat's decisions:
+
+- **Determinization per iteration.** Each iteration starts from ``view.sample_state(rng)``: the deck order, the other
+  hands and the unseen nobles dealt anew, consistent with what the seat knows, and fresh chance for everything to
+  come. The tree is shared by all of them: a node is this seat's sequence of choices, so it stands for every state the
+  seat cannot tell apart.
+- **The tree** covers this seat's decisions up to the end of its turn (which cards, reinforcement, movement, seals,
+  each noble recruited, drawing, keeping). A child is an action; UCB1 picks among the children *available* in this
+  iteration's determinization, counting each child's availability instead of its parent's visits. Then the game is
+  played out by the rollout strategy for every seat (to the end, or ``horizon`` rounds) and the result is backed up.
+- **Actions** are the real decisions, kept to a small set where the option space is large: every card combination
+  (or, with a big hand, the styles' choices, each single card and none), every affordable noble (the best
+  ``max_nobles`` by the heuristic's valuation) and stopping, the seals of the styles and none, and movement as a small
+  set of target distributions: the five styles' plans, one plan per promising noble (its Office, King and Madame
+  levels, brought by the heuristic's movement helper) and standing still.
+- **Reward** in [0, 1]: a win (shared wins split) weighs 0.7, the score margin against the best other seat 0.3
+  (a logistic of margin / 10), so close games still teach the search something.
+
+The move at the root is the most visited child (robust child). ``budget`` is in iterations (reproducible); with
+``time_ms`` above 0 the search runs for that many milliseconds instead (at least one iteration). ``analyse`` returns
+every root child with its visits and mean reward (``palais analyse``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+
+from palais_sim.board import KING, MADAME, OFFICE
+from palais_sim.engine import rules
+from palais_sim.engine.options import card_options
+from palais_sim.engine.rules import Decision, IllegalChoice
+from palais_sim.engine.scoring import final_scores, winners
+from palais_sim.engine.state import P_KING, P_MADAME, GameState
+from palais_sim.engine.view import PlayerView
+from palais_sim.registry import load_strategy
+
+MAX_CARD_OPTIONS = 12  # above this many card combinations: the styles' choices, each single card and none
+
+
+class Node:
+    """A node of the tree: the statistics of the action that leads to it, and its children by action key."""
+
+    __slots__ = ("avail", "cache", "children", "choice", "total", "visits")
+
+    def __init__(self, choice: object = None) -> None:
+        self.choice = choice
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+        self.children: dict[object, Node] = {}
+        self.cache: dict[object, list[tuple[object, object]]] = {}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A root action as the search saw it (``analyse``)."""
+
+    choice: object
+    visits: int
+    value: float  # mean reward in [0, 1]
+
+
+class IsmctsStrategy:
+    """Information-set Monte Carlo tree search: the real decisions, re-sampled hidden information, rollouts."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        budget: int = 200,
+        rollout: str = "greedy",
+        c: float = 0.7,
+        styles: str = "greedy/seals/economy/park/cards",
+        horizon: int = 0,
+        time_ms: int = 0,
+        max_nobles: int = 6,
+    ) -> None:
+        if budget < 1:
+            raise ValueError("budget must be at least 1 iteration per decision")
+        if c < 0:
+            raise ValueError("the exploration constant c must not be negative")
+        self.budget = budget
+        self.c = c
+        self.horizon = horizon
+        self.time_ms = time_ms
+        self.max_nobles = max_nobles
+        self.rollout_spec = rollout
+        self._rollout = load_strategy(rollout)
+        # "/" separates the styles: "," already separates a spec's parameters.
+        self.styles = [load_strategy(s) for s in styles.split("/") if s]
+        if not self.styles:
+            raise ValueError("styles must name at least one strategy, e.g. greedy/seals")
+        self._valuer = next((s for s in self.styles if hasattr(s, "noble_value")), None)
+
+    # ------------------------------------------------------------------ the strategy
+    def choose(self, view: PlayerView, decision: Decision) -> object:
+        root = Node()
+        candidates = self.candidates(view, decision)
+        if len(candidates) == 1:
+            return candidates[0][1]
+        root.cache[_cache_key(view, decision)] = candidates
+        self.search(view, root)
+        best = max(root.children.values(), key=lambda n: (n.visits, n.total))
+        return best.choice
+
+    def analyse(self, view: PlayerView, decision: Decision) -> list[Candidate]:
+        """Every candidate at the decision with its visits and mean reward, most visited first."""
+        root = Node()
+        candidates = self.candidates(view, decision)
+        root.cache[_cache_key(view, decision)] = candidates
+        self.search(view, root)
+        out = []
+        for key, choice in candidates:
+            node = root.children.get(key)
+            visits = node.visits if node else 0
+            out.append(Candidate(choice, visits, node.total / node.visits if node and node.visits else float("nan")))
+        out.sort(key=lambda c: (-c.visits, -(c.value if c.value == c.value else -1.0)))
+        return out
+
+    # ------------------------------------------------------------------ search
+    def search(self, view: PlayerView, root: Node) -> None:
+        rng = random.Random(view.rng.getrandbits(64))
+        seat = view.seat
+        deadline = time.perf_counter() + self.time_ms / 1000.0 if self.time_ms > 0 else 0.0
+        iterations = 0
+        while True:
+            state = view.sample_state(rng)
+            self.iterate(state, seat, root, rng)
+            iterations += 1
+            if deadline:
+                if time.perf_counter() >= deadline:
+                    break
+            elif iterations >= self.budget:
+                break
+
+    def iterate(self, state: GameState, seat: int, root: Node, rng: random.Random) -> None:
+        turn = state.turn_no
+        node = root
+        path = [root]
+        while not state.over and state.current == seat and state.turn_no == turn:
+            dec = rules.decision(state)
+            if dec.seat != seat:
+                break
+            view = PlayerView(state, seat)
+            key = _cache_key(view, dec)
+            cands = node.cache.get(key)
+            if cands is None:
+                cands = self.candidates(view, dec)
+                node.cache[key] = cands
+            if len(cands) == 1:
+                # Nothing to decide here: no node of its own.
+                _apply(state, cands[0][1])
+                continue
+            fresh = None
+            for action, choice in cands:
+                child = node.children.get(action)
+                if child is None:
+                    if fresh is None:
+                        fresh = (action, choice)
+                else:
+                    child.avail += 1
+            if fresh is not None:
+                child = Node(fresh[1])
+                child.avail = 1
+                node.children[fresh[0]] = child
+                _apply(state, fresh[1])
+                path.append(child)
+                break
+            node = self.select(node, cands)
+            _apply(state, node.choice)
+            path.append(node)
+        self.play_out(state)
+        reward = _reward(state, seat)
+        for n in path:
+            n.visits += 1
+            n.total += reward
+
+    def select(self, node: Node, cands: list[tuple[object, object]]) -> Node:
+        best, best_u = None, -1.0
+        for action, _choice in cands:
+            child = node.children[action]
+            u = child.total / child.visits + self.c * math.sqrt(math.log(child.avail) / child.visits)
+            if u > best_u:
+                best, best_u = child, u
+        assert best is not None
+        return best
+
+    def play_out(self, state: GameState) -> None:
+        limit = state.round + self.horizon if self.horizon > 0 else 1 << 30
+        strategy = self._rollout
+        while not state.over and state.round < limit:
+            dec = rules.decision(state)
+            rules.apply(state, strategy.choose(PlayerView(state, dec.seat), dec))
+
+    # ------------------------------------------------------------------ the actions
+    def candidates(self, view: PlayerView, decision: Decision) -> list[tuple[object, object]]:
+        """The actions searched at ``decision``, as ``(key, choice)``; the rollout strategy's choice first (the first
+        one tried), duplicates removed."""
+        seen: dict[object, object] = {}
+
+        def add(choice: object) -> None:
+            key = _key(choice)
+            if key not in seen:
+                seen[key] = choice
+
+        add(self._rollout.choose(view, decision))
+        for style in self.styles:
+            add(style.choose(view, decision))
+        kind = decision.kind
+        if kind == "cards":
+            options = card_options(view, decision)
+            if len(options) <= MAX_CARD_OPTIONS:
+                for option in options:
+                    add(option)
+            else:
+                add(())
+                for card in dict.fromkeys(decision.playable):
+                    add((card,))
+        elif kind == "move":
+            add([])
+            for moves in self.noble_moves(view, decision):
+                add(moves)
+        elif kind == "recruit":
+            for field in self.ranked_nobles(view, decision):
+                add(field)
+            add(None)
+        elif kind == "seals":
+            add((0, 0, ()))
+        elif kind == "draw":
+            add(0)
+        elif kind == "keep":
+            add(())
+        return list(seen.items())
+
+    def ranked_nobles(self, view: PlayerView, decision: Decision) -> list[int]:
+        """The affordable nobles now, best first by the heuristic's valuation (at most ``max_nobles``)."""
+        fields = [f for f in view.noble_fields() if view.can_recruit(f, decision.wild_seals)]
+        valuer = self._valuer
+        if valuer is None or len(fields) <= self.max_nobles:
+            return fields[: self.max_nobles]
+        strengths = valuer.row_strengths(view)
+        turns = valuer.turns_left(view)
+        nobles = view.components.nobles
+
+        def score(field: int) -> float:
+            noble = nobles[view.park[field]]
+            value = valuer.noble_value(view, field, strengths, turns)
+            return valuer.noble_score(value, view.recruit_cost(field), noble.violet + noble.turquoise)
+
+        return sorted(fields, key=score, reverse=True)[: self.max_nobles]
+
+    def noble_moves(self, view: PlayerView, decision: Decision) -> list[list[tuple[int, int, int]]]:
+        """Movement aimed at one noble each: the Office, King and Madame levels it needs after this turn's bonus
+        servants, brought by the heuristic's movement helper from the servants above the standing levels."""
+        valuer = self._valuer
+        if valuer is None:
+            return []
+        from strategies.heuristic import _fill  # the heuristic's own movement helper
+
+        seat = view.seat
+        mine = view.my_rooms()
+        target = valuer.standing_target(view, sum(mine))
+        keep = valuer.standing_keep(view, mine, target)
+        dist = view.layout.distances(decision.diagonal)
+        gold = view.money() + view.mint_income()
+        nobles = view.components.nobles
+        strengths = valuer.row_strengths(view)
+        turns = valuer.turns_left(view)
+        scored = []
+        for field in view.noble_fields():
+            noble = nobles[view.park[field]]
+            cost = view.recruit_cost(field)
+            if cost > gold:
+                continue
+            value = valuer.noble_value(view, field, strengths, turns)
+            scored.append((valuer.noble_score(value, cost, noble.violet + noble.turquoise), field))
+        scored.sort(reverse=True)
+        plans: list[list[tuple[int, int, int]]] = []
+        priv = view.priv[seat]
+        for _score, field in scored[: self.max_nobles]:
+            noble = nobles[view.park[field]]
+            need_k = valuer._seal_level(view, KING, noble.turquoise, mine, priv[P_KING])
+            need_d = valuer._seal_level(view, MADAME, noble.violet, mine, priv[P_MADAME])
+            wants = ((OFFICE, 1), (KING, need_k), (MADAME, need_d))
+            work = mine[:]
+            moves: list[tuple[int, int, int]] = []
+            floor = keep[:]
+            for room, level in wants:
+                floor[room] = max(floor[room], min(work[room], level))
+            _fill(work, wants, floor, dist, decision.points, moves)
+            if moves and all(work[room] >= level for room, level in wants):
+                plans.append(moves)
+        return plans
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def _apply(state: GameState, choice: object) -> None:
+    try:
+        rules.apply(state, choice)
+    except IllegalChoice as exc:  # a candidate is built from the state it is applied to: this is a bug
+        raise RuntimeError(f"ismcts candidate {choice!r} is illegal here: {exc}") from None
+
+
+def _key(choice: object) -> object:
+    if isinstance(choice, list | tuple):
+        return tuple(_key(c) for c in choice)
+    return choice
+
+
+def _cache_key(view: PlayerView, decision: Decision) -> object:
+    """A decision of this node (its step in the turn) and what of the seat's own view can differ between
+    determinizations there: the cards it drew."""
+    return (view.step, decision.kind, decision.window, view.hand, view.drawn)
+
+
+def _reward(state: GameState, seat: int) -> float:
+    scores = final_scores(state)
+    best = winners(scores)
+    win = 1.0 / len(best) if seat in best else 0.0
+    mine = scores[seat].total
+    other = max(s.total for s in scores if s.seat != seat)
+    return 0.7 * win + 0.3 / (1.0 + math.exp(-(mine - other) / 10.0))

@@ -1,0 +1,99 @@
+"""``ismcts``: its actions are legal, its search is reproducible and spends its budget, and `palais analyse` shows
+the candidates at a position's pending decision."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from palais_sim.cli import app
+from palais_sim.components import standard_components
+from palais_sim.engine import rules
+from palais_sim.engine.notation import save_position
+from palais_sim.engine.setup import new_game
+from palais_sim.engine.state import PH_TURN_START, RuleOptions
+from palais_sim.engine.view import PlayerView
+from palais_sim.registry import load_strategy
+from strategies.ismcts import IsmctsStrategy
+
+COMPONENTS = standard_components()
+
+
+def _game_at(turns: int, players: int = 2, seed: int = 9):
+    """A game played by greedy for ``turns`` turns, at its next decision."""
+    state = new_game(COMPONENTS, RuleOptions(players=players), seed)
+    greedy = load_strategy("greedy")
+    while state.turn_no < turns:
+        dec = rules.decision(state)
+        rules.apply(state, greedy.choose(PlayerView(state, dec.seat), dec))
+    return state
+
+
+def test_every_candidate_is_legal_at_every_decision_of_a_game() -> None:
+    search = IsmctsStrategy(budget=1)
+    greedy = load_strategy("greedy")
+    state = new_game(COMPONENTS, RuleOptions(players=3), 4)
+    kinds = set()
+    while not state.over and state.round < 25:
+        dec = rules.decision(state)
+        view = PlayerView(state, dec.seat)
+        cands = search.candidates(view, dec)
+        assert cands and len({key for key, _ in cands}) == len(cands)
+        for _key, choice in cands:
+            trial = state.copy()
+            rules.apply(trial, choice)  # raises if illegal
+        kinds.add(dec.kind)
+        rules.apply(state, greedy.choose(view, dec))
+    assert {"setup", "move", "recruit", "seals"} <= kinds
+
+
+def test_the_search_spends_its_budget_and_repeats_itself() -> None:
+    state = _game_at(8)
+    while rules.decision(state).kind != "move":
+        dec = rules.decision(state)
+        rules.apply(state, load_strategy("greedy").choose(PlayerView(state, dec.seat), dec))
+    dec = rules.decision(state)
+    search = IsmctsStrategy(budget=40)
+    first = search.analyse(PlayerView(state, dec.seat), dec)  # a fresh view: its random stream starts anew
+    assert sum(c.visits for c in first) == 40
+    again = search.analyse(PlayerView(state, dec.seat), dec)
+    assert [(c.visits, c.value) for c in first] == [(c.visits, c.value) for c in again]
+    assert first[0].visits == max(c.visits for c in first)
+    assert all(0.0 <= c.value <= 1.0 for c in first if c.visits)
+    assert search.choose(PlayerView(state, dec.seat), dec) == first[0].choice
+
+
+def test_parameters_are_checked() -> None:
+    with pytest.raises(ValueError, match="budget"):
+        IsmctsStrategy(budget=0)
+    with pytest.raises(ValueError, match="styles"):
+        IsmctsStrategy(styles="")
+
+
+def test_analyse_lists_the_candidates_of_a_position(tmp_path) -> None:
+    # A position is taken at the start of a turn: play greedy games paused before each turn, up to the sixth.
+    path = tmp_path / "position.json"
+    state2 = new_game(COMPONENTS, RuleOptions(players=2), 9)
+    greedy = load_strategy("greedy")
+    state2.pause_at_turn = True
+    while not (state2.phase == PH_TURN_START and state2.turn_no >= 6):
+        if state2.phase == PH_TURN_START:
+            rules.resume_turn(state2)
+            continue
+        dec = rules.decision(state2)
+        rules.apply(state2, greedy.choose(PlayerView(state2, dec.seat), dec))
+    save_position(state2, path)
+    runner = CliRunner()
+    result = runner.invoke(app, ["analyse", str(path), "--strategy", "ismcts:budget=30", "--decision", "move"])
+    assert result.exit_code == 0, result.output
+    assert "to decide move" in result.output and "visits" in result.output
+    data = json.loads(
+        runner.invoke(
+            app, ["analyse", str(path), "--strategy", "ismcts:budget=30", "--decision", "move", "--json"]
+        ).output
+    )
+    assert data["decision"] == "move" and sum(c["visits"] for c in data["candidates"]) == 30
+    bad = runner.invoke(app, ["analyse", str(path), "--strategy", "greedy"])
+    assert bad.exit_code == 2 and "cannot analyse" in bad.output
