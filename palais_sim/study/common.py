@@ -71,17 +71,23 @@ class Ledger:
 
 
 def _recorded_seconds(run_dir: Path) -> float:
-    """From a finished run's manifest: the time from its creation to its last update (its wall time, when it was
-    played in one go)."""
+    """The wall time a finished run recorded: the sum of its sessions' summaries in run.log (the runner writes one
+    line per session, "... Wall time 12.3 s ..."), else the manifest's creation-to-update time."""
+    import re
     from datetime import datetime
 
     from palais_sim.tournament.manifest import Manifest
 
+    try:
+        found = re.findall(r"Wall time ([0-9.]+) s", (run_dir / "run.log").read_text(encoding="utf-8"))
+    except OSError:
+        found = []
+    if found:
+        return sum(float(x) for x in found)
     stored = Manifest.load(run_dir)
     try:
-        return (
-            datetime.fromisoformat(stored.data["updated"]) - datetime.fromisoformat(stored.data["created"])
-        ).total_seconds()
+        created, updated = stored.data["created"], stored.data["updated"]  # type: ignore[union-attr]
+        return (datetime.fromisoformat(updated) - datetime.fromisoformat(created)).total_seconds()
     except (AttributeError, KeyError, TypeError, ValueError):
         return 0.0
 
