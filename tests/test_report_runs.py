@@ -23,6 +23,7 @@ from palais_sim.cli import app
 from palais_sim.tournament import records
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
+from strategies.greedy import GreedyStrategy
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -78,9 +79,10 @@ def test_report_opens_with_settings_and_a_summary_and_every_section_has_content(
     assert order == sorted(order)
     settings_block = text[text.index("## Run") : text.index("## Summary")]
     compiled = f"compiled: {'yes' if build_info()['compiled'] else 'no'}"
+    weight = f"gold_weight={GreedyStrategy.parameters()['gold_weight']}"  # greedy's (tuned) default
     for needle in ("| strategies | `greedy`, `economy`, `seals` |", "round-robin, seats rotated", "| root seed | 3 |",
                    "| layout | random |", "| gold limit | unlimited |", "| max rounds | 30 |", compiled,
-                   "| games | 60 read of 60 planned |", "gold_weight=0.35"):  # fmt: skip
+                   "| games | 60 read of 60 planned |", weight):  # fmt: skip
         assert needle in settings_block, needle
     summary = text[text.index("## Summary") : text.index("## Games")]
     assert summary.count("\n- ") == 4  # games, strategies, nobles, seats
