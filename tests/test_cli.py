@@ -178,7 +178,8 @@ def test_shell_completion_completes_commands_and_choices() -> None:
     assert complete("palais sim") == ["simulate"]
     assert complete("palais report w") == ["winrates"]
     assert "--resume" in complete("palais simulate --re")
-    shown = subprocess.run([sys.executable, "-m", "palais_sim.cli", "--show-completion", "bash"], cwd=ROOT,
+    # --show-completion detects the shell from its parent process: a bash that does not exec it (make runs sh)
+    shown = subprocess.run(["bash", "-c", f"'{sys.executable}' -m palais_sim.cli --show-completion && :"], cwd=ROOT,
                            capture_output=True, text=True, timeout=120)  # fmt: skip
     assert shown.returncode == 0 and "_PALAIS_COMPLETE=complete_bash" in shown.stdout
 
