@@ -15,12 +15,14 @@ Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012) over this seat's d
   ``max_nobles`` by the heuristic's valuation) and stopping, the seals of the styles and none, and movement as a small
   set of target distributions: the five styles' plans, one plan per promising noble (its Office, King and Madame
   levels, brought by the heuristic's movement helper) and standing still.
-- **Reward** in [0, 1]: a win (shared wins split) weighs 0.7, the score margin against the best other seat 0.3
-  (a logistic of margin / 10), so close games still teach the search something.
+- **Reward** in [0, 1] (``lookahead.outcome_reward``): a win (shared wins split) weighs 0.7, the score margin
+  against the best other seat 0.3 (a logistic of margin / 10), so close games still teach the search something.
 
-The move at the root is the most visited child (robust child). ``budget`` is in iterations (reproducible); with
-``time_ms`` above 0 the search runs for that many milliseconds instead (at least one iteration). ``analyse`` returns
-every root child with its visits and mean reward (``palais analyse``).
+The move at the root is the most visited child (robust child), unless the rollout strategy's own choice is worth as
+much within ``TIE``: a seat far ahead is indifferent between its choices, and one that then kept declining to
+recruit would never end a game against a player that does not end it either. ``budget`` is in iterations
+(reproducible); with ``time_ms`` above 0 the search runs for that many milliseconds instead (at least one
+iteration). ``analyse`` returns every root child with its visits and mean reward (``palais analyse``).
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ from palais_sim.board import KING, MADAME, OFFICE
 from palais_sim.engine import rules
 from palais_sim.engine.options import card_options
 from palais_sim.engine.rules import Decision, IllegalChoice
-from palais_sim.engine.scoring import final_scores, winners
 from palais_sim.engine.state import P_KING, P_MADAME, GameState
 from palais_sim.engine.view import PlayerView
 from palais_sim.registry import load_strategy
+from strategies.lookahead import TIE, outcome_reward
 
 MAX_CARD_OPTIONS = 12  # above this many card combinations: the styles' choices, each single card and none
 
@@ -106,6 +108,9 @@ class IsmctsStrategy:
         root.cache[_cache_key(view, decision)] = candidates
         self.search(view, root)
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
+        base = root.children.get(candidates[0][0])
+        if base is not None and base.visits and base.total / base.visits >= best.total / best.visits - TIE:
+            return base.choice  # no better by a clear margin: the rollout strategy's own choice
         return best.choice
 
     def analyse(self, view: PlayerView, decision: Decision) -> list[Candidate]:
@@ -175,7 +180,7 @@ class IsmctsStrategy:
             _apply(state, node.choice)
             path.append(node)
         self.play_out(state)
-        reward = _reward(state, seat)
+        reward = outcome_reward(state, seat)
         for n in path:
             n.visits += 1
             n.total += reward
@@ -318,12 +323,3 @@ def _cache_key(view: PlayerView, decision: Decision) -> object:
     """A decision of this node (its step in the turn) and what of the seat's own view can differ between
     determinizations there: the cards it drew."""
     return (view.step, decision.kind, decision.window, view.hand, view.drawn)
-
-
-def _reward(state: GameState, seat: int) -> float:
-    scores = final_scores(state)
-    best = winners(scores)
-    win = 1.0 / len(best) if seat in best else 0.0
-    mine = scores[seat].total
-    other = max(s.total for s in scores if s.seat != seat)
-    return 0.7 * win + 0.3 / (1.0 + math.exp(-(mine - other) / 10.0))

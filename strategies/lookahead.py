@@ -3,9 +3,11 @@
 At a decision where the heuristic styles disagree (which moves, which noble, which cards), each distinct
 candidate is tried on the same re-sampled states (``PlayerView.sample_state``: deck order, other hands and unseen
 nobles dealt at random, consistent with what the seat knows), and the rest of the game (or ``horizon`` rounds of it)
-is played out by a fast rollout strategy for every seat. The candidate with the best mean score margin (own total
-less the best other total) is chosen. The same samples for every candidate (common random numbers) keep the
-comparison fair with few rollouts.
+is played out by a fast rollout strategy for every seat. The candidate with the best mean reward is chosen
+(``outcome_reward``: 0.7 for a win, 0.3 for a logistic of the score margin), the base style's own choice unless
+another is better by more than ``TIE`` (a seat far ahead would otherwise prefer not to recruit, since a longer game
+widens its margin, and never end a game against a player that does not end it either). The same samples for every
+candidate (common random numbers) keep the comparison fair with few rollouts.
 
 Cost: ``budget`` rollouts per contested decision, so the user controls the time per decision; decisions where
 all styles agree cost nothing beyond asking them.
@@ -13,15 +15,17 @@ all styles agree cost nothing beyond asking them.
 
 from __future__ import annotations
 
+import math
 import random
 
 from palais_sim.engine import rules
-from palais_sim.engine.scoring import final_scores
+from palais_sim.engine.scoring import final_scores, winners
 from palais_sim.engine.state import GameState
 from palais_sim.engine.view import PlayerView
 from palais_sim.registry import load_strategy
 
 SEARCHED = frozenset(("move", "recruit", "cards"))
+TIE = 0.01  # mean reward by which another candidate must beat the base style's own choice
 
 
 class LookaheadStrategy:
@@ -81,8 +85,9 @@ class LookaheadStrategy:
                     totals[i] = float("-inf")
                     continue
                 self.play_out(state)
-                totals[i] += _margin(state, seat)
-        return max(range(len(candidates)), key=lambda i: totals[i])
+                totals[i] += outcome_reward(state, seat)
+        best = max(range(len(candidates)), key=lambda i: totals[i])
+        return 0 if totals[0] >= totals[best] - TIE * samples else best
 
     def play_out(self, state: GameState) -> None:
         limit = state.round + self.horizon if self.horizon > 0 else 1 << 30
@@ -98,7 +103,11 @@ def _key(choice: object) -> object:
     return choice
 
 
-def _margin(state: GameState, seat: int) -> float:
+def outcome_reward(state: GameState, seat: int) -> float:
+    """A played-out game's worth to ``seat``, in [0, 1]: 0.7 for a win (shared wins split) and 0.3 for a logistic of
+    its score margin against the best other seat (so a close game still tells which play was better)."""
     scores = final_scores(state)
-    mine = scores[seat].total
-    return mine - max(s.total for s in scores if s.seat != seat)
+    best = winners(scores)
+    win = 1.0 / len(best) if seat in best else 0.0
+    margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
+    return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))
