@@ -9,20 +9,28 @@ Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012) over this seat's d
 - **The tree** covers this seat's decisions up to the end of its turn (which cards, reinforcement, movement, seals,
   each noble recruited, drawing, keeping). A child is an action; UCB1 picks among the children *available* in this
   iteration's determinization, counting each child's availability instead of its parent's visits. Then the game is
-  played out by the rollout strategy for every seat (to the end, or ``horizon`` rounds) and the result is backed up.
+  played out (to the end, or ``horizon`` rounds) by a rollout strategy dealt to every seat from ``rollout``, a mixture
+  of the heuristic styles (one deterministic rollout player gives one fixed continuation that the search learns to
+  exploit: two such searchers declined the Office turn after turn and never ended their games), and the result is
+  backed up.
 - **Actions** are the real decisions, kept to a small set where the option space is large: every card combination
   (or, with a big hand, the styles' choices, each single card and none), every affordable noble (the best
   ``max_nobles`` by the heuristic's valuation) and stopping, the seals of the styles and none, and movement as a small
   set of target distributions: the five styles' plans, one plan per promising noble (its Office, King and Madame
   levels, brought by the heuristic's movement helper) and standing still.
 - **Reward** in [0, 1] (``lookahead.outcome_reward``): a win (shared wins split) weighs 0.7, the score margin
-  against the best other seat 0.3 (a logistic of margin / 10), so close games still teach the search something.
+  against the best other seat 0.3 (a logistic of margin / 10), so close games still teach the search something;
+  times ``discount`` per round the game lasted (winning sooner is worth more: without it two searchers that each
+  expect a longer game to favour them decline the Office turn after turn and never end the game).
 
-The move at the root is the most visited child (robust child), unless the rollout strategy's own choice is worth as
-much within ``TIE``: a seat far ahead is indifferent between its choices, and one that then kept declining to
-recruit would never end a game against a player that does not end it either. ``budget`` is in iterations
+The move at the root is the most visited child (robust child) if it beats the rollout strategy's own choice clearly
+(by more than ``TIE`` and twice the standard error of the difference), else the rollout strategy's choice: a search
+that deviates on noise plays worse. ``budget`` is in iterations
 (reproducible); with ``time_ms`` above 0 the search runs for that many milliseconds instead (at least one
-iteration). ``analyse`` returns every root child with its visits and mean reward (``palais analyse``).
+iteration). ``analyse`` returns every root child with its visits and mean reward (``palais analyse``). From round
+``base_after`` (40: twice a usual game's length) the base rollout strategy alone plays, which always brings the end:
+a safety net against two searchers that each expect a longer game to favour them (1 of 60 games of budget 300
+against lookahead:budget=600 reached the round limit before it).
 """
 
 from __future__ import annotations
@@ -47,12 +55,13 @@ MAX_CARD_OPTIONS = 12  # above this many card combinations: the styles' choices,
 class Node:
     """A node of the tree: the statistics of the action that leads to it, and its children by action key."""
 
-    __slots__ = ("avail", "cache", "children", "choice", "total", "visits")
+    __slots__ = ("avail", "cache", "children", "choice", "squares", "total", "visits")
 
     def __init__(self, choice: object = None) -> None:
         self.choice = choice
         self.visits = 0
         self.total = 0.0
+        self.squares = 0.0
         self.avail = 0
         self.children: dict[object, Node] = {}
         self.cache: dict[object, list[tuple[object, object]]] = {}
@@ -75,12 +84,14 @@ class IsmctsStrategy:
     def __init__(
         self,
         budget: int = 200,
-        rollout: str = "greedy",
+        rollout: str = "greedy/seals/economy/park/cards",
         c: float = 0.7,
         styles: str = "greedy/seals/economy/park/cards",
         horizon: int = 0,
         time_ms: int = 0,
         max_nobles: int = 6,
+        discount: float = 0.99,
+        base_after: int = 40,
     ) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1 iteration per decision")
@@ -91,8 +102,14 @@ class IsmctsStrategy:
         self.horizon = horizon
         self.time_ms = time_ms
         self.max_nobles = max_nobles
+        self.discount = discount
+        self.base_after = base_after
         self.rollout_spec = rollout
-        self._rollout = load_strategy(rollout)
+        # "/" separates several rollout strategies: each rollout deals one to every seat (the first is the base).
+        self._rollouts = [load_strategy(r) for r in rollout.split("/") if r]
+        if not self._rollouts:
+            raise ValueError("rollout must name at least one strategy, e.g. greedy")
+        self._rollout = self._rollouts[0]
         # "/" separates the styles: "," already separates a spec's parameters.
         self.styles = [load_strategy(s) for s in styles.split("/") if s]
         if not self.styles:
@@ -101,6 +118,8 @@ class IsmctsStrategy:
 
     # ------------------------------------------------------------------ the strategy
     def choose(self, view: PlayerView, decision: Decision) -> object:
+        if view.round >= self.base_after:
+            return self._rollout.choose(view, decision)  # a safety net (see the module docstring)
         root = Node()
         candidates = self.candidates(view, decision)
         if len(candidates) == 1:
@@ -109,9 +128,9 @@ class IsmctsStrategy:
         self.search(view, root)
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
         base = root.children.get(candidates[0][0])
-        if base is not None and base.visits and base.total / base.visits >= best.total / best.visits - TIE:
-            return base.choice  # no better by a clear margin: the rollout strategy's own choice
-        return best.choice
+        if base is None or base is best or not base.visits or _clearly_better(best, base):
+            return best.choice
+        return base.choice  # not better by a clear margin: the rollout strategy's own choice
 
     def analyse(self, view: PlayerView, decision: Decision) -> list[Candidate]:
         """Every candidate at the decision with its visits and mean reward, most visited first."""
@@ -145,6 +164,7 @@ class IsmctsStrategy:
 
     def iterate(self, state: GameState, seat: int, root: Node, rng: random.Random) -> None:
         turn = state.turn_no
+        start = state.round
         node = root
         path = [root]
         while not state.over and state.current == seat and state.turn_no == turn:
@@ -179,11 +199,12 @@ class IsmctsStrategy:
             node = self.select(node, cands)
             _apply(state, node.choice)
             path.append(node)
-        self.play_out(state)
-        reward = outcome_reward(state, seat)
+        self.play_out(state, self.deal_policies(state.n, rng))
+        reward = outcome_reward(state, seat) * self.discount ** (state.round - start)
         for n in path:
             n.visits += 1
             n.total += reward
+            n.squares += reward * reward
 
     def select(self, node: Node, cands: list[tuple[object, object]]) -> Node:
         best, best_u = None, -1.0
@@ -195,12 +216,20 @@ class IsmctsStrategy:
         assert best is not None
         return best
 
-    def play_out(self, state: GameState) -> None:
+    def play_out(self, state: GameState, policies: list) -> None:
+        """Play ``state`` on (to the end, or ``horizon`` rounds) with ``policies[seat]`` for every seat."""
         limit = state.round + self.horizon if self.horizon > 0 else 1 << 30
-        strategy = self._rollout
         while not state.over and state.round < limit:
             dec = rules.decision(state)
-            rules.apply(state, strategy.choose(PlayerView(state, dec.seat), dec))
+            rules.apply(state, policies[dec.seat].choose(PlayerView(state, dec.seat), dec))
+
+    def deal_policies(self, n: int, rng: random.Random) -> list:
+        """A rollout strategy for each seat, drawn from ``rollout``: a mixture of players, so that the search does
+        not exploit the quirks of one deterministic opponent model (a rollout by greedy alone plays one fixed
+        continuation, and a search over it finds the choices that happen to suit that continuation)."""
+        if len(self._rollouts) == 1:
+            return [self._rollouts[0]] * n
+        return [rng.choice(self._rollouts) for _ in range(n)]
 
     # ------------------------------------------------------------------ the actions
     def candidates(self, view: PlayerView, decision: Decision) -> list[tuple[object, object]]:
@@ -311,6 +340,18 @@ def _apply(state: GameState, choice: object) -> None:
         rules.apply(state, choice)
     except IllegalChoice as exc:  # a candidate is built from the state it is applied to: this is a bug
         raise RuntimeError(f"ismcts candidate {choice!r} is illegal here: {exc}") from None
+
+
+def _clearly_better(best: Node, base: Node) -> bool:
+    """Whether ``best`` beats ``base`` by more than ``TIE`` and by more than twice the standard error of the
+    difference of their mean rewards."""
+    diff = best.total / best.visits - base.total / base.visits
+    var = 0.0
+    for n in (best, base):
+        mean = n.total / n.visits
+        spread = max(0.0, n.squares / n.visits - mean * mean)
+        var += spread / n.visits
+    return diff > TIE and diff > 2.0 * math.sqrt(var)
 
 
 def _key(choice: object) -> object:

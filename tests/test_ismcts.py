@@ -62,7 +62,9 @@ def test_the_search_spends_its_budget_and_repeats_itself() -> None:
     assert [(c.visits, c.value) for c in first] == [(c.visits, c.value) for c in again]
     assert first[0].visits == max(c.visits for c in first)
     assert all(0.0 <= c.value <= 1.0 for c in first if c.visits)
-    assert search.choose(PlayerView(state, dec.seat), dec) == first[0].choice
+    # The most visited, unless the rollout strategy's own choice (the first candidate) is not clearly worse.
+    base = search.candidates(PlayerView(state, dec.seat), dec)[0][1]
+    assert search.choose(PlayerView(state, dec.seat), dec) in (first[0].choice, base)
 
 
 def test_parameters_are_checked() -> None:

@@ -2,7 +2,7 @@
 each (value and visits), as a chess engine's analysis lists its candidate moves.
 
 The strategy must offer ``analyse(view, decision)`` (``ismcts`` does): a list of candidates with ``choice``,
-``visits`` and ``value`` (its mean reward in [0, 1]: 0.7 for a win, 0.3 for the score margin).
+``visits`` and ``value`` (its mean reward in [0, 1]: 0.7 for a win, 0.3 for the score margin, discounted per round).
 """
 
 from __future__ import annotations
@@ -94,7 +94,10 @@ def analyse(
         f"{position}: round {state.round}, seat {pending.seat + 1} to decide {describe_decision(pending)}; "
         f"{strategy}: {total} visits in {seconds:.1f} s"
     )
-    typer.echo("value: the mean reward of the games through this choice (0.7 for a win, 0.3 for the score margin)")
+    typer.echo(
+        "value: the mean reward of the games played through this choice (0.7 for a win, 0.3 for the score margin, "
+        "ismcts: less 1% per round the game lasts)"
+    )
     typer.echo("")
     typer.echo(f"{'#':>3} {'visits':>7} {'share':>6} {'value':>6}  choice")
     for i, r in enumerate(rows, 1):
