@@ -28,6 +28,25 @@ BUILTINS: dict[str, str] = {
     "ismcts": "strategies.ismcts:IsmctsStrategy",
 }
 
+DEFAULT_GAME = "palais-royal"
+# Each game's built-ins (``palais games`` lists the games; ``palais_sim.games`` describes them).
+GAME_BUILTINS: dict[str, dict[str, str]] = {
+    DEFAULT_GAME: BUILTINS,
+    "palastgefluester": {
+        "random": "strategies.palastgefluester.random_play:RandomStrategy",
+        "heuristic": "strategies.palastgefluester.heuristic:HeuristicStrategy",
+        "restricted": "strategies.palastgefluester.restricted:RestrictedStrategy",
+    },
+}
+
+
+def builtins(game: str = DEFAULT_GAME) -> dict[str, str]:
+    """The built-in strategies of ``game`` by name."""
+    try:
+        return GAME_BUILTINS[game]
+    except KeyError:
+        raise StrategySpecError(f"unknown game {game!r}; games: {', '.join(GAME_BUILTINS)}") from None
+
 
 class StrategySpecError(ValueError):
     """A strategy name, class or parameter that cannot be used; the message lists what is available."""
@@ -47,7 +66,7 @@ class StrategySpec:
         return self.text
 
 
-def split_strategy_list(text: str) -> list[str]:
+def split_strategy_list(text: str, game: str = DEFAULT_GAME) -> list[str]:
     """Split ``a,b:x=1,y=2,c`` into ``["a", "b:x=1,y=2", "c"]``: a ``key=value`` item belongs to the spec before."""
     specs: list[str] = []
     for item in (part.strip() for part in text.split(",")):
@@ -58,28 +77,30 @@ def split_strategy_list(text: str) -> list[str]:
         else:
             specs.append(item)
     if not specs:
-        raise StrategySpecError(f"no strategies in {text!r}; available: {', '.join(sorted(BUILTINS))}")
+        raise StrategySpecError(f"no strategies in {text!r}; available: {', '.join(sorted(builtins(game)))}")
     return specs
 
 
-def parse_spec(text: str) -> StrategySpec:
+def parse_spec(text: str, game: str = DEFAULT_GAME) -> StrategySpec:
+    known = builtins(game)
     text = text.strip()
     name, params_text = text, ""
     if ":" in text:
         head, rest = text.split(":", 1)
-        if head in BUILTINS:
+        if head in known:
             name, params_text = head, rest
         else:
             # module:Class or module:Class:params
             cls_part, _, params_text = rest.partition(":")
             name = f"{head}:{cls_part}"
-    if name in BUILTINS:
-        target = BUILTINS[name]
+    if name in known:
+        target = known[name]
     elif ":" in name:
         target = name
     else:
         raise StrategySpecError(
-            f"unknown strategy {name!r}; built-ins: {', '.join(sorted(BUILTINS))} (or your own as package.module:Class)"
+            f"unknown strategy {name!r}; built-ins{'' if game == DEFAULT_GAME else ' of ' + game}: "
+            f"{', '.join(sorted(known))} (or your own as package.module:Class)"
         )
     params: dict[str, object] = {}
     for item in filter(None, (p.strip() for p in params_text.split(","))):
@@ -158,10 +179,10 @@ def _convert(value: object, default: object, where: str) -> object:
 
 
 @functools.cache
-def resolve(text: str) -> tuple[StrategySpec, type, tuple[tuple[str, object], ...]]:
+def resolve(text: str, game: str = DEFAULT_GAME) -> tuple[StrategySpec, type, tuple[tuple[str, object], ...]]:
     """The spec, the class and the converted keyword arguments of a strategy spec: worked out once per process
     (a tournament worker creates a fresh instance for every game from this)."""
-    spec = parse_spec(text)
+    spec = parse_spec(text, game)
     cls = strategy_class(spec.target)
     known = strategy_parameters(cls)
     kwargs = {}
@@ -173,9 +194,10 @@ def resolve(text: str) -> tuple[StrategySpec, type, tuple[tuple[str, object], ..
     return spec, cls, tuple(kwargs.items())
 
 
-def load_strategy(text: str):
-    """A new instance of the strategy ``text`` names, its ``name`` set to the spec as written."""
-    spec, cls, items = resolve(text)
+def load_strategy(text: str, game: str = DEFAULT_GAME):
+    """A new instance of the strategy ``text`` names (a built-in of ``game``, or ``module:Class``), its ``name`` set to
+    the spec as written."""
+    spec, cls, items = resolve(text, game)
     kwargs = dict(items)
     try:
         instance = cls(**kwargs)
@@ -186,10 +208,10 @@ def load_strategy(text: str):
     return instance
 
 
-def load_strategies(text: str, players: int | None = None) -> list:
-    specs = split_strategy_list(text)
+def load_strategies(text: str, players: int | None = None, game: str = DEFAULT_GAME) -> list:
+    specs = split_strategy_list(text, game)
     if players is not None and len(specs) == 1:
         specs = specs * players
     if players is not None and len(specs) != players:
         raise StrategySpecError(f"{players} players need {players} strategies (or one for all), got {len(specs)}")
-    return [load_strategy(s) for s in specs]
+    return [load_strategy(s, game) for s in specs]

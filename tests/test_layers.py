@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
         "palais_sim.engine.codegen",
         "palais_sim.movement",
     ),
+    ("palais_sim.games",),  # the game interface: each game's rule options, play and tables, by name
     ("palais_sim.registry",),  # strategies by name: imports them only at run time, by name
     ("strategies",),
     ("palais_sim.tournament",),

@@ -103,6 +103,7 @@ COMMANDS = {
     "simulate": simulate.simulate,
     "bench": simulate.bench,
     "report": report.report,
+    "games": strategies.list_games,
     "strategies": strategies.list_strategies,
     "ladder": strategies.ladder,
     "match": match.match,

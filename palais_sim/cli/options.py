@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import typer
 
+GameOpt = typer.Option(
+    "palais-royal", "--game", "-g", help="The game: palais-royal | palastgefluester (`palais games` lists them)"
+)
 LayoutOpt = typer.Option("random", "--layout", help="'random' (per game), 'first-game', or a code like PMS/KGD/COB")
 ComponentsOpt = typer.Option(None, "--components", help="A component-set TOML file (default: the standard set)")
 GoldLimitOpt = typer.Option(None, "--gold-limit", help="Finite bank of gold (e.g. 57); default unlimited")

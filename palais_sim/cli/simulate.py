@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, explain, fail
-from palais_sim.cli.options import parse_start_gold
+from palais_sim.cli.options import GameOpt, parse_start_gold
 from palais_sim.registry import split_strategy_list
 from palais_sim.tournament.schedule import FORMATS, Settings
 
@@ -19,6 +19,21 @@ from palais_sim.tournament.schedule import FORMATS, Settings
 # None here so --resume can take the stored run's settings and only check the ones given.
 DEMO_STRATEGIES = ("greedy", "economy", "seals", "park", "cards")
 DEFAULTS = Settings(games=1000, players=2, strategies=DEMO_STRATEGIES, format="round-robin", rotate_seats=True)
+# Another game's defaults: its heuristic against random opponents (a gauntlet, seats rotated) at its usual player count.
+OTHER_GAMES = {
+    "palastgefluester": Settings(
+        games=1000, players=4, strategies=("heuristic", "random"), format="gauntlet", game="palastgefluester",
+        max_rounds=200,
+    ),
+}  # fmt: skip
+
+
+def game_defaults(game: str | None) -> Settings:
+    """The settings a run of ``game`` starts from (Palais Royal's demo when no game is named)."""
+    from palais_sim.games import get_game
+
+    name = get_game(game).name
+    return OTHER_GAMES.get(name, DEFAULTS)
 
 
 def _settings(base: Settings, **given) -> Settings:
@@ -29,6 +44,9 @@ def _settings(base: Settings, **given) -> Settings:
 
 def simulate(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (created; must be new, empty, or --resume)"),
+    game: str | None = typer.Option(
+        None, "--game", "-g", help="palais-royal | palastgefluester (`palais games`) \\[default: palais-royal]"
+    ),
     games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play \\[default: {DEFAULTS.games}]"),
     players: int | None = typer.Option(
         None, "--players", "-p", help=f"Players, 2 to 4 \\[default: {DEFAULTS.players}]"
@@ -67,6 +85,7 @@ def simulate(
     ),
 ) -> None:
     """Play a tournament in a process pool (or on Ray) and write Parquet tables, a manifest and a log under --out."""
+    from palais_sim.games import get_game
     from palais_sim.tournament.executor import BACKENDS, default_workers
     from palais_sim.tournament.manifest import Manifest, RunDirError
     from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
@@ -74,7 +93,7 @@ def simulate(
     from palais_sim.tournament.schedule import ScheduleError
 
     try:
-        base = DEFAULTS
+        base = game_defaults(game)
         stored = None
         if resume and out.exists():
             stored = Manifest.load(out)
@@ -95,6 +114,8 @@ def simulate(
             max_rounds=max_rounds,
             start_gold=parse_start_gold(start_gold),
         )
+        if game is not None and settings.game != get_game(game).name:
+            raise ValueError(f"{out} holds a run of {settings.game}; --game {game} cannot resume it")
         if backend not in BACKENDS:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
         if address is not None and backend != "ray":
@@ -118,8 +139,11 @@ def simulate(
 
 
 def bench(
-    players: int = typer.Option(4, "--players", "-p", help="Players, 2 to 4"),
-    strategies: str = typer.Option("greedy", "--strategies", help="Comma-separated specs, one per seat or one"),
+    game: str = GameOpt,
+    players: int | None = typer.Option(None, "--players", "-p", help="Players \\[default: 4; the game's usual]"),
+    strategies: str | None = typer.Option(
+        None, "--strategies", help="Comma-separated specs, one per seat or one \\[default: greedy; heuristic]"
+    ),
     games: int = typer.Option(400, "--games", "-n", help="Games in the workload (each leg plays them all)"),
     workers: int | None = typer.Option(None, "--workers", "-w", help="Workers of the parallel leg \\[default: cores]"),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON object instead of text"),
@@ -131,6 +155,7 @@ def bench(
     ),
 ) -> None:
     """Measure games/s with one worker and with all workers, decisions/s and the scaling factor."""
+    from palais_sim.games import get_game
     from palais_sim.tournament.bench import bench as run_bench
     from palais_sim.tournament.bench import bench_text
     from palais_sim.tournament.schedule import ScheduleError
@@ -138,7 +163,14 @@ def bench(
     check_at_least(games, "--games")
     check_at_least(workers, "--workers")
     try:
-        result = run_bench(players, tuple(split_strategy_list(strategies)), games, workers, compare_pure)
+        the_game = get_game(game)
+        if players is None:
+            players = 4 if the_game.name == "palais-royal" else the_game.default_players
+        if strategies is None:
+            strategies = "greedy" if the_game.name == "palais-royal" else "heuristic"
+        result = run_bench(
+            players, tuple(split_strategy_list(strategies, the_game.name)), games, workers, compare_pure, the_game.name
+        )
     except (ScheduleError, *USER_ERRORS) as exc:
         fail(explain(exc))
     typer.echo(json.dumps(result, indent=2) if as_json else bench_text(result))

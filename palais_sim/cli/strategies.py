@@ -1,4 +1,5 @@
-"""`palais strategies` (the built-ins and their parameters) and `palais ladder` (a strategy ladder).
+"""`palais games` (the games), `palais strategies` (a game's built-ins and their parameters) and `palais ladder`
+(a strategy ladder).
 
 The ladder is a tournament like any other: a seat-rotated round robin played by the tournament runner into a run
 directory (a temporary one unless --out is given), and reported with the analytics' own win-rate tables (win rate
@@ -19,8 +20,17 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, check_seed, explain, fail
-from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt, StartGoldOpt, parse_start_gold
-from palais_sim.registry import BUILTINS, split_strategy_list, strategy_class, strategy_description, strategy_parameters
+from palais_sim.cli.options import (
+    ComponentsOpt,
+    GameOpt,
+    GoldLimitOpt,
+    LayoutOpt,
+    MaxRoundsOpt,
+    StartGoldOpt,
+    parse_start_gold,
+)
+from palais_sim.games import GAMES, get_game
+from palais_sim.registry import builtins, split_strategy_list, strategy_class, strategy_description, strategy_parameters
 from palais_sim.tournament.schedule import Settings
 
 DEFAULT_LADDER = "random,greedy,economy,seals,park,cards"
@@ -29,10 +39,39 @@ DEFAULT_LADDER = "random,greedy,economy,seals,park,cards"
 # ---------------------------------------------------------------------------------------------- strategies
 
 
-def strategies_listing() -> list[dict]:
+def games_listing() -> list[dict]:
+    """The games: name, title, player counts and built-in strategies."""
+    out = []
+    for name in GAMES:
+        game = get_game(name)
+        out.append(
+            {
+                "name": game.name,
+                "title": game.title,
+                "players": [game.min_players, game.max_players],
+                "default_players": game.default_players,
+                "strategies": list(builtins(game.name)),
+            }
+        )
+    return out
+
+
+def list_games(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON")) -> None:
+    """List the games palais-sim plays (pass one with --game) with their player counts and built-in strategies."""
+    listing = games_listing()
+    if as_json:
+        typer.echo(json.dumps(listing, indent=2))
+        return
+    for item in listing:
+        low, high = item["players"]
+        typer.echo(f"{item['name']:<18} {item['title']}, {low} to {high} players")
+        typer.echo(f"{'':<18} strategies: {', '.join(item['strategies'])}")
+
+
+def strategies_listing(game: str | None = None) -> list[dict]:
     """The built-in strategies: name, class, the first line of the class's docstring, parameters with defaults."""
     out = []
-    for name, target in BUILTINS.items():
+    for name, target in builtins(get_game(game).name).items():
         cls = strategy_class(target)
         doc = strategy_description(cls).splitlines()
         out.append(
@@ -46,9 +85,14 @@ def strategies_listing() -> list[dict]:
     return out
 
 
-def list_strategies(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON")) -> None:
-    """List the built-in strategies with a one-line description and their parameters."""
-    listing = strategies_listing()
+def list_strategies(
+    game: str = GameOpt, as_json: bool = typer.Option(False, "--json", help="Print the list as JSON")
+) -> None:
+    """List the built-in strategies of a game with a one-line description and their parameters."""
+    try:
+        listing = strategies_listing(game)
+    except USER_ERRORS as exc:
+        fail(explain(exc))
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
         return

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 
 from palais_sim import __version__, build_info
+from palais_sim.games import DEFAULT_GAME, get_game
 from palais_sim.tournament.executor import ProcessExecutor, make_executor
 from palais_sim.tournament.pool import default_workers
 from palais_sim.tournament.runner import validate
@@ -22,9 +23,12 @@ from palais_sim.tournament.schedule import Settings
 from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
 
 
-def bench_settings(players: int, strategies: tuple[str, ...], games: int) -> Settings:
+def bench_settings(players: int, strategies: tuple[str, ...], games: int, game: str = DEFAULT_GAME) -> Settings:
     fmt = "fixed" if len(strategies) in (1, players) else "round-robin"
-    return Settings(games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0)
+    return Settings(
+        games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0, game=game,
+        max_rounds=get_game(game).default_max_rounds,
+    )  # fmt: skip
 
 
 def _leg(settings: Settings, comps, workers: int) -> tuple[float, int, int, float]:
@@ -75,10 +79,12 @@ def _process_leg(settings: Settings, comps, pure: bool) -> tuple[float, int]:
     return sum(r.cpu_seconds for r in reports), sum(r.games for r in reports)
 
 
-def compare_pure(players: int, strategies: tuple[str, ...], games: int, rounds: int = 2) -> dict:
+def compare_pure(
+    players: int, strategies: tuple[str, ...], games: int, rounds: int = 2, game: str = DEFAULT_GAME
+) -> dict:
     """The same workload on the compiled and on the pure Python engine, one worker each, the legs alternated
     (compiled, pure, compiled, pure, ...) so load on a shared machine falls on both alike; in CPU time."""
-    settings = bench_settings(players, strategies, games)
+    settings = bench_settings(players, strategies, games, game)
     comps, _ = validate(settings)
     rates: dict[str, list[float]] = {"compiled": [], "pure": []}
     for _ in range(rounds):
@@ -95,9 +101,10 @@ def compare_pure(players: int, strategies: tuple[str, ...], games: int, rounds: 
 
 
 def bench(
-    players: int, strategies: tuple[str, ...], games: int, workers: int | None = None, compare: bool = False
-) -> dict:
-    settings = bench_settings(players, strategies, games)
+    players: int, strategies: tuple[str, ...], games: int, workers: int | None = None, compare: bool = False,
+    game: str = DEFAULT_GAME,
+) -> dict:  # fmt: skip
+    settings = bench_settings(players, strategies, games, game)
     comps, _ = validate(settings)
     workers = workers or default_workers()
     load_before = os.getloadavg()[0]
@@ -109,6 +116,7 @@ def bench(
         tw, gw, dw, cw = t1, g1, d1, c1
     rate = gw / tw
     result = {
+        "game": settings.game,
         "engine_version": __version__,
         "compiled": build_info()["compiled"],
         "players": players,
@@ -129,7 +137,7 @@ def bench(
         "cpu_utilisation": round(cw / (tw * workers), 2),
     }
     if compare:
-        result["compare_pure"] = compare_pure(players, strategies, games)
+        result["compare_pure"] = compare_pure(players, strategies, games, game=game)
         result["speedup"] = result["compare_pure"]["speedup"]
     return result
 
@@ -148,7 +156,8 @@ def bench_text(r: dict) -> str:
 
 def _legs_text(r: dict) -> str:
     return (
-        f"workload: {r['games']} games, {r['players']} players, {','.join(r['strategies'])} "
+        f"workload: {r['games']} games of {r.get('game', DEFAULT_GAME)}, {r['players']} players, "
+        f"{','.join(r['strategies'])} "
         f"(engine {r['engine_version']}, load average before {r['load_average_before']})\n"
         f"1 worker:   {r['single_worker_games_per_s']:8.1f} games/s  {r['single_worker_decisions_per_s']:9.0f} "
         f"decisions/s\n"

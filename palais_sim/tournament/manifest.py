@@ -16,7 +16,6 @@ from palais_sim.tournament.schedule import Settings
 
 MANIFEST = "manifest.json"
 KIND = "palais-sim run"
-TABLE_DIRS = ("games", "seats", "recruits")
 
 
 class RunDirError(ValueError):

@@ -24,14 +24,13 @@ from pathlib import Path
 from tqdm import tqdm
 
 from palais_sim import __version__, build_info
-from palais_sim.components import ComponentSet, load_components
-from palais_sim.engine.setup import check_options
+from palais_sim.games import DEFAULT_GAME, get_game
 from palais_sim.registry import load_strategy, parse_spec, strategy_class
 from palais_sim.registry import strategy_parameters as registry_parameters
 from palais_sim.tournament import records
 from palais_sim.tournament.executor import make_executor
 from palais_sim.tournament.fingerprint import code_fingerprint
-from palais_sim.tournament.manifest import MANIFEST, TABLE_DIRS, Manifest, RunDirError, now
+from palais_sim.tournament.manifest import MANIFEST, Manifest, RunDirError, now
 from palais_sim.tournament.pool import WorkerLost, default_workers
 from palais_sim.tournament.schedule import Schedule, Settings
 from palais_sim.tournament.worker import (
@@ -103,11 +102,11 @@ def _typed(text: str, default: object) -> object:
     return text
 
 
-def strategy_parameters(specs: tuple[str, ...]) -> dict[str, dict[str, object]]:
+def strategy_parameters(specs: tuple[str, ...], game: str | None = None) -> dict[str, dict[str, object]]:
     """Each strategy spec with every parameter it runs with (the class's defaults, then the spec's values)."""
     out: dict[str, dict[str, object]] = {}
     for spec in dict.fromkeys(specs):
-        parsed = parse_spec(spec)
+        parsed = parse_spec(spec, get_game(game).name)
         params = registry_parameters(strategy_class(parsed.target))
         for key, text in parsed.params.items():
             default = params.get(key)
@@ -116,30 +115,33 @@ def strategy_parameters(specs: tuple[str, ...]) -> dict[str, dict[str, object]]:
     return out
 
 
-def validate(settings: Settings) -> tuple[ComponentSet, Schedule]:
-    """Load the component set and check strategies and rule options before any worker starts."""
-    comps = load_components(settings.components)
+def validate(settings: Settings) -> tuple[object, Schedule]:
+    """The game's context of the run (component set, rule options), with strategies and rule options checked before
+    any worker starts."""
+    game = get_game(settings.game)
     schedule = Schedule(settings)
+    context = game.context(settings.to_dict())  # raises on impossible options (layout code, gold limit, ...)
     for spec in dict.fromkeys(settings.strategies):
-        load_strategy(spec)
-    check_options(comps, settings.rule_options())  # raises on impossible options (layout code, gold limit, ...)
-    return comps, schedule
+        load_strategy(spec, game.name)
+    return context, schedule
 
 
-def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tuple[Manifest, ComponentSet]:
+def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tuple[Manifest, object]:
     """The manifest to run: a new one in an empty directory, or the stored one when resuming the same run.
 
     Everything is checked before anything is written, so a refused run leaves ``out`` as it was. A stored run of
     other settings that has nothing on disk yet (it stopped before its first chunk) is replaced: nothing is lost.
     When resuming, chunks a killed run finished but could not mark done are found on disk and counted.
     """
-    comps, schedule = validate(settings)
+    context, schedule = validate(settings)
+    game = get_game(settings.game)
     fresh = Manifest.new(
-        settings, schedule.total, schedule.group_size, chunk_size, __version__, comps.hash, records.SCHEMA_VERSION,
-        code_fingerprint(),
+        settings, schedule.total, schedule.group_size, chunk_size, __version__, game.components_hash(context),
+        records.SCHEMA_VERSION, code_fingerprint(),
     )  # fmt: skip
-    fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies)
-    fresh.data["components_name"] = comps.name
+    fresh.data["game"] = game.name
+    fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies, game.name)
+    fresh.data["components_name"] = game.components_name(context)
     if out.exists() and not out.is_dir():
         raise RunDirError(f"{out} is a file, not a directory; choose a new or empty directory for --out")
     existing = Manifest.load(out) if out.exists() else None
@@ -168,7 +170,7 @@ def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tup
         manifest = fresh
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for table in TABLE_DIRS:
+        for table in records.columns(settings.game):
             (out / table).mkdir(exist_ok=True)
             for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
                 stray.unlink()
@@ -185,7 +187,7 @@ def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tup
         manifest.save(out)
     except OSError as exc:
         raise RunDirError(f"cannot use {out} as the run directory: {_os_reason(exc)}") from None
-    return manifest, comps
+    return manifest, context
 
 
 def _os_reason(exc: OSError) -> str:
@@ -193,9 +195,14 @@ def _os_reason(exc: OSError) -> str:
     return f"{exc.strerror or exc}{where}"
 
 
+def _game_of(manifest: Manifest) -> str:
+    """The game a stored run plays (runs from before the game interface: Palais Royal)."""
+    return str(manifest.data.get("game") or (manifest.data.get("settings") or {}).get("game") or DEFAULT_GAME)
+
+
 def _nothing_written(out: Path, manifest: Manifest) -> bool:
     return manifest.totals()["chunks_done"] == 0 and not any(
-        (out / table).is_dir() and any((out / table).glob("*.parquet")) for table in TABLE_DIRS
+        (out / table).is_dir() and any((out / table).glob("*.parquet")) for table in records.columns(_game_of(manifest))
     )
 
 
@@ -203,9 +210,10 @@ def repair(out: Path, manifest: Manifest) -> list[int]:
     """Mark pending again every done chunk whose files are missing or damaged (and remove what is left of them);
     returns their numbers. Only the Parquet footers are read, so this is quick even for a large run."""
     lost = []
+    game = _game_of(manifest)
     for entry in manifest.data["chunks"]:
-        if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"]):
-            remove_chunk_files(out, entry["chunk"])
+        if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"], game):
+            remove_chunk_files(out, entry["chunk"], game)
             manifest.mark_pending(entry["chunk"])
             lost.append(entry["chunk"])
     return lost
@@ -215,8 +223,9 @@ def reconcile(out: Path, manifest: Manifest) -> list[ChunkReport]:
     """Mark done every pending chunk whose files are complete on disk (a worker finished it but the parent never
     got its report: an interruption, a killed parent); returns their reports."""
     found = []
+    game = _game_of(manifest)
     for entry in manifest.pending():
-        rep = chunk_on_disk(out, entry["chunk"], entry["count"])
+        rep = chunk_on_disk(out, entry["chunk"], entry["count"], game)
         if rep is not None:
             manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)
             found.append(rep)
@@ -330,7 +339,7 @@ def _run(
         chunk_size = stored.data["chunk_size"] if stored else auto_chunk_size(Schedule(settings).total, workers)
     if chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
-    manifest, comps = prepare(out, settings, chunk_size, resume)
+    manifest, context = prepare(out, settings, chunk_size, resume)
     manifest.data.setdefault("sessions", []).append(
         {
             "started": now(),
@@ -361,9 +370,9 @@ def _run(
                 log.info(
                     "%s %s: %d games in %d chunks (%d pending), %d workers, engine %s, components %s",
                     "resuming" if resume else "starting", out, manifest.data["total_games"],
-                    len(manifest.data["chunks"]), len(pending), workers, __version__, comps.hash,
+                    len(manifest.data["chunks"]), len(pending), workers, __version__, manifest.data["components_hash"],
                 )  # fmt: skip
-                executor = make_executor(workers, init_worker, (settings.to_dict(), comps), backend, address)
+                executor = make_executor(workers, init_worker, (settings.to_dict(), context), backend, address)
                 if executor.log_queue is not None:
                     listener = logging.handlers.QueueListener(executor.log_queue, *handlers, respect_handler_level=True)
                     listener.start()

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from palais_sim.engine.state import RuleOptions
+from palais_sim.games import DEFAULT_GAME, get_game, palais_royal
 
 FORMATS = ("round-robin", "gauntlet", "fixed")
 
@@ -44,17 +45,16 @@ class Settings:
     max_rounds: int = 100
     start_gold: tuple[int, ...] | None = None  # gold of seat 1, 2, ...; None: the rulebook's 0, 1, 2, 3
     first_group: int = 0  # the run plays groups first_group, first_group + 1, ... (a sequential test's next batch)
+    game: str = DEFAULT_GAME  # which game the run plays (``palais games``)
+    tiebreak: str = "display"  # Palastgeflüster's tie-break rule option: "display" or the variant "noted"
 
     def __post_init__(self) -> None:
         if self.start_gold is not None:
             object.__setattr__(self, "start_gold", tuple(self.start_gold))
 
     def rule_options(self) -> RuleOptions:
-        """The rule options of every game of the run: built here only, from the settings."""
-        return RuleOptions(
-            players=self.players, layout=self.layout, gold_limit=self.gold_limit, max_rounds=self.max_rounds,
-            start_gold=self.start_gold,
-        )  # fmt: skip
+        """Palais Royal's rule options of every game of the run (other games: ``get_game(game).context``)."""
+        return palais_royal.rule_options(self.to_dict())
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -64,8 +64,9 @@ class Settings:
             del data["start_gold"]
         else:
             data["start_gold"] = list(self.start_gold)
-        if self.first_group == 0:
-            del data["first_group"]
+        for name, default in (("first_group", 0), ("game", DEFAULT_GAME), ("tiebreak", "display")):
+            if data[name] == default:
+                del data[name]
         return data
 
     @classmethod
@@ -108,8 +109,9 @@ class Schedule:
             raise ScheduleError("no strategies given")
         if settings.games < 1:
             raise ScheduleError(f"--games must be at least 1, got {settings.games}")
-        if not 2 <= p <= 4:
-            raise ScheduleError(f"--players must be 2, 3 or 4, got {p}")
+        game = get_game(settings.game)
+        if not game.min_players <= p <= game.max_players:
+            raise ScheduleError(f"--players must be {game.min_players} to {game.max_players} for {game.title}, got {p}")
         if isinstance(settings.seed, bool) or not isinstance(settings.seed, int) or settings.seed < 0:
             raise ScheduleError(f"--seed must be a whole number >= 0, got {settings.seed!r}")
         if settings.first_group < 0:

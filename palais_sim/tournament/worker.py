@@ -1,4 +1,4 @@
-"""What runs in a worker: play one chunk of scheduled games and write its three Parquet files atomically.
+"""What runs in a worker: play one chunk of scheduled games and write its Parquet files (one per table) atomically.
 
 Static data (settings, component set) arrives once through :func:`init_worker`; a task is only
 ``(chunk, first, count, out_dir)``. Strategies are created fresh for every game, so a strategy that keeps state
@@ -15,9 +15,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from palais_sim.components import ComponentSet
-from palais_sim.engine.game import StrategyError, play_game
-from palais_sim.engine.setup import resolve_layout
+from palais_sim.games import get_game
 from palais_sim.registry import load_strategy
 from palais_sim.tournament import records
 from palais_sim.tournament.schedule import GameSpec, Schedule, Settings
@@ -50,12 +48,13 @@ def chunk_name(chunk: int) -> str:
     return f"chunk-{chunk:06d}.parquet"
 
 
-def init_worker(settings: dict, components: ComponentSet, log_queue, in_worker: bool) -> None:
-    """Once per worker: keep the static data, route log records to the parent, leave Ctrl-C to the parent."""
+def init_worker(settings: dict, context: object, log_queue, in_worker: bool) -> None:
+    """Once per worker: keep the static data (the game's context: component set, rule options), route log records
+    to the parent, leave Ctrl-C to the parent."""
     s = Settings.from_dict(settings)
     _CTX["schedule"] = Schedule(s)
-    _CTX["components"] = components
-    _CTX["options"] = s.rule_options()
+    _CTX["game"] = get_game(s.game)
+    _CTX["context"] = context
     if in_worker:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
         root = logging.getLogger()
@@ -64,41 +63,38 @@ def init_worker(settings: dict, components: ComponentSet, log_queue, in_worker: 
         log.debug("worker %d ready (POLARS_MAX_THREADS=%s)", os.getpid(), os.environ.get("POLARS_MAX_THREADS"))
 
 
-def play_one(spec: GameSpec) -> tuple[dict, list[dict], list[dict], int]:
-    """One game's rows and decision count; a failure becomes a game row with the seed and the error."""
-    comps, options = _CTX["components"], _CTX["options"]
+def play_one(spec: GameSpec) -> tuple[dict[str, list[dict]], int]:
+    """One game's rows of every table and its decision count; a failure becomes a games row with the seed and the
+    error (and no rows in the other tables)."""
+    game, context = _CTX["game"], _CTX["context"]
     try:
-        strategies = [load_strategy(s) for s in spec.matchup]
-        result = play_game(comps, options, spec.seed, strategies)
+        strategies = [load_strategy(s, game.name) for s in spec.matchup]
+        result = game.play(context, spec.seed, strategies)
     except Exception as exc:  # noqa: BLE001 - whatever goes wrong fails only this game
-        message = str(exc) if isinstance(exc, StrategyError) else f"{type(exc).__name__}: {exc}"
+        known = type(exc).__name__ == "StrategyError"  # every game's StrategyError says what failed, where
+        message = str(exc) if known else f"{type(exc).__name__}: {exc}"
         log.warning("game %d (seed %d) failed: %s", spec.game, spec.seed, message)
-        try:
-            layout = resolve_layout(options, comps, spec.seed)
-        except Exception:  # noqa: BLE001
-            layout = options.layout
         row = records.failed_game_row(
-            spec.game, spec.seed, spec.group, spec.rotation, options.players, list(spec.matchup), layout,
-            comps.hash, message, options,
-        )  # fmt: skip
-        return row, [], [], 0
-    game_row, seat_rows, recruit_rows = records.result_rows(result, spec.game, spec.group, spec.rotation)
-    return game_row, seat_rows, recruit_rows, result.decisions
+            game.name, context, spec.game, spec.seed, spec.group, spec.rotation, list(spec.matchup), message
+        )
+        return {"games": [row]}, 0
+    rows = game.rows(context, result, spec.game, spec.group, spec.rotation)
+    return rows, result.decisions
 
 
 def run_chunk(task: ChunkTask) -> ChunkReport:
     """Play a chunk; write games/seats/recruits under temporary names, then rename all three."""
     start, cpu_start = time.perf_counter(), time.process_time()
-    games: list[dict] = []
-    seats: list[dict] = []
-    recruits: list[dict] = []
+    game = _CTX["game"]
+    tables: dict[str, list[dict]] = {table: [] for table in game.columns()}
+    games = tables["games"]
     decisions = errors = 0
     first_error = None
     for spec in _CTX["schedule"].games(task.first, task.count):
-        g, s, r, d = play_one(spec)
-        games.append(g)
-        seats.extend(s)
-        recruits.extend(r)
+        rows, d = play_one(spec)
+        for table, table_rows in rows.items():
+            tables[table].extend(table_rows)
+        g = rows["games"][0]
         decisions += d
         if g["error"] is not None:
             errors += 1
@@ -108,50 +104,50 @@ def run_chunk(task: ChunkTask) -> ChunkReport:
                 seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
                 return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error, cpu, True)
     if task.out_dir is not None:
-        write_chunk(Path(task.out_dir), task.chunk, {"games": games, "seats": seats, "recruits": recruits})
+        write_chunk(Path(task.out_dir), task.chunk, tables, game.name)
     seconds = time.perf_counter() - start
     log.info("chunk %d: %d games, %d failed, %.1f s (pid %d)", task.chunk, len(games), errors, seconds, os.getpid())
     cpu = time.process_time() - cpu_start
     return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error, cpu)
 
 
-def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]]) -> None:
-    """The chunk's three files under temporary names, then renamed: games last, so a games file on disk means the
-    seats and recruits files of the chunk are complete too (see :func:`chunk_on_disk`)."""
+def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]], game: str | None = None) -> None:
+    """The chunk's files (one per table) under temporary names, then renamed: games last, so a games file on disk
+    means the chunk's other files are complete too (see :func:`chunk_on_disk`)."""
     tmp_suffix = f".tmp-{os.getpid()}"
     written = []
     for table, table_rows in rows.items():
         final = out / table / chunk_name(chunk)
         tmp = final.with_name(final.name + tmp_suffix)
-        records.write_table(records.frame(table_rows, table), table, tmp)
+        records.write_table(records.frame(table_rows, table, game), table, tmp, game)
         written.append((tmp, final))
     for tmp, final in sorted(written, key=lambda w: w[1].parent.name == "games"):
         os.replace(tmp, final)
 
 
-def chunk_files_intact(out: Path, chunk: int, count: int) -> bool:
-    """The chunk's three files are there and readable (their Parquet footers), the games file with ``count`` rows."""
+def chunk_files_intact(out: Path, chunk: int, count: int, game: str | None = None) -> bool:
+    """The chunk's files are there and readable (their Parquet footers), the games file with ``count`` rows."""
     import pyarrow.parquet as pq
 
     name = chunk_name(chunk)
     try:
-        rows = {table: pq.read_metadata(out / table / name).num_rows for table in records.TABLES}
+        rows = {table: pq.read_metadata(out / table / name).num_rows for table in records.columns(game)}
     except Exception:  # noqa: BLE001 - missing, truncated or not Parquet
         return False
     return rows["games"] == count
 
 
-def remove_chunk_files(out: Path, chunk: int) -> None:
-    for table in records.TABLES:
+def remove_chunk_files(out: Path, chunk: int, game: str | None = None) -> None:
+    for table in records.columns(game):
         (out / table / chunk_name(chunk)).unlink(missing_ok=True)
 
 
-def chunk_on_disk(out: Path, chunk: int, count: int) -> ChunkReport | None:
-    """The report of a chunk whose files are complete on disk (all three renamed into place, the games file
+def chunk_on_disk(out: Path, chunk: int, count: int, game: str | None = None) -> ChunkReport | None:
+    """The report of a chunk whose files are complete on disk (every table's renamed into place, the games file
     readable with the chunk's ``count`` rows), or None. The runner uses it for chunks a worker finished but could
     not report (an interruption, a killed parent) so that no finished chunk is played twice or lost."""
     name = chunk_name(chunk)
-    if not all((out / table / name).is_file() for table in records.TABLES):
+    if not all((out / table / name).is_file() for table in records.columns(game)):
         return None
     try:
         games = records.read_table(out / "games" / name, columns=["error", "decisions"])

@@ -1,0 +1,145 @@
+"""The game interface: what the tournament runner, the Parquet records, the bench and the game-agnostic reports need
+of a game, and nothing more (OpenSpiel's ``Game`` and Pgx's ``make(name)``, kept smaller).
+
+A game plays one seeded game between strategies and turns the result into table rows. Every game writes the
+``games`` and ``seats`` tables with the common columns below (what win rates, ratings, head-to-head, seat balance,
+game length and the paired tests read) plus columns of its own, and may add tables of its own (Palais Royal's
+``recruits``). The run manifest records the game's name; the analytics find it there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
+
+import polars as pl
+
+
+class Column(NamedTuple):
+    """One column of a run table: its name, Parquet type, meaning and the base of its numbers."""
+
+    name: str
+    dtype: pl.DataType
+    meaning: str
+    base: str = ""  # "1-based" (seats: seat 1 starts), "0-based", or "" where no numbering is involved
+
+
+ONE = SEAT1 = "1-based"
+ZERO = "0-based"
+
+# The columns every game writes in its games and seats tables (what the game-agnostic analytics read). A new game
+# builds its tables with :func:`table_columns`; Palais Royal keeps the order its earlier runs were written in.
+COMMON_GAMES: tuple[Column, ...] = (
+    Column("game", pl.Int64(), "index of the game in the run (rotation group * P + rotation)", ZERO),
+    Column("seed", pl.UInt64(), "the game's setup seed, from the root seed and the group (`group_seed`)"),
+    Column("group", pl.Int64(), "seat-rotation group: one setup seed played in every rotation", ZERO),
+    Column("rotation", pl.Int8(), "rotation within the group: the first listed strategy sits in seat rotation+1", ZERO),
+    Column("players", pl.Int8(), "number of players"),
+    Column("matchup", pl.String(), "strategy specs in seat order (seat 1 first), comma-separated", SEAT1),
+)
+COMMON_GAMES_END: tuple[Column, ...] = (
+    Column("rounds", pl.Int16(), "the round the game ended in (0 for a failed game)"),
+    Column("finished", pl.Boolean(), "false if the game was stopped at max_rounds (or failed)"),
+    Column("error", pl.String(), "null, or why the game failed (it then has no rows in the other tables)"),
+    Column("winners", pl.List(pl.Int8()), "winning seats (several for a shared win; tie-breaks applied)", SEAT1),
+    Column("decisions", pl.Int32(), "decisions the strategies made in the game"),
+    Column("engine", pl.String(), "palais_sim version that played the game"),
+)
+COMMON_SEATS: tuple[Column, ...] = (
+    Column("game", pl.Int64(), "the game (games.game)", ZERO),
+    Column("group", pl.Int64(), "the game's seat-rotation group", ZERO),
+    Column("seat", pl.Int8(), "seat number; seat 1 starts", SEAT1),
+    Column("strategy", pl.String(), "strategy spec in this seat"),
+    Column("total", pl.Int16(), "final score"),
+)
+COMMON_SEATS_END: tuple[Column, ...] = (
+    Column("rank", pl.Int8(), "1 = best total; tied totals share the better rank (no tie-break)"),
+    Column("win", pl.Float64(), "win share: 1, 1/k for a win shared by k seats, or 0"),
+)
+
+
+class GameResult(Protocol):
+    """What every game's result holds (seats 0-based)."""
+
+    seed: int
+    players: int
+    strategies: list[str]
+    winners: list[int]
+    rounds: int
+    finished: bool
+    decisions: int
+
+
+class Game(Protocol):
+    """One game the runner can play: static facts, the rule options of a run, one game, its rows."""
+
+    name: str  # as on the command line: "palais-royal"
+    title: str  # as printed: "Palais Royal"
+    min_players: int
+    max_players: int
+    default_players: int
+    default_max_rounds: int
+    components_hint: str  # what --components takes, for the help and errors
+
+    def context(self, settings: Mapping[str, Any]) -> Any:
+        """The static data of a run (component set, rule options), checked: raises ValueError subclasses with a
+        one-line message for impossible settings. Picklable: it travels to the workers once."""
+        ...
+
+    def components_hash(self, context: Any) -> str: ...
+
+    def components_name(self, context: Any) -> str: ...
+
+    def play(self, context: Any, seed: int, strategies: Sequence[object]) -> GameResult:
+        """Play one game from ``seed``; raises the game's StrategyError when a strategy fails."""
+        ...
+
+    def columns(self) -> dict[str, tuple[Column, ...]]:
+        """Every table the game writes with all its columns, ``games`` and ``seats`` first."""
+        ...
+
+    def rows(self, context: Any, result: Any, game: int, group: int, rotation: int) -> dict[str, list[dict]]:
+        """One played game as rows of every table (from the result alone, never the engine state)."""
+        ...
+
+    def failed_row(self, context: Any, seed: int) -> dict:
+        """The game's own columns of the games row of a failed game (the common ones are filled in by the caller)."""
+        ...
+
+
+def common_game_row(result: GameResult, game: int, group: int, rotation: int, engine: str) -> tuple[dict, dict]:
+    """The common columns of a played game's row: those before the game's own, and those after."""
+    head = {
+        "game": game,
+        "seed": result.seed,
+        "group": group,
+        "rotation": rotation,
+        "players": result.players,
+        "matchup": ",".join(result.strategies),
+    }
+    tail = {
+        "rounds": result.rounds,
+        "finished": result.finished,
+        "error": None,
+        "winners": [w + 1 for w in result.winners],
+        "decisions": result.decisions,
+        "engine": engine,
+    }
+    return head, tail
+
+
+def table_columns(own_games: tuple[Column, ...], own_seats: tuple[Column, ...]) -> dict[str, tuple[Column, ...]]:
+    """The games and seats tables of a game: the common columns around the game's own."""
+    return {
+        "games": (*COMMON_GAMES, *own_games, *COMMON_GAMES_END),
+        "seats": (*COMMON_SEATS, *COMMON_SEATS_END, *own_seats),
+    }
+
+
+def missing_common_columns(columns: Mapping[str, tuple[Column, ...]]) -> list[str]:
+    """The common columns (name and type) a game's tables lack, as ``table.column`` (a test checks every game)."""
+    missing = []
+    for table, common in (("games", COMMON_GAMES + COMMON_GAMES_END), ("seats", COMMON_SEATS + COMMON_SEATS_END)):
+        have = {c.name: c.dtype for c in columns.get(table, ())}
+        missing += [f"{table}.{c.name}" for c in common if have.get(c.name) != c.dtype]
+    return missing

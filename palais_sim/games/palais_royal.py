@@ -1,0 +1,211 @@
+"""Palais Royal behind the game interface (:mod:`palais_sim.games.base`): its rule options from a run's settings,
+one game through the engine's play loop, and its three tables (games, seats, recruits)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import polars as pl
+
+from palais_sim import __version__
+from palais_sim.components import ComponentSet, load_components
+from palais_sim.engine.game import GameResult, play_game
+from palais_sim.engine.setup import check_options, resolve_layout
+from palais_sim.engine.state import RuleOptions
+from palais_sim.games.base import ONE, SEAT1, ZERO, Column
+
+
+class Context(NamedTuple):
+    """A run's static data: the component set and the rule options of every game."""
+
+    components: ComponentSet
+    options: RuleOptions
+
+    def __reduce__(self):
+        """Picklable for the workers: the compiled rule options travel as their dict."""
+        return (_context, (self.components, self.options.to_dict()))
+
+
+def _context(components: ComponentSet, options: dict) -> Context:
+    return Context(components, RuleOptions(**options))
+
+
+# Every column of the three tables, defined here only. The README's table and each Parquet file's metadata
+# (``schema_markdown`` and ``parquet_metadata``) are written from these lines; a test checks the README.
+COLUMNS: dict[str, tuple[Column, ...]] = {
+    "games": (
+        Column("game", pl.Int64(), "index of the game in the run (rotation group * P + rotation)", ZERO),
+        Column("seed", pl.UInt64(), "the game's setup seed, from the root seed and the group (`group_seed`)"),
+        Column("group", pl.Int64(), "seat-rotation group: one setup seed played in every rotation", ZERO),
+        Column(
+            "rotation", pl.Int8(), "rotation within the group: the first listed strategy sits in seat rotation+1", ZERO
+        ),  # fmt: skip
+        Column("players", pl.Int8(), "number of players, 2 to 4"),
+        Column("matchup", pl.String(), "strategy specs in seat order (seat 1 first), comma-separated", SEAT1),
+        Column("layout", pl.String(), "the room layout code, rows top to bottom, e.g. PMS/KGD/COB"),
+        Column("components", pl.String(), "content hash of the component set"),
+        Column("rounds", pl.Int16(), "the round the game ended in (0 for a failed game)"),
+        Column("finished", pl.Boolean(), "false if the game was stopped at max_rounds (or failed)"),
+        Column("error", pl.String(), "null, or why the game failed (it then has no seat or recruit rows)"),
+        Column(
+            "winners", pl.List(pl.Int8()), "winning seats (several for a shared win; Cardinal tie-break applied)", SEAT1
+        ),  # fmt: skip
+        Column("decisions", pl.Int32(), "decisions the strategies made in the game"),
+        Column("engine", pl.String(), "palais_sim version that played the game"),
+        Column("gold_limit", pl.Int16(), "rule option: the bank's gold, null = unlimited"),
+        Column("max_rounds", pl.Int16(), "rule option: a game still going after this round is stopped, unfinished"),
+    ),
+    "seats": (
+        Column("game", pl.Int64(), "the game (games.game)", ZERO),
+        Column("group", pl.Int64(), "the game's seat-rotation group", ZERO),
+        Column("seat", pl.Int8(), "seat number; seat 1 starts with 0 gold, seat 2 with 1, ...", SEAT1),
+        Column("strategy", pl.String(), "strategy spec in this seat"),
+        Column("total", pl.Int16(), "final score: nobles_points + cards_played + cards_unplayed + park"),
+        Column("nobles_points", pl.Int16(), "points of the nobles taken"),
+        Column("cards_played", pl.Int16(), "points of the point cards played"),
+        Column("cards_unplayed", pl.Int16(), "points for cards left in hand (at most 6)"),
+        Column("park", pl.Int16(), "points from the four park rows"),
+        Column("rank", pl.Int8(), "1 = best total; tied totals share the better rank (no Cardinal tie-break)"),
+        Column("win", pl.Float64(), "win share: 1, 1/k for a win shared by k seats, or 0"),
+        Column("cardinal", pl.Int8(), "servants in the Cardinal at the end"),
+        Column("gold", pl.Int16(), "gold left at the end"),
+        Column("nobles_taken", pl.Int16(), "number of nobles taken"),
+        Column("start_gold", pl.Int8(), "gold at the start (seat - 1)"),
+        Column("servants_in_park", pl.Int8(), "servants in the park at the end"),
+        Column("hand_size", pl.Int8(), "privilege cards in hand at the end"),
+    ),
+    "recruits": (
+        Column("game", pl.Int64(), "the game (games.game)", ZERO),
+        Column("seat", pl.Int8(), "the recruiting seat", SEAT1),
+        Column("strategy", pl.String(), "strategy spec of the recruiting seat"),
+        Column("noble", pl.String(), "noble id in the component set, e.g. N17"),
+        Column("field", pl.Int8(), "park field, numbered row by row from the top left (0..35)", ZERO),
+        Column("round", pl.Int16(), "round of the recruitment", ONE),
+        Column("gold_paid", pl.Int16(), "gold paid, after any privileges"),
+        Column("base_cost", pl.Int16(), "the noble's printed gold cost"),
+        Column("edge", pl.Boolean(), "taken from an edge field (a servant was placed there)"),
+        Column("order", pl.Int16(), "order of recruitment in the game", ZERO),
+    ),
+}
+
+
+def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
+    """The rule options of every game of a run: built here only, from the run's settings."""
+    gold = settings.get("start_gold")
+    return RuleOptions(
+        players=int(settings.get("players", 2)),
+        layout=str(settings.get("layout", "random")),
+        gold_limit=settings.get("gold_limit"),
+        max_rounds=int(settings.get("max_rounds") or 100),
+        start_gold=tuple(gold) if gold is not None else None,
+    )
+
+
+class PalaisRoyal:
+    """Palais Royal (Xavier Georges, 2008), 2 to 4 players: the engine in ``palais_sim.engine``."""
+
+    name = "palais-royal"
+    title = "Palais Royal"
+    min_players = 2
+    max_players = 4
+    default_players = 2
+    default_max_rounds = 100
+    components_hint = "a component-set TOML (default: the standard set)"
+
+    def context(self, settings: Mapping[str, Any]) -> Context:
+        comps = load_components(settings.get("components"))
+        options = rule_options(settings)
+        check_options(comps, options)  # raises on impossible options (layout code, gold limit, ...)
+        return Context(comps, options)
+
+    def components_hash(self, context: Context) -> str:
+        return context.components.hash
+
+    def components_name(self, context: Context) -> str:
+        return context.components.name
+
+    def play(self, context: Context, seed: int, strategies: Sequence[Any]) -> GameResult:
+        return play_game(context.components, context.options, seed, strategies)
+
+    def columns(self) -> dict[str, tuple[Column, ...]]:
+        return COLUMNS
+
+    def rows(self, context: Context, result: GameResult, game: int, group: int, rotation: int) -> dict[str, list]:
+        game_row, seat_rows, recruit_rows = result_rows(result, game, group, rotation)
+        return {"games": [game_row], "seats": seat_rows, "recruits": recruit_rows}
+
+    def failed_row(self, context: Context, seed: int) -> dict:
+        try:
+            layout = resolve_layout(context.options, context.components, seed)
+        except Exception:  # noqa: BLE001 - the layout of a game that failed in its setup
+            layout = context.options.layout
+        return {
+            "layout": layout,
+            "components": context.components.hash,
+            "gold_limit": context.options.gold_limit,
+            "max_rounds": context.options.max_rounds,
+        }
+
+
+GAME = PalaisRoyal()
+
+
+def result_rows(result: GameResult, game: int, group: int, rotation: int) -> tuple[dict, list[dict], list[dict]]:
+    """One game's row, its seat rows and its recruit rows (from the result alone, never the engine state)."""
+    game_row = {
+        "game": game,
+        "seed": result.seed,
+        "group": group,
+        "rotation": rotation,
+        "players": result.players,
+        "matchup": ",".join(result.strategies),
+        "layout": result.layout,
+        "components": result.components_hash,
+        "rounds": result.rounds,
+        "finished": result.finished,
+        "error": None,
+        "winners": [w + 1 for w in result.winners],
+        "decisions": result.decisions,
+        "engine": __version__,
+        "gold_limit": result.options.gold_limit,
+        "max_rounds": result.options.max_rounds,
+    }
+    seat_rows = [
+        {
+            "game": game,
+            "group": group,
+            "seat": s.seat + 1,
+            "strategy": s.strategy,
+            "total": s.score.total,
+            "nobles_points": s.score.nobles,
+            "cards_played": s.score.cards_played,
+            "cards_unplayed": s.score.cards_unplayed,
+            "park": s.score.park,
+            "rank": s.rank,
+            "win": s.win,
+            "cardinal": s.score.cardinal,
+            "gold": s.gold,
+            "nobles_taken": len(s.nobles_taken),
+            "start_gold": s.start_gold,
+            "servants_in_park": s.servants_in_park,
+            "hand_size": s.hand_size,
+        }
+        for s in result.seats
+    ]
+    recruit_rows = [
+        {
+            "game": game,
+            "seat": r.seat + 1,
+            "strategy": result.strategies[r.seat],
+            "noble": r.noble,
+            "field": r.field,
+            "round": r.round,
+            "gold_paid": r.gold_paid,
+            "base_cost": r.base_cost,
+            "edge": r.edge,
+            "order": r.order,
+        }
+        for r in result.recruits
+    ]
+    return game_row, seat_rows, recruit_rows
