@@ -45,9 +45,9 @@ class SeatBatch:
 
 
 def chunk_names(run: Run) -> list[str]:
-    """Chunk file names present in all three tables (a chunk is written as a unit)."""
-    names = [{p.name for p in (run.path / t).glob("*.parquet")} for t in ("games", "seats", "recruits")]
-    return sorted(names[0] & names[1] & names[2])
+    """Chunk file names present in all the run's tables (a chunk is written as a unit)."""
+    names = [{p.name for p in (run.path / t).glob("*.parquet")} for t in run.table_names]
+    return sorted(set.intersection(*names))
 
 
 def _groups_of_files(run: Run, names: list[str], target: int) -> Iterator[list[str]]:
@@ -78,15 +78,15 @@ def seat_batches(
     batches = list(_groups_of_files(run, files, target_rows))
     carry: pl.DataFrame | None = None
     for index, batch in enumerate(batches):
-        paths = {t: [run.path / t / n for n in batch] for t in ("games", "seats", "recruits")}
+        paths = {t: [run.path / t / n for n in batch] for t in run.table_names}
         games = (
             pl.read_parquet(paths["games"], columns=["game", "players", "error"])
             .filter(pl.col("error").is_null())
             .drop("error")
         )
         seats = pl.read_parquet(
-            paths["seats"], columns=["game", "group", "seat", "strategy", "total", "cardinal", "win"]
-        )
+            paths["seats"], columns=["game", "group", "seat", "strategy", "total", run.tie_column, "win"]
+        ).rename({run.tie_column: "tie"})
         seats = seats.join(games, on="game", how="inner").with_columns(
             pl.col("strategy").replace_strict(strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16),
         )
@@ -110,7 +110,7 @@ def seat_batches(
             seat=seats["seat"].to_numpy().astype(np.int8),
             strategy=seats["strategy"].to_numpy().astype(np.int8),
             total=seats["total"].to_numpy().astype(np.float32),
-            rank=tie_ranks(seats["total"].to_numpy(), seats["cardinal"].to_numpy(), seats["players"].to_numpy()),
+            rank=tie_ranks(seats["total"].to_numpy(), seats["tie"].to_numpy(), seats["players"].to_numpy()),
             win=seats["win"].to_numpy().astype(np.float32),
             masks=[seats[f"mask{w}"].to_numpy() for w in range(words)],
         )
@@ -159,7 +159,7 @@ def tie_ranks(total: np.ndarray, cardinal: np.ndarray, players: np.ndarray) -> n
     """Rank within the game by (total, Cardinal servants), 1 = best; seats level on both share the better rank.
 
     Rows sorted by game and seat (a game of P players is P consecutive rows)."""
-    key = total.astype(np.int64) * 1024 + cardinal.astype(np.int64)
+    key = total.astype(np.int64) * 65536 + cardinal.astype(np.int64)
     rank = np.empty(len(key), dtype=np.int8)
     counts = np.unique(players)
     for p in counts:

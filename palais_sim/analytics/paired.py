@@ -37,7 +37,7 @@ def focus_games(run: Run) -> pl.LazyFrame:
         "error",
         (pl.col("rotation").cast(pl.Int64) + 1 if rotate else pl.lit(1)).alias("focus"),
     )
-    seats = run.scan("seats").select("game", "seat", "win", "total", "cardinal")
+    seats = run.scan("seats").select("game", "seat", "win", "total", pl.col(run.tie_column).alias("cardinal"))
     me = seats.join(games, on="game").filter(pl.col("seat") == pl.col("focus"))
     other = seats.select("game", pl.col("seat").alias("o_seat"), pl.col("total").alias("o_total"),
                          pl.col("cardinal").alias("o_cardinal"))  # fmt: skip

@@ -22,7 +22,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from palais_sim.analytics import charts, nobles, setup_balance, stats, winrates
-from palais_sim.analytics.runs import Run, collect
+from palais_sim.analytics.runs import Run, RunError, collect
 
 REPORTS = ("winrates", "nobles", "setup")
 FORMATS = ("md", "html", "json")
@@ -439,20 +439,8 @@ def _layouts(run: Run) -> list[str]:
     return sorted(collect(run.games().select(pl.col("layout").unique()))["layout"].to_list())
 
 
-def setup_section(rep: Report, run: Run) -> None:
-    s = setup_balance.compute(run)
-    seats = s.seats.sort("players", "seat")
-    balance = s.balance.sort("players")
-    gold = s.start_gold.sort("players", "start_gold")
-    keys = ["flagged", pl.col("effect").abs(), "players", "subject", "feature"]
-    features = ordered(s.features, keys, [True, True, False, False, False])
-    positions = s.positions.sort("code", "cell") if len(s.positions) else s.positions
-    layouts = ordered(s.layouts, ["players", "games", "layout"], [False, True, False])
-    first_game = s.first_game.sort("players") if len(s.first_game) else s.first_game
-    rep.data.update(
-        seats=seats, balance=balance, start_gold=gold, layout_features=features, room_positions=positions,
-        layouts=layouts, first_game=first_game,
-    )  # fmt: skip
+def _seat_tables(rep: Report, seats: pl.DataFrame, balance: pl.DataFrame) -> None:
+    """The seat advantage per player count: the balance table, the seat table, its chart and the headlines."""
     rep.h("Seat advantage")
     rep.table(
         balance,
@@ -490,6 +478,23 @@ def setup_section(rep: Report, run: Run) -> None:
                 f"Seat advantage at {r['players']} players: seat {b['seat']} wins {_rate(b)} against a fair "
                 f"{pct(1 / r['players'])} (balance index {num(r['balance_index'], 3)}, p (Holm) {pval(r['p_holm'])})."
             )
+
+
+def setup_section(rep: Report, run: Run) -> None:
+    s = setup_balance.compute(run)
+    seats = s.seats.sort("players", "seat")
+    balance = s.balance.sort("players")
+    gold = s.start_gold.sort("players", "start_gold")
+    keys = ["flagged", pl.col("effect").abs(), "players", "subject", "feature"]
+    features = ordered(s.features, keys, [True, True, False, False, False])
+    positions = s.positions.sort("code", "cell") if len(s.positions) else s.positions
+    layouts = ordered(s.layouts, ["players", "games", "layout"], [False, True, False])
+    first_game = s.first_game.sort("players") if len(s.first_game) else s.first_game
+    rep.data.update(
+        seats=seats, balance=balance, start_gold=gold, layout_features=features, room_positions=positions,
+        layouts=layouts, first_game=first_game,
+    )  # fmt: skip
+    _seat_tables(rep, seats, balance)
     rep.h("Start gold")
     rep.table(
         gold,
@@ -585,7 +590,58 @@ def castle(rep: Report, run: Run, positions: pl.DataFrame) -> None:
     )
 
 
+def palastgefluester_section(rep: Report, run: Run) -> None:
+    """Palastgeflüster's setup report: the seat balance by player count and how rounds end."""
+    from palais_sim.analytics import palastgefluester
+
+    s = palastgefluester.compute(run)
+    seats, balance = s.seats.sort("players", "seat"), s.balance.sort("players")
+    rep.data.update(seats=seats, balance=balance, round_ends=s.round_ends, game_length=s.game_length)
+    _seat_tables(rep, seats, balance)
+    rep.h("How rounds end")
+    rep.table(
+        s.round_ends,
+        [
+            ("players", lambda r: str(r["players"])),
+            ("ended by", lambda r: str(r["kind"])),
+            ("rounds", lambda r: f"{r['rounds']:,}"),
+            ("share of rounds", lambda r: pct(r["share"])),
+            ("mean cards in the round", lambda r: num(r["mean_cards"], 1)),
+        ],
+    )
+    rep.table(
+        s.game_length,
+        [
+            ("players", lambda r: str(r["players"])),
+            ("games", lambda r: f"{r['games']:,}"),
+            ("mean rounds", lambda r: num(r["mean_rounds"], 1)),
+            ("cards per round", lambda r: num(r["cards_per_round"], 1)),
+            ("own colour played (plays again)", lambda r: pct(r["own_colour_share"])),
+        ],
+    )
+    for (players,), part in s.round_ends.group_by(["players"], maintain_order=True):
+        shares = ", ".join(f"{r['kind']} {pct(r['share'])}" for r in part.iter_rows(named=True))
+        rep.headline.append(f"Rounds at {players} players end by: {shares}.")
+    for note in s.notes:
+        rep.p(note)
+
+
 SECTIONS = {"winrates": winrates_section, "nobles": nobles_section, "setup": setup_section}
+# Each game's reports (a game's "setup" report is about what its setup and seats decide).
+GAME_SECTIONS = {
+    "palais-royal": SECTIONS,
+    "palastgefluester": {"winrates": winrates_section, "setup": palastgefluester_section},
+}
+
+
+def sections_of(run: Run, which: str) -> list[str]:
+    """The report names ``which`` stands for in the run's game; raises RunError for one the game has not."""
+    available = GAME_SECTIONS.get(run.game, SECTIONS)
+    if which == "all":
+        return list(available)
+    if which not in available:
+        raise RunError(f"a {run.game} run has no {which} report; its reports: {', '.join(available)} or all")
+    return [which]
 
 
 def build(run: Run, which: list[str], out: Path, draw: bool = True) -> Report:
@@ -599,7 +655,7 @@ def build(run: Run, which: list[str], out: Path, draw: bool = True) -> Report:
     head = len(rep.blocks)  # the summary goes here, once the sections have found what it says
     games_section(rep, run)
     for name in which:
-        SECTIONS[name](rep, run)
+        GAME_SECTIONS.get(run.game, SECTIONS)[name](rep, run)
     summary_blocks: list[tuple[str, object]] = [("h", "Summary"), ("list", list(rep.headline))]
     rep.blocks[head:head] = summary_blocks
     from palais_sim.analytics.design import confound_warning
@@ -723,7 +779,7 @@ def default_out(run: Run, base: Path = Path("reports")) -> Path:
 
 def write(run: Run, which: str, out: Path, fmt: str) -> Path:
     """Compute the report(s) ``which`` ('all' or one of REPORTS) and write it in ``fmt`` under ``out``."""
-    names = list(REPORTS) if which == "all" else [which]
+    names = sections_of(run, which)
     out.mkdir(parents=True, exist_ok=True)
     rep = build(run, names, out, draw=fmt != "json")
     stem = "report" if which == "all" else which

@@ -24,6 +24,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from palais_sim.components import ComponentError, ComponentSet, load_components
+from palais_sim.tournament import records
 from palais_sim.tournament.records import SCHEMA_VERSION, TABLES
 
 ENGINE = "streaming"
@@ -34,7 +35,21 @@ class RunError(ValueError):
 
 
 CHUNK_FILE = re.compile(r"chunk-(\d+)\.parquet")
-TABLE_NAMES = tuple(TABLES)
+TABLE_NAMES = tuple(TABLES)  # Palais Royal's; a run's own: ``table_names(manifest)``
+DEFAULT_GAME = "palais-royal"
+# The column that breaks a tie on total score, per game (and Palastgeflüster's variant): ranks, head-to-head and the
+# paired tests use it, so they agree with the engine's ``win`` column.
+TIE_COLUMNS = {"palais-royal": "cardinal", "palastgefluester": "display", "palastgefluester/noted": "noted"}
+
+
+def game_of(manifest: dict) -> str:
+    """The game a run plays (runs from before the game interface: Palais Royal)."""
+    return str(manifest.get("game") or (manifest.get("settings") or {}).get("game") or DEFAULT_GAME)
+
+
+def table_names(manifest: dict) -> tuple[str, ...]:
+    """The tables of the run's game, games and seats first."""
+    return tuple(records.columns(game_of(manifest)))
 
 
 @dataclass
@@ -88,21 +103,22 @@ def _listing(items: list[str], most: int = 8) -> str:
 def check_run(path: Path, manifest: dict) -> RunCheck:
     """Which chunk files to read, and what is missing or damaged; raises RunError on an unreadable chunk file."""
     entries = manifest.get("chunks")
+    names_of_tables = table_names(manifest)
     present: dict[str, dict[int, str]] = {}
-    for table in TABLE_NAMES:
+    for table in names_of_tables:
         found = {}
         for file in (path / table).glob("chunk-*.parquet"):
             match = CHUNK_FILE.fullmatch(file.name)
             if match:
                 found[int(match.group(1))] = file.name
         present[table] = found
-    complete = set.intersection(*(set(present[t]) for t in TABLE_NAMES))
+    complete = set.intersection(*(set(present[t]) for t in names_of_tables))
     listed = {int(c["chunk"]): c for c in entries} if isinstance(entries, list) else {}
     done = {c for c, e in listed.items() if e.get("state") == "done"}
     names, games_read = [], 0
     for chunk in sorted(complete):
         rows = {}
-        for table in TABLE_NAMES:
+        for table in names_of_tables:
             file = path / table / present[table][chunk]
             try:
                 rows[table] = pq.read_metadata(file).num_rows
@@ -120,7 +136,7 @@ def check_run(path: Path, manifest: dict) -> RunCheck:
             )
         names.append(present["games"][chunk])
         games_read += rows["games"]
-    damaged = {c: [t for t in TABLE_NAMES if c not in present[t]] for c in sorted(done - complete)}
+    damaged = {c: [t for t in names_of_tables if c not in present[t]] for c in sorted(done - complete)}
     pending = sorted(set(listed) - done - complete)
     return RunCheck(
         chunks=len(listed),
@@ -157,6 +173,21 @@ class Run:
         return self.path.resolve().name
 
     @property
+    def game(self) -> str:
+        """The game the run played (``palais games``)."""
+        return game_of(self.manifest)
+
+    @property
+    def table_names(self) -> tuple[str, ...]:
+        return table_names(self.manifest)
+
+    @property
+    def tie_column(self) -> str:
+        """The seats column that breaks a tie on total score in this run's game and rules."""
+        variant = (self.manifest.get("settings") or {}).get("tiebreak")
+        return TIE_COLUMNS.get(f"{self.game}/{variant}") or TIE_COLUMNS[self.game]
+
+    @property
     def problems(self) -> list[str]:
         """What is missing from the run (see :class:`RunCheck`), for the top of a report and the console."""
         return self.check.problems(self.path) if self.check is not None else []
@@ -169,7 +200,7 @@ class Run:
     def scan(self, table: str) -> pl.LazyFrame:
         files = self.files(table)
         if not files:
-            return pl.LazyFrame(schema=TABLES[table])
+            return pl.LazyFrame(schema=records.tables(self.game)[table])
         return pl.scan_parquet(files)
 
     def games(self) -> pl.LazyFrame:
@@ -177,8 +208,9 @@ class Run:
         return self.scan("games").filter(pl.col("error").is_null())
 
     def seats(self) -> pl.LazyFrame:
-        """Seat rows of played games, with the game's player count, layout and rounds."""
-        games = self.games().select("game", "players", "layout", "rounds", "finished")
+        """Seat rows of played games, with the game's player count, layout (Palais Royal) and rounds."""
+        layout = ["layout"] if self.game == DEFAULT_GAME else []
+        games = self.games().select("game", "players", *layout, "rounds", "finished")
         return self.scan("seats").join(games, on="game", how="inner")
 
     def recruits(self) -> pl.LazyFrame:
@@ -238,7 +270,7 @@ def open_run(path: Path, components: Path | None = None) -> Run:
     if not check.names:
         detail = f"{len(check.pending):,} of {check.chunks:,} chunks not played yet" if check.chunks else "no chunks"
         raise RunError(f"{path} has no complete chunk to report on ({detail}); nothing to report yet")
-    comps, note = _components_for(manifest, components)
+    comps, note = _components_for(manifest, components) if game_of(manifest) == DEFAULT_GAME else (None, "")
     run = Run(path=path, manifest=manifest, components=comps, component_note=note, check=check)
     _require_played_games(run)
     return run

@@ -10,7 +10,15 @@ import typer
 
 from palais_sim import __version__
 from palais_sim.cli.errors import USER_ERRORS, check_seed, explain, fail, fresh_directory, writable_file
-from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt, StartGoldOpt, parse_start_gold
+from palais_sim.cli.options import (
+    ComponentsOpt,
+    GameOpt,
+    GoldLimitOpt,
+    LayoutOpt,
+    StartGoldOpt,
+    TiebreakOpt,
+    parse_start_gold,
+)
 from palais_sim.components import load_components
 from palais_sim.engine.game import play_game
 from palais_sim.engine.state import RuleOptions
@@ -27,14 +35,22 @@ def rule_options(
 
 
 def play(
-    players: int = typer.Option(2, "--players", "-p", help="Number of players, 2 to 4"),
+    game: str = GameOpt,
+    players: int | None = typer.Option(
+        None, "--players", "-p", help="Number of players \\[default: 2; the game's usual]"
+    ),
     seed: int = typer.Option(1, "--seed", "-s", help="Game seed"),
-    strategies: str = typer.Option("greedy", "--strategies", help="Comma-separated strategies, one per seat or one"),
+    strategies: str | None = typer.Option(
+        None, "--strategies", help="Comma-separated strategies, one per seat or one \\[default: greedy; heuristic]"
+    ),
     layout: str = LayoutOpt,
     components: Path | None = ComponentsOpt,
     gold_limit: int | None = GoldLimitOpt,
-    max_rounds: int = MaxRoundsOpt,
+    max_rounds: int | None = typer.Option(
+        None, "--max-rounds", help="Stop a game after this many rounds (recorded unfinished) \\[default: 100; 200]"
+    ),
     start_gold: str | None = StartGoldOpt,
+    tiebreak: str = TiebreakOpt,
     log: Path | None = typer.Option(None, "--log", help="Write a replay log (JSON lines) to this file"),
     positions: Path | None = typer.Option(
         None, "--positions", help="Write the position at the start of every turn into this directory"
@@ -48,6 +64,26 @@ def play(
     ),
 ) -> None:
     """Play one game and print a turn-by-turn account (or the result as JSON)."""
+    from palais_sim.games import get_game
+
+    try:
+        the_game = get_game(game)
+    except ValueError as exc:
+        fail(str(exc))
+    if the_game.name != "palais-royal":
+        other = {"layout": layout, "gold_limit": gold_limit, "start_gold": start_gold, "--from": start}
+        given = [
+            k if k.startswith("--") else f"--{k.replace('_', '-')}"
+            for k, v in other.items()
+            if v not in (None, "random")
+        ]
+        if given or positions is not None:
+            fail(f"{', '.join(given) or '--positions'}: Palais Royal options; {the_game.title} does not take them")
+        _play_other(the_game, players, seed, strategies, components, max_rounds, tiebreak, log, as_json)
+        return
+    players = 2 if players is None else players
+    strategies = "greedy" if strategies is None else strategies
+    max_rounds = 100 if max_rounds is None else max_rounds
     from palais_sim.engine.account import TurnAccount
     from palais_sim.engine.game import continue_game
     from palais_sim.engine.notation import NotationError, ReplayWriter, export_position, load_position
@@ -98,6 +134,38 @@ def play(
         account.summary(result)
         if log:
             typer.echo(f"replay log written to {log}")
+
+
+def _play_other(
+    game, players: int | None, seed: int, strategies: str | None, components: Path | None, max_rounds: int | None,
+    tiebreak: str, log: Path | None, as_json: bool,
+) -> None:  # fmt: skip
+    """``palais play`` for a game other than Palais Royal, through the game interface (and its replay log)."""
+    check_seed(seed)
+    if log is not None:
+        writable_file(log, "--log")
+    players = game.default_players if players is None else players
+    settings = {
+        "players": players, "components": str(components) if components else None, "tiebreak": tiebreak,
+        "max_rounds": max_rounds or game.default_max_rounds,
+    }  # fmt: skip
+    try:
+        context = game.context(settings)
+        seats = load_strategies(strategies or "heuristic", players, game.name)
+        result = game.play_logged(context, seed, seats, log) if log else game.play(context, seed, seats)
+    except USER_ERRORS as exc:
+        fail(explain(exc))
+    payload = result.to_json()
+    if as_json:
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    typer.echo(f"{game.title}, {players} players, seed {seed}: {result.rounds} rounds, {result.decisions} decisions")
+    for seat in payload["seats"]:
+        typer.echo(f"  seat {seat['seat']} {seat['strategy']:<14} {seat['total']:>3} points")
+    status = "" if result.finished else f" (stopped unfinished at round {result.rounds})"
+    typer.echo(f"winner: seat {', '.join(str(w + 1) for w in result.winners) or 'none'}{status}")
+    if log:
+        typer.echo(f"replay log written to {log}")
 
 
 def _position(path: Path):

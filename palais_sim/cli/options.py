@@ -8,6 +8,9 @@ import typer
 GameOpt = typer.Option(
     "palais-royal", "--game", "-g", help="The game: palais-royal | palastgefluester (`palais games` lists them)"
 )
+TiebreakOpt = typer.Option(
+    "display", "--tiebreak", help="Palastgeflüster: display (the rules) or noted (the variant's tie-break)"
+)
 LayoutOpt = typer.Option("random", "--layout", help="'random' (per game), 'first-game', or a code like PMS/KGD/COB")
 ComponentsOpt = typer.Option(None, "--components", help="A component-set TOML file (default: the standard set)")
 GoldLimitOpt = typer.Option(None, "--gold-limit", help="Finite bank of gold (e.g. 57); default unlimited")
