@@ -11,10 +11,12 @@ import typer
 from palais_sim.cli.errors import USER_ERRORS, fail
 from palais_sim.cli.options import (
     ComponentsOpt,
+    GameOpt,
     GoldLimitOpt,
     LayoutOpt,
-    MaxRoundsOpt,
+    MaxRoundsGameOpt,
     StartGoldOpt,
+    TiebreakOpt,
     parse_start_gold,
 )
 
@@ -22,7 +24,10 @@ from palais_sim.cli.options import (
 def match(
     a: str = typer.Argument(..., help="Strategy A (a spec: greedy, seals:mint=3, package.module:Class, ...)"),
     b: str = typer.Argument(..., help="Strategy B"),
-    players: int = typer.Option(2, "--players", "-p", help="Players; with more than 2, A plays P-1 copies of B"),
+    game: str = GameOpt,
+    players: int | None = typer.Option(
+        None, "--players", "-p", help="Players; with more than 2, A plays P-1 copies of B \\[default: 2; the game's]"
+    ),
     use_sprt: bool = typer.Option(
         True, "--sprt/--no-sprt", help="Stop as soon as the SPRT decides (--no-sprt: play --max-games)"
     ),
@@ -37,8 +42,9 @@ def match(
     layout: str = LayoutOpt,
     components: Path | None = ComponentsOpt,
     gold_limit: int | None = GoldLimitOpt,
-    max_rounds: int = MaxRoundsOpt,
+    max_rounds: int | None = MaxRoundsGameOpt,
     start_gold: str | None = StartGoldOpt,
+    tiebreak: str = TiebreakOpt,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Keep the batches' runs here (and resume from them) \\[default: a temporary one]"
     ),
@@ -50,6 +56,7 @@ def match(
     intervals. Group scores for two players are the pentanomial 0, 1/4, ..., 1 of a game pair.
     """
     from palais_sim.analytics.runs import RunError
+    from palais_sim.games import get_game
     from palais_sim.study.match import MatchPlan, play_match
     from palais_sim.tournament.manifest import RunDirError
     from palais_sim.tournament.runner import RunStopped
@@ -58,9 +65,12 @@ def match(
     try:
         if workers < 1:
             raise ValueError(f"--workers must be at least 1, got {workers}")
+        the_game = get_game(game)
+        players = players or (2 if the_game.name == "palais-royal" else the_game.default_players)
         base = Settings(
             seed=seed, layout=layout, components=str(components.resolve()) if components is not None else None,
-            gold_limit=gold_limit, max_rounds=max_rounds, start_gold=parse_start_gold(start_gold, players),
+            gold_limit=gold_limit, max_rounds=max_rounds or the_game.default_max_rounds,
+            start_gold=parse_start_gold(start_gold, players), game=the_game.name, tiebreak=tiebreak,
         )  # fmt: skip
         plan = MatchPlan(
             a=a, b=b, players=players, sprt=use_sprt, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,

@@ -15,6 +15,11 @@ LayoutOpt = typer.Option("random", "--layout", help="'random' (per game), 'first
 ComponentsOpt = typer.Option(None, "--components", help="A component-set TOML file (default: the standard set)")
 GoldLimitOpt = typer.Option(None, "--gold-limit", help="Finite bank of gold (e.g. 57); default unlimited")
 MaxRoundsOpt = typer.Option(100, "--max-rounds", help="Stop a game after this many rounds (recorded unfinished)")
+MaxRoundsGameOpt = typer.Option(
+    None,
+    "--max-rounds",
+    help="Stop a game after this many rounds (recorded unfinished) \\[default: the game's: 100; 200]",
+)
 StartGoldOpt = typer.Option(
     None,
     "--start-gold",

@@ -25,8 +25,9 @@ from palais_sim.cli.options import (
     GameOpt,
     GoldLimitOpt,
     LayoutOpt,
-    MaxRoundsOpt,
+    MaxRoundsGameOpt,
     StartGoldOpt,
+    TiebreakOpt,
     parse_start_gold,
 )
 from palais_sim.games import GAMES, get_game
@@ -106,6 +107,11 @@ def list_strategies(
 # ---------------------------------------------------------------------------------------------- ladder
 
 
+def _game_ladder(game: str) -> str:
+    """A game's default ladder: its built-ins but the restricted-play wrapper."""
+    return ",".join(n for n in builtins(game) if n != "restricted")
+
+
 @contextmanager
 def _run_directory(out: Path | None) -> Iterator[Path]:
     """``out`` as given (kept), or a fresh directory inside a temporary one removed afterwards."""
@@ -168,16 +174,20 @@ def ladder_text(header: str, table: list[dict], matrix: dict[str, dict[str, floa
 
 
 def ladder(
+    game: str = GameOpt,
     games: int = typer.Option(200, "--games", "-n", help="Games per matchup (seeds x seat rotations, rounded up)"),
-    strategies: str = typer.Option(DEFAULT_LADDER, "--strategies", help="Comma-separated strategy specs"),
-    players: int = typer.Option(2, "--players", "-p", help="Players per game, 2 to 4"),
+    strategies: str | None = typer.Option(
+        None, "--strategies", help=f"Comma-separated strategy specs \\[default: {DEFAULT_LADDER}; the game's built-ins]"
+    ),
+    players: int | None = typer.Option(None, "--players", "-p", help="Players per game \\[default: 2; the game's]"),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (1 = in-process)"),
     seed: int = typer.Option(1, "--seed", "-s", help="Root seed for every game seed"),
     layout: str = LayoutOpt,
     components: Path | None = ComponentsOpt,
     gold_limit: int | None = GoldLimitOpt,
-    max_rounds: int = MaxRoundsOpt,
+    max_rounds: int | None = MaxRoundsGameOpt,
     start_gold: str | None = StartGoldOpt,
+    tiebreak: str = TiebreakOpt,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Keep the run in this directory (for `palais report`) \\[default: a temporary one]"
     ),
@@ -194,7 +204,12 @@ def ladder(
     check_at_least(workers, "--workers")
     check_seed(seed)
     try:
-        specs = tuple(split_strategy_list(strategies))
+        the_game = get_game(game)
+        if players is None:
+            players = 2 if the_game.name == "palais-royal" else the_game.default_players
+        if strategies is None:
+            strategies = DEFAULT_LADDER if the_game.name == "palais-royal" else _game_ladder(the_game.name)
+        specs = tuple(split_strategy_list(strategies, the_game.name))
         twice = sorted({s for s in specs if specs.count(s) > 1})
         if twice:
             raise ValueError(
@@ -213,8 +228,10 @@ def ladder(
             layout=layout,
             components=str(components.resolve()) if components is not None else None,
             gold_limit=gold_limit,
-            max_rounds=max_rounds,
+            max_rounds=max_rounds or the_game.default_max_rounds,
             start_gold=parse_start_gold(start_gold, players),
+            game=the_game.name,
+            tiebreak=tiebreak,
         )
         matchups = Schedule(base).matchup_count() or 0
         # whole rotation groups per matchup: the runner cycles the matchups over the groups, so each gets the same
