@@ -14,7 +14,15 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail
-from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, MaxRoundsOpt, parse_start_gold
+from palais_sim.cli.options import (
+    ComponentsOpt,
+    GameOpt,
+    GoldLimitOpt,
+    MaxRoundsGameOpt,
+    MaxRoundsOpt,
+    TiebreakOpt,
+    parse_start_gold,
+)
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -34,18 +42,24 @@ def _command() -> str:
     return "palais " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
-def _spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, start_gold=None):
-    from palais_sim.study.common import DEFAULT_SKILLS, StudySpec
+def _spec(
+    strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, start_gold=None,
+    game: str = "palais-royal", tiebreak: str = "display",
+):  # fmt: skip
+    from palais_sim.games import get_game
+    from palais_sim.study.common import DEFAULT_SKILLS, GAME_SKILLS, StudySpec
     from palais_sim.tournament.schedule import Settings
 
+    the_game = get_game(game)
     base = Settings(
         layout=layout, components=str(components.resolve()) if components is not None else None,
-        gold_limit=gold_limit, max_rounds=max_rounds, start_gold=start_gold,
+        gold_limit=gold_limit, max_rounds=max_rounds or the_game.default_max_rounds, start_gold=start_gold,
+        game=the_game.name, tiebreak=tiebreak,
     )  # fmt: skip
+    skills = tuple(strategies) if strategies else GAME_SKILLS.get(the_game.name, DEFAULT_SKILLS)
     return StudySpec(
-        strategies=tuple(strategies) if strategies else DEFAULT_SKILLS, groups=groups, seed=seed, margin=margin,
-        workers=workers, base=base, command=_command(),
-    )  # fmt: skip
+        strategies=skills, groups=groups, seed=seed, margin=margin, workers=workers, base=base, command=_command()
+    )
 
 
 def _players(text: str) -> tuple[int, ...]:
@@ -76,7 +90,10 @@ def _run(fn, *args) -> None:
 @app.command("seats")
 def seats(
     out: Path = OutOpt,
-    players: str = typer.Option("2,3,4", "--players", "-p", help="Player counts, comma-separated"),
+    game: str = GameOpt,
+    players: str | None = typer.Option(
+        None, "--players", "-p", help="Player counts, comma-separated \\[default: 2,3,4; the game's all]"
+    ),
     strategies: list[str] | None = StrategyOpt,
     groups: int = typer.Option(1000, "--groups", "-g", help="Setups per arm (mirror games need no rotation)"),
     start_gold: str | None = typer.Option(
@@ -91,7 +108,8 @@ def seats(
     layout: str = typer.Option("random", "--layout", help="'random' (per game), 'first-game' or a code"),
     components: Path | None = ComponentsOpt,
     gold_limit: int | None = GoldLimitOpt,
-    max_rounds: int = MaxRoundsOpt,
+    max_rounds: int | None = MaxRoundsGameOpt,
+    tiebreak: str = TiebreakOpt,
 ) -> None:
     """Mirror play: the seat edge per player count at each skill level (and start gold apart, --gold-factorial).
 
@@ -101,10 +119,14 @@ def seats(
     from palais_sim.study.seats import SeatsPlan, run_study
 
     def go():
-        plan = SeatsPlan(
-            _spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds),
-            players=_players(players), start_gold=parse_start_gold(start_gold), factorial=gold_factorial,
-        )  # fmt: skip
+        from palais_sim.games import get_game
+
+        the_game = get_game(game)
+        counts = _players(players) if players else tuple(range(the_game.min_players, the_game.max_players + 1))
+        spec = _spec(
+            strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, None, game, tiebreak
+        )
+        plan = SeatsPlan(spec, players=counts, start_gold=parse_start_gold(start_gold), factorial=gold_factorial)
         return run_study(plan, out)
 
     _run(go)

@@ -10,6 +10,8 @@ from palais_sim.study.arms import play_arm, slug
 from palais_sim.tournament.schedule import Settings
 
 DEFAULT_SKILLS = ("greedy", "lookahead:budget=8,horizon=2")  # a heuristic and a search strategy (+96 Elo over greedy)
+# Other games' default skill levels (Palastgeflüster has no search player yet: its heuristic, and random play).
+GAME_SKILLS: dict[str, tuple[str, ...]] = {"palastgefluester": ("heuristic", "random")}
 DEFAULT_MARGIN = 2.0  # percentage points of win share: "balanced within +-2 pp"
 
 

@@ -22,6 +22,7 @@ import polars as pl
 
 from palais_sim.analytics.paired import mean_interval
 from palais_sim.analytics.runs import collect, open_run
+from palais_sim.games import get_game
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
@@ -33,10 +34,20 @@ class SeatsPlan:
     start_gold: tuple[int, ...] | None = None  # seat 1, 2, ... (the first P for P players); None: 0, 1, 2, 3
     factorial: bool = False
 
+    @property
+    def gold(self) -> bool:
+        """Whether the game has start gold (Palais Royal): the arms are then start-gold assignments."""
+        return self.spec.base.game == "palais-royal"
+
     def check(self) -> None:
         self.spec.check()
-        if not self.players or any(p not in (2, 3, 4) for p in self.players):
-            raise ValueError(f"--players must be 2, 3 or 4 (comma-separated), got {list(self.players)}")
+        game = get_game(self.spec.base.game)
+        low, high = game.min_players, game.max_players
+        if not self.players or any(not low <= p <= high for p in self.players):
+            raise ValueError(f"--players must be {low} to {high} for {game.title} (comma-separated), "
+                             f"got {list(self.players)}")  # fmt: skip
+        if not self.gold and (self.start_gold is not None or self.factorial):
+            raise ValueError(f"--start-gold and --gold-factorial are Palais Royal options; {game.title} has no gold")
         if self.start_gold is not None and len(self.start_gold) < max(self.players):
             raise ValueError(
                 f"--start-gold needs a value for every seat of the largest table ({max(self.players)} players), "
@@ -47,6 +58,8 @@ class SeatsPlan:
         return tuple(self.start_gold[:players]) if self.start_gold is not None else tuple(range(players))
 
     def arms(self, players: int) -> list[tuple[int, ...]]:
+        if not self.gold:
+            return [()]  # one mirror arm
         gold = self.golds(players)
         if not self.factorial:
             return [gold]
@@ -56,12 +69,15 @@ class SeatsPlan:
 def _wins(run_dir: Path, players: int) -> pl.DataFrame:
     """Per played game: its index and the win share of each seat (columns s1..sP) and each seat's start gold."""
     run = open_run(run_dir)
-    seats = collect(run.seats().select("game", "seat", "win", "start_gold"))
-    wide = seats.pivot(on="seat", index="game", values=["win", "start_gold"], aggregate_function="first")
+    values = ["win", "start_gold"] if "start_gold" in run.seats().collect_schema() else ["win"]
+    seats = collect(run.seats().select("game", "seat", *values))
+    wide = seats.pivot(on="seat", index="game", values=values, aggregate_function="first")
     rename = {}
     for k in range(1, players + 1):
         rename[f"win_{k}"] = f"w{k}"
         rename[f"start_gold_{k}"] = f"g{k}"
+    if values == ["win"]:  # one value: the pivot names the columns by seat alone
+        rename = {str(k): f"w{k}" for k in range(1, players + 1)}
     return wide.rename({c: rename.get(c, c) for c in wide.columns}).sort("game")
 
 
@@ -78,11 +94,10 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
             for gold in plan.arms(p):
                 settings = spec.settings(
                     games=spec.groups, players=p, strategies=(strategy,), format="fixed", rotate_seats=False,
-                    start_gold=None if plan.start_gold is None and not plan.factorial else gold,
+                    start_gold=None if (plan.start_gold is None and not plan.factorial) or not gold else gold,
                 )  # fmt: skip
-                d = ledger.play(
-                    spec, strategy, settings, arm_dir(out, strategy, f"{p}p", "gold-" + "-".join(map(str, gold)))
-                )
+                arm = "gold-" + "-".join(map(str, gold)) if gold else "mirror"
+                d = ledger.play(spec, strategy, settings, arm_dir(out, strategy, f"{p}p", arm))
                 frames.append(_wins(d, p))
                 arms_info.setdefault(strategy, {}).setdefault(str(p), []).append(list(gold))
             # the setups every arm played (a failed game drops its setup from all arms)
@@ -94,7 +109,8 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
             fair = 1.0 / p
             for k in range(1, p + 1):
                 per_setup = sum(f[f"w{k}"].to_numpy() for f in frames) / n_arms - fair
-                gold_note = None if plan.factorial else int(frames[0][f"g{k}"][0]) if len(frames[0]) else None
+                known = not plan.factorial and len(frames[0]) and f"g{k}" in frames[0].columns
+                gold_note = int(frames[0][f"g{k}"][0]) if known else None
                 rows.append(render.row("seat", k, strategy, mean_interval(per_setup), spec.margin, players=p,
                                        start_gold=gold_note, arms=n_arms))  # fmt: skip
             if plan.factorial:
