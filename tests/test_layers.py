@@ -22,22 +22,34 @@ PACKAGES = ("palais_sim", "strategies")
 # the longest entry that covers a module decides its layer. "x.__init__" means the package x itself, nothing under it.
 LAYERS: list[tuple[str, ...]] = [
     ("palais_sim._build",),  # which engine runs, compiled or source: imported first of all
-    ("palais_sim.__init__", "palais_sim.engine.__init__", "palais_sim.board", "palais_sim.components"),
-    ("palais_sim.engine.state",),
+    (
+        "palais_sim.__init__",
+        "palais_sim.engine.__init__",
+        "palais_sim.board",
+        "palais_sim.components",
+        "palais_sim.games.palastgefluester.__init__",
+        "palais_sim.games.palastgefluester.components",
+    ),
+    ("palais_sim.engine.state", "palais_sim.games.palastgefluester.state"),
     (
         "palais_sim.engine.cards",
         "palais_sim.engine.rules",
         "palais_sim.engine.scoring",
         "palais_sim.engine.setup",
         "palais_sim.engine.options",
+        "palais_sim.games.palastgefluester.rules",
     ),  # fmt: skip
-    ("palais_sim.engine.view", "palais_sim.strategy"),  # the seat view; palais_sim.strategy re-exports it
+    # the seat view; palais_sim.strategy re-exports it
+    ("palais_sim.engine.view", "palais_sim.strategy", "palais_sim.games.palastgefluester.view"),
     (
         "palais_sim.engine.game",
         "palais_sim.engine.notation",
         "palais_sim.engine.account",
         "palais_sim.engine.codegen",
         "palais_sim.movement",
+        "palais_sim.games.palastgefluester.game",
+        "palais_sim.games.palastgefluester.notation",
+        "palais_sim.games.palastgefluester.playthroughs",
     ),
     ("palais_sim.games",),  # the game interface: each game's rule options, play and tables, by name
     ("palais_sim.registry",),  # strategies by name: imports them only at run time, by name

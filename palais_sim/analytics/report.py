@@ -155,8 +155,14 @@ def settings_rows(run: Run) -> list[list[str]]:
         ["players", str(s.get("players", "?"))],
         ["games", f"{read:,} read of {planned:,} planned" if read is not None and planned else str(planned)],
         ["root seed", str(m.get("root_seed", s.get("seed", "?")))],
-        ["layout", str(s.get("layout", "?"))],
-        ["gold limit", "unlimited" if s.get("gold_limit") is None else str(s["gold_limit"])],
+        *(
+            [
+                ["layout", str(s.get("layout", "?"))],
+                ["gold limit", "unlimited" if s.get("gold_limit") is None else str(s["gold_limit"])],
+            ]
+            if run.game == "palais-royal"
+            else [["game", run.game], ["tie-break", str(s.get("tiebreak", "display"))]]
+        ),
         ["max rounds", str(s.get("max_rounds", "?"))],
         ["component set", f"{comps or s.get('components') or 'standard'} ({m.get('components_hash', '?')})"],
         ["engine", f"{m.get('engine_version', '?')}, compiled: {_compiled(m)}"],

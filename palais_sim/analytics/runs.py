@@ -309,7 +309,9 @@ def _components_for(manifest: dict, override: Path | None) -> tuple[ComponentSet
 
 
 def noble_ids(run: Run) -> list[str]:
-    """The component set's noble ids in order, then any others the run's recruits name."""
+    """The component set's noble ids in order, then any others the run's recruits name (none in a game without)."""
+    if "recruits" not in run.table_names:
+        return []
     ids = [n.id for n in run.components.nobles] if run.components else []
     seen = collect(run.scan("recruits").select(pl.col("noble").unique()))["noble"].to_list()
     return ids + sorted(set(seen) - set(ids))

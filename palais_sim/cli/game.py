@@ -230,10 +230,25 @@ def inspect(
     typer.echo(f"recruit cost by field: {costs}")
 
 
-def replay(log: Path = typer.Argument(..., help="A replay log written by palais play --log")) -> None:
+def replay(
+    log: Path = typer.Argument(..., help="A replay log written by palais play --log"), game: str = GameOpt
+) -> None:
     """Play a replay log back and verify it: every decision legal, the same final scores."""
     from palais_sim.engine.notation import NotationError, verify_replay
+    from palais_sim.games import get_game
 
+    try:
+        the_game = get_game(game)
+    except ValueError as exc:
+        fail(str(exc))
+    if the_game.name != "palais-royal":
+        try:
+            typer.echo(the_game.verify_replay(log))
+        except OSError as exc:
+            fail(explain(exc))
+        except ValueError as exc:  # the game's NotationError
+            fail(str(exc), code=1 if "result:" in str(exc) or "waits for" in str(exc) else 2)
+        return
     try:
         result = verify_replay(log)
     except NotationError as exc:

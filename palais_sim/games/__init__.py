@@ -10,6 +10,7 @@ DEFAULT_GAME = "palais-royal"
 # name -> "module:attribute" of the game object (see palais_sim.games.base.Game)
 GAMES: dict[str, str] = {
     "palais-royal": "palais_sim.games.palais_royal:GAME",
+    "palastgefluester": "palais_sim.games.palastgefluester.adapter:GAME",
 }
 
 

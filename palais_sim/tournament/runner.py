@@ -75,11 +75,15 @@ class RunSummary:
         rot = f"in rotation groups of {s.players}" if s.rotate_seats else "without seat rotation"
         err = "no game failed" if not self.errors else f"{self.errors} failed (kept with seed and error; see run.log)"
         resumed = "" if self.played_now == self.games else f" ({self.played_now} of them in this session)"
+        tables = list(records.columns(s.game))
+        layout = f", layout {s.layout}" if s.game == DEFAULT_GAME else ""
+        game = "" if s.game == DEFAULT_GAME else f"{get_game(s.game).title}: "
         return (
-            f"Played {self.games} games{resumed} of {s.format} {','.join(s.strategies)} for {s.players} players "
-            f"{rot}, layout {s.layout}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s with "
+            f"{game}Played {self.games} games{resumed} of {s.format} {','.join(s.strategies)} for {s.players} players "
+            f"{rot}{layout}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s with "
             f"{self.workers} worker{'s' if self.workers > 1 else ''}, {rate:.0f} games/s. Results in {self.out}: "
-            f"games/, seats/ and recruits/ Parquet (one file per chunk), manifest.json and run.log."
+            f"{', '.join(t + '/' for t in tables[:-1])} and {tables[-1]}/ Parquet (one file per chunk), manifest.json "
+            "and run.log."
         )
 
 

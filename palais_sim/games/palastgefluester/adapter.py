@@ -1,0 +1,176 @@
+"""Palastgeflüster behind the game interface (:mod:`palais_sim.games.base`): its rule options from a run's settings,
+one game through its play loop, and its tables (games, seats and round_ends, one row per round that ended)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import polars as pl
+
+from palais_sim import __version__
+from palais_sim.games.base import SEAT1, Column, common_game_row, table_columns
+from palais_sim.games.base import ZERO as ZERO_BASED
+from palais_sim.games.palastgefluester.components import PgComponents, load_pg_components
+from palais_sim.games.palastgefluester.game import PgResult, continue_game
+from palais_sim.games.palastgefluester.notation import NotationError, ReplayRecorder, replay
+from palais_sim.games.palastgefluester.rules import new_game
+from palais_sim.games.palastgefluester.state import PgOptions
+
+ROUND_END_KINDS = ("repeat", "six", "jester")
+
+
+class Context(NamedTuple):
+    """A run's static data: the component set and the rule options of every game."""
+
+    components: PgComponents
+    options: PgOptions
+
+
+GAMES_OWN = (
+    Column("components", pl.String(), "content hash of the component set"),
+    Column("tiebreak", pl.String(), "rule option: display (the rules) or noted (the variant)"),
+    Column("max_rounds", pl.Int16(), "rule option: a game still going after this round is stopped, unfinished"),
+    Column("ends_repeat", pl.Int16(), "rounds ended by a repeated person (every other player scores)"),
+    Column("ends_six", pl.Int16(), "rounds ended by six different persons in a display (its owner scores)"),
+    Column("ends_jester", pl.Int16(), "rounds ended by the Hofnarr under the Hofnarr king (every other player scores)"),
+)
+SEATS_OWN = (
+    Column("display", pl.Int8(), "cards in the seat's display when the game ended"),
+    Column("noted", pl.Int16(), "the variant's noted total (display sizes at each round end, repeats excepted)"),
+    Column("rounds_won_six", pl.Int16(), "rounds this seat ended with six different persons"),
+    Column("repeats", pl.Int16(), "rounds this seat ended by a repeat"),
+    Column("plays", pl.Int16(), "cards this seat played"),
+    Column("own_colour_replays", pl.Int16(), "cards of its own colour it played (so it played again)"),
+    Column("brown_played", pl.Int16(), "brown cards it played"),
+)
+COLUMNS: dict[str, tuple[Column, ...]] = {
+    **table_columns(GAMES_OWN, SEATS_OWN),
+    "round_ends": (
+        Column("game", pl.Int64(), "the game (games.game)", ZERO_BASED),
+        Column("round", pl.Int16(), "the round that ended", "1-based"),
+        Column("kind", pl.String(), "how it ended: repeat, six or jester"),
+        Column("seat", pl.Int8(), "the seat whose card ended it (it starts the next round)", SEAT1),
+        Column("scorers", pl.List(pl.Int8()), "the seats that scored a point", SEAT1),
+        Column("cards", pl.Int16(), "cards played in the round, the last one included"),
+    ),
+}
+
+
+def rule_options(settings: Mapping[str, Any]) -> PgOptions:
+    """The rule options of every game of a run, from the run's settings."""
+    return PgOptions(
+        players=int(settings.get("players", 4)),
+        tiebreak=str(settings.get("tiebreak") or "display"),
+        max_rounds=int(settings.get("max_rounds") or 200),
+    )
+
+
+class Palastgefluester:
+    """Palastgeflüster (Roland Winner, 2010), 3 to 5 players: the engine in this package."""
+
+    name = "palastgefluester"
+    title = "Palastgeflüster"
+    min_players = 3
+    max_players = 5
+    default_players = 4
+    default_max_rounds = 200
+    components_hint = "a Palastgeflüster component TOML (default: palais_sim/data/palastgefluester.toml)"
+
+    def context(self, settings: Mapping[str, Any]) -> Context:
+        layout = settings.get("layout", "random")
+        if layout not in (None, "random"):
+            raise ValueError("--layout is a Palais Royal option; Palastgeflüster has no room layout")
+        if settings.get("gold_limit") is not None or settings.get("start_gold") is not None:
+            raise ValueError("--gold-limit and --start-gold are Palais Royal options; Palastgeflüster has no gold")
+        options = rule_options(settings)
+        components = load_pg_components(settings.get("components"))
+        if options.players not in components.player_counts:
+            raise ValueError(f"component set {components.name!r} has no win threshold for {options.players} players")
+        return Context(components, options)
+
+    def components_hash(self, context: Context) -> str:
+        return context.components.hash
+
+    def components_name(self, context: Context) -> str:
+        return context.components.name
+
+    def play(self, context: Context, seed: int, strategies: Sequence[Any]) -> PgResult:
+        if len(strategies) != context.options.players:
+            raise ValueError(f"{context.options.players} players need as many strategies, got {len(strategies)}")
+        return continue_game(new_game(context.options, seed, context.components), strategies)
+
+    def play_logged(self, context: Context, seed: int, strategies: Sequence[Any], log: Path) -> PgResult:
+        """Play one game and write its replay log (JSON, ``palais replay --game palastgefluester`` checks it)."""
+        start = new_game(context.options, seed, context.components)
+        recorder = ReplayRecorder(start.copy(), [getattr(s, "name", type(s).__name__) for s in strategies])
+        result = continue_game(start, strategies, observer=recorder.record)
+        text = json.dumps(recorder.finish(result.final_state), separators=(",", ":"))
+        tmp = log.with_name(log.name + ".tmp")
+        tmp.write_text(text + "\n", encoding="utf-8")
+        tmp.replace(log)
+        return result
+
+    def verify_replay(self, log: Path) -> str:
+        """Replay a log written by :meth:`play_logged`; the summary line, or NotationError at the first difference."""
+        try:
+            data = json.loads(log.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise NotationError(f"{log}: not a JSON replay log ({exc})") from None
+        state = replay(data)
+        return f"{log}: {len(data.get('decisions', []))} decisions replayed, result identical (round {state.round})"
+
+    def columns(self) -> dict[str, tuple[Column, ...]]:
+        return COLUMNS
+
+    def rows(self, context: Context, result: PgResult, game: int, group: int, rotation: int) -> dict[str, list]:
+        head, tail = common_game_row(result, game, group, rotation, __version__)
+        kinds = Counter(r.kind for r in result.round_ends)
+        own = {
+            **self.failed_row(context, result.seed),
+            **{f"ends_{kind}": kinds.get(kind, 0) for kind in ROUND_END_KINDS},
+        }
+        seats = [
+            {
+                "game": game,
+                "group": group,
+                "seat": s.seat + 1,
+                "strategy": s.strategy,
+                "total": s.total,
+                "rank": s.rank,
+                "win": s.win,
+                "display": s.display,
+                "noted": s.noted,
+                "rounds_won_six": s.rounds_won_six,
+                "repeats": s.repeats,
+                "plays": s.plays,
+                "own_colour_replays": s.own_colour_replays,
+                "brown_played": s.brown_played,
+            }  # fmt: skip
+            for s in result.seats
+        ]
+        ends = [
+            {
+                "game": game,
+                "round": r.round,
+                "kind": r.kind,
+                "seat": r.seat + 1,
+                "scorers": [s + 1 for s in r.scorers],
+                "cards": r.cards,
+            }  # fmt: skip
+            for r in result.round_ends
+        ]
+        return {"games": [{**head, **own, **tail}], "seats": seats, "round_ends": ends}
+
+    def failed_row(self, context: Context, seed: int) -> dict:
+        return {
+            "components": context.components.hash,
+            "tiebreak": context.options.tiebreak,
+            "max_rounds": context.options.max_rounds,
+        }
+
+
+GAME = Palastgefluester()

@@ -1,0 +1,80 @@
+"""Invariants over thousands of random games of Palastgeflüster at 3, 4 and 5 players."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from palais_sim.games.palastgefluester.components import PERSONS
+from palais_sim.games.palastgefluester.game import play_game
+from palais_sim.games.palastgefluester.rules import apply, decision, legal_options, new_game
+from palais_sim.games.palastgefluester.state import JESTER, REPEAT, SIX, PgOptions, PgState
+from strategies.palastgefluester.random_play import RandomStrategy
+
+GAMES = 700  # per player count
+
+
+def check(state: PgState, points_before: list[int]) -> None:
+    cards = state.components.cards_in_game(state.n)
+    places = [c for h in state.hands for c in h] + [c for d in state.displays for c in d] + state.draw + state.discards
+    assert sorted(places) == cards, "every card is in exactly one place"
+    assert all(a >= b for a, b in zip(state.points, points_before, strict=True)), "points never decrease"
+    if not state.over:
+        for s in range(state.n):
+            persons = [c % PERSONS for c in state.displays[s]]
+            assert len(set(persons)) == len(persons), "a display never holds a person twice"
+            assert len(state.hands[s]) + len(state.displays[s]) == state.components.hand_size
+            assert len(state.displays[s]) < state.components.different_to_end
+    assert sorted(state.king_pile + state.kings_revealed) == sorted(state.components.kings)
+
+
+def random_game(n: int, seed: int, tiebreak: str = "display") -> PgState:
+    state = new_game(PgOptions(players=n, tiebreak=tiebreak), seed)
+    rng = random.Random(seed)
+    while not state.over:
+        before = state.points[:]
+        options = legal_options(state, decision(state))
+        assert options, "a pending decision always has a legal choice"
+        apply(state, options[rng.randrange(len(options))])
+        check(state, before)
+    return state
+
+
+def check_end(state: PgState) -> None:
+    target = state.components.points_to_win(state.n)
+    assert state.finished and state.winners, "a finished game has a winner set"
+    assert max(state.points) == target and all(state.points[w] == target for w in state.winners)
+    # the round-end record agrees with the points
+    points = [0] * state.n
+    for r in state.round_ends:
+        if r.kind == SIX:
+            assert r.scorers == (r.seat,)
+        else:
+            assert r.kind in (REPEAT, JESTER) and r.scorers == tuple(s for s in range(state.n) if s != r.seat)
+        for s in r.scorers:
+            points[s] += 1
+    assert points == state.points
+    assert [r.round for r in state.round_ends] == list(range(1, state.round + 1))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_random_games_keep_every_invariant(n: int) -> None:
+    for game in range(GAMES):
+        check_end(random_game(n, 1000 * n + game, "noted" if game % 2 else "display"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(3, 5), seed=st.integers(0, 2**63 - 1))
+def test_any_seed_plays_to_a_consistent_end(n: int, seed: int) -> None:
+    check_end(random_game(n, seed))
+
+
+def test_the_same_seed_gives_the_same_game() -> None:
+    a = play_game(PgOptions(players=4), 9, [RandomStrategy() for _ in range(4)])
+    b = play_game(PgOptions(players=4), 9, [RandomStrategy() for _ in range(4)])
+    assert a.to_json() == b.to_json() and a.final_state.hands == b.final_state.hands
+    c = play_game(PgOptions(players=4), 10, [RandomStrategy() for _ in range(4)])
+    assert a.to_json() != c.to_json()
