@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 GameOpt = typer.Option(
-    "palais-royal", "--game", "-g", help="The game: palais-royal | palastgefluester (`palais games` lists them)"
+    "palais-royal", "--game", help="The game: palais-royal | palastgefluester (`palais games` lists them)"
 )
 TiebreakOpt = typer.Option(
     "display", "--tiebreak", help="Palastgeflüster: display (the rules) or noted (the variant's tie-break)"

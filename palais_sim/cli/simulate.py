@@ -45,7 +45,7 @@ def _settings(base: Settings, **given) -> Settings:
 def simulate(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (created; must be new, empty, or --resume)"),
     game: str | None = typer.Option(
-        None, "--game", "-g", help="palais-royal | palastgefluester (`palais games`) \\[default: palais-royal]"
+        None, "--game", help="palais-royal | palastgefluester (`palais games`) \\[default: palais-royal]"
     ),
     games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play \\[default: {DEFAULTS.games}]"),
     players: int | None = typer.Option(

@@ -1,22 +1,23 @@
-"""``restricted`` for Palastgeflüster: a base strategy that never plays the forbidden persons while it has another
-card (restricted play: the value of each person is what a player loses without it).
+"""``restricted`` for Palastgeflüster: any strategy forbidden some persons, or made to play them whenever it can
+(restricted play: the value of a person is what a player loses without it, or gains by always playing it).
 
-``RestrictedStrategy(base="heuristic", forbid="Zofe/Hofnarr")``: the base strategy chooses as usual; a play
-decision is answered from the hand without the forbidden persons (the base strategy sees a view whose hand holds
-only the allowed cards, so it plans with them), and only a hand of forbidden cards alone plays one of them. The
-other decisions are the base strategy's. Persons are named by their id or their name (``Wächter``, ``waechter``),
-case-insensitive.
+``restricted:base=heuristic,forbid=Zofe/Hofnarr``: the base strategy chooses as usual, but a play decision is
+answered from the hand without the forbidden persons (the base strategy sees a view whose hand holds only the
+allowed cards, so it plans with them); only a hand of forbidden cards alone plays one of them.
+``restricted:base=heuristic,eager=Zofe``: whenever the hand holds a Zofe, one is played (the base strategy chooses
+among the eager cards). The other decisions are the base strategy's. A base with parameters writes them with ``;``
+for ``,``: ``base=heuristic:repeat=-8;six=10``. Persons are named by their id or their name (``Wächter``,
+``waechter``), case-insensitive.
 """
 
 from __future__ import annotations
 
-from palais_sim.games.palastgefluester.components import PERSON_IDS
+from palais_sim.games.palastgefluester.components import PERSON_IDS, PERSONS
 from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.view import PlayerView
-from strategies.palastgefluester.heuristic import HeuristicStrategy
-from strategies.palastgefluester.random_play import RandomStrategy
+from palais_sim.registry import StrategySpecError, load_strategy
 
-BASES = {"heuristic": HeuristicStrategy, "random": RandomStrategy}  # the registry is not game-aware yet
+GAME = "palastgefluester"
 _ALIASES = {"wächter": "waechter"}
 
 
@@ -29,37 +30,48 @@ def person_indices(text: str) -> frozenset[int]:
             continue
         name = _ALIASES.get(name, name)
         if name not in PERSON_IDS:
-            raise ValueError(f"restricted: unknown person {raw.strip()!r}; persons: {', '.join(PERSON_IDS)}")
+            raise StrategySpecError(f"restricted: unknown person {raw.strip()!r}; persons: {', '.join(PERSON_IDS)}")
         out.add(PERSON_IDS.index(name))
     return frozenset(out)
 
 
 class RestrictedStrategy:
-    """A base strategy forbidden some persons while it has another card to play."""
+    """Any strategy forbidden some persons (forbid=) or made to play them whenever it can (eager=)."""
 
     name = "restricted"
 
-    def __init__(self, base: str = "heuristic", forbid: str = "") -> None:
-        if base not in BASES:
-            raise ValueError(f"restricted: unknown base {base!r}; bases: {', '.join(BASES)}")
-        self.base = BASES[base]()
+    def __init__(self, base: str = "heuristic", forbid: str = "", eager: str = "") -> None:
+        self.base = load_strategy(base.replace(";", ","), GAME)
         self.forbid = person_indices(forbid)
-        if not self.forbid:
-            raise ValueError("restricted needs forbid=... (persons, for example forbid=Zofe/Hofnarr)")
-        self.name = f"restricted:base={base},forbid={'/'.join(PERSON_IDS[p] for p in sorted(self.forbid))}"
+        self.eager = person_indices(eager)
+        if not self.forbid and not self.eager:
+            raise StrategySpecError("restricted needs forbid=... or eager=... (persons, e.g. forbid=Zofe/Hofnarr)")
+        if self.forbid & self.eager:
+            both = sorted(PERSON_IDS[p] for p in self.forbid & self.eager)
+            raise StrategySpecError(f"persons both forbidden and eagerly played: {', '.join(both)}")
         self.forced = 0  # plays of a forbidden person because the hand held nothing else
 
     def choose(self, view: PlayerView, decision: Decision) -> object:
         if decision.kind != "play":
             return self.base.choose(view, decision)
-        allowed = tuple(c for c in view.hand if c % 7 not in self.forbid)
-        if not allowed:
-            self.forced += 1
-            return self.base.choose(view, decision)
+        if self.eager:
+            wanted = tuple(c for c in view.hand if c % PERSONS in self.eager)
+            if wanted:
+                return self._choose_from(view, decision, wanted)
+        if self.forbid:
+            allowed = tuple(c for c in view.hand if c % PERSONS not in self.forbid)
+            if not allowed:
+                self.forced += 1
+                return self.base.choose(view, decision)
+            return self._choose_from(view, decision, allowed)
+        return self.base.choose(view, decision)
+
+    def _choose_from(self, view: PlayerView, decision: Decision, cards: tuple[int, ...]) -> object:
+        """The base strategy's play from ``cards`` only (it sees a hand of those cards)."""
         real = view.hand
-        view.hand = allowed  # the view is this decision's own copy
+        view.hand = cards  # the view is this decision's own copy
         try:
             choice = self.base.choose(view, decision)
         finally:
             view.hand = real
-        return choice if choice in allowed else allowed[0]
+        return choice if choice in cards else cards[0]

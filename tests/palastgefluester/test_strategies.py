@@ -62,9 +62,26 @@ def test_restricted_never_plays_a_forbidden_person_while_it_has_another_card() -
 def test_restricted_rejects_unknown_persons_and_bases() -> None:
     with pytest.raises(ValueError, match="unknown person"):
         RestrictedStrategy(forbid="Jester")
-    with pytest.raises(ValueError, match="unknown base"):
+    with pytest.raises(ValueError, match="unknown strategy 'nobody'"):
         RestrictedStrategy(base="nobody", forbid="Zofe")
+    with pytest.raises(ValueError, match="both forbidden and eagerly played"):
+        RestrictedStrategy(forbid="Zofe", eager="zofe")
+    with pytest.raises(ValueError, match="needs forbid"):
+        RestrictedStrategy()
     assert RestrictedStrategy(forbid="Wächter").forbid == frozenset({5})
+    assert RestrictedStrategy(base="heuristic:six=3", forbid="Zofe").base.w["six"] == 3.0
+
+
+def test_eager_plays_the_person_whenever_the_hand_holds_it() -> None:
+    checked = 0
+    for g in range(40):
+        watch = Watch(RestrictedStrategy(base="heuristic", eager="Mundschenk"))  # person 4
+        play_game(PgOptions(players=4), 5_000 + g, [watch, HeuristicStrategy(), RandomStrategy(), RandomStrategy()])
+        for hand, card in watch.plays:
+            if any(c % 7 == 4 for c in hand):
+                assert card % 7 == 4, f"played {card} from {hand} holding a Mundschenk"
+                checked += 1
+    assert checked > 50
 
 
 def test_heuristic_parameters_are_numeric_and_checked() -> None:

@@ -1,0 +1,119 @@
+"""The game interface: both games behind it, the runner, records, reports and commands used without knowing which
+game they run (Palastgeflüster here; Palais Royal everywhere else in the tests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from palais_sim.analytics import report
+from palais_sim.analytics.runs import RunError, open_run
+from palais_sim.cli import app
+from palais_sim.games import GAMES, get_game
+from palais_sim.games.base import missing_common_columns
+from palais_sim.tournament.runner import run
+from palais_sim.tournament.schedule import ScheduleError, Settings
+
+PG = "palastgefluester"
+runner = CliRunner()
+
+
+def pg_settings(**changes) -> Settings:
+    values = dict(games=48, players=4, strategies=("heuristic", "random"), format="gauntlet", game=PG, max_rounds=200)
+    values.update(changes)
+    return Settings(**values)
+
+
+def tables(run_dir: Path) -> dict[str, pl.DataFrame]:
+    keys = {"games": ["game"], "seats": ["game", "seat"], "round_ends": ["game", "round"], "recruits": ["game"]}
+    return {
+        t.name: pl.read_parquet(sorted(t.glob("*.parquet"))).sort(keys[t.name]) for t in run_dir.iterdir() if t.is_dir()
+    }
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_game_writes_the_common_columns_games_and_seats_first(name: str) -> None:
+    game = get_game(name)
+    columns = game.columns()
+    assert list(columns)[:2] == ["games", "seats"]
+    assert missing_common_columns(columns) == []
+    assert game.min_players <= game.default_players <= game.max_players
+
+
+def test_a_palastgefluester_run_gives_the_same_tables_for_any_workers_and_chunks(tmp_path: Path) -> None:
+    run(pg_settings(), tmp_path / "w1", workers=1, chunk_size=48)
+    summary = run(pg_settings(), tmp_path / "w2", workers=2, chunk_size=7)
+    assert summary.games == 48 and summary.errors == 0
+    one, two = tables(tmp_path / "w1"), tables(tmp_path / "w2")
+    assert set(one) == {"games", "seats", "round_ends"}
+    for name, frame in one.items():
+        assert frame.equals(two[name]), name
+    games, seats, ends = one["games"], one["seats"], one["round_ends"]
+    assert seats.height == 4 * games.height
+    # the games table's round-end counters are the round_ends rows, and every round but a stopped game's last ended
+    per_game = ends.group_by("game").agg(pl.len().alias("n")).sort("game")
+    counted = games.select("game", (pl.col("ends_repeat") + pl.col("ends_six") + pl.col("ends_jester")).alias("n"))
+    assert per_game.join(counted, on="game")["n"].to_list() == per_game.join(counted, on="game")["n_right"].to_list()
+    assert (games["rounds"] == counted["n"]).all()
+    manifest = json.loads((tmp_path / "w1" / "manifest.json").read_text())
+    assert manifest["game"] == PG and manifest["settings"]["game"] == PG
+
+
+def test_the_report_of_a_palastgefluester_run_has_its_game_tables_and_refuses_nobles(tmp_path: Path) -> None:
+    run(pg_settings(games=40), tmp_path / "r", workers=1)
+    opened = open_run(tmp_path / "r")
+    assert opened.game == PG and opened.tie_column == "display"
+    path = report.write(opened, "all", tmp_path / "rep", "json")
+    data = json.loads(path.read_text())
+    assert {"seats", "balance", "round_ends", "game_length"} <= set(data)
+    kinds = {r["kind"] for r in data["round_ends"]}
+    assert kinds <= {"repeat", "six", "jester"} and "repeat" in kinds
+    assert sum(r["share"] for r in data["round_ends"]) == pytest.approx(1.0)
+    with pytest.raises(RunError, match="no nobles report"):
+        report.write(opened, "nobles", tmp_path / "rep2", "md")
+
+
+def test_player_counts_and_options_are_the_games_own(tmp_path: Path) -> None:
+    with pytest.raises(ScheduleError, match="3 to 5 for Palastgeflüster"):
+        run(pg_settings(players=2), tmp_path / "a", workers=1)
+    with pytest.raises(ValueError, match="Palais Royal option"):
+        run(pg_settings(layout="first-game"), tmp_path / "b", workers=1)
+    result = runner.invoke(app, ["simulate", "--game", "chess", "--out", str(tmp_path / "c")])
+    assert result.exit_code == 2 and "unknown game 'chess'" in result.output
+
+
+def test_play_and_replay_a_palastgefluester_game_from_the_command_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "--game", PG, "--players", "4", "--seed", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["finished"] and data["winners"] and len(data["seats"]) == 4
+    assert max(s["total"] for s in data["seats"]) >= 5  # 5 points win at 4 players
+    log = tmp_path / "game.json"
+    assert runner.invoke(app, ["play", "--game", PG, "--seed", "3", "--log", str(log)]).exit_code == 0
+    checked = runner.invoke(app, ["replay", "--game", PG, str(log)])
+    assert checked.exit_code == 0 and "result identical" in checked.output
+    bad = runner.invoke(app, ["play", "--game", PG, "--layout", "first-game"])
+    assert bad.exit_code == 2 and "--layout" in bad.output
+
+
+def test_games_and_strategies_are_listed_per_game() -> None:
+    listed = json.loads(runner.invoke(app, ["games", "--json"]).output)
+    assert [g["name"] for g in listed] == list(GAMES)
+    mine = json.loads(runner.invoke(app, ["strategies", "--game", PG, "--json"]).output)
+    assert {s["name"] for s in mine} == {"random", "heuristic", "restricted"}
+
+
+def test_the_persons_study_writes_a_verdict_per_person_and_skill_level(tmp_path: Path) -> None:
+    args = ["study", "persons", "--out", str(tmp_path / "s"), "--groups", "4", "--players", "3",
+            "--persons", "zofe,hofnarr", "--strategy", "heuristic"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rows = json.loads((tmp_path / "s" / "study.json").read_text())["rows"]
+    assert [(r["key"], r["strategy"]) for r in rows] == [("zofe", "heuristic"), ("hofnarr", "heuristic")]
+    for r in rows:
+        assert r["verdict"] in ("favoured", "disfavoured", "balanced", "undecided") and r["n_groups"] == 4
+        assert r["ci"][0] <= r["effect"] <= r["ci"][1]
