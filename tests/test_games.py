@@ -73,6 +73,8 @@ def test_the_report_of_a_palastgefluester_run_has_its_game_tables_and_refuses_no
     kinds = {r["kind"] for r in data["round_ends"]}
     assert kinds <= {"repeat", "six", "jester"} and "repeat" in kinds
     assert sum(r["share"] for r in data["round_ends"]) == pytest.approx(1.0)
+    for r in data["tiebreaks"]:
+        assert r["rules_differ"] <= r["ties"] <= r["games"] and r["shared_display"] <= r["ties"]
     with pytest.raises(RunError, match="no nobles report"):
         report.write(opened, "nobles", tmp_path / "rep2", "md")
 
@@ -117,3 +119,18 @@ def test_the_persons_study_writes_a_verdict_per_person_and_skill_level(tmp_path:
     for r in rows:
         assert r["verdict"] in ("favoured", "disfavoured", "balanced", "undecided") and r["n_groups"] == 4
         assert r["ci"][0] <= r["effect"] <= r["ci"][1]
+
+
+@pytest.mark.parametrize("tiebreak", ["display", "noted"])
+def test_the_recorded_winners_follow_the_runs_tie_break(tmp_path: Path, tiebreak: str) -> None:
+    """The engine's winners are the top scores, then the larger display (or noted total, the variant): the columns
+    the analytics decide ties with."""
+    run(pg_settings(games=60, players=5, tiebreak=tiebreak), tmp_path / "r", workers=1)
+    t = tables(tmp_path / "r")
+    seats = t["seats"].join(t["games"].select("game", "winners", "finished"), on="game").filter(pl.col("finished"))
+    top = seats.filter(pl.col("total") == pl.col("total").max().over("game"))
+    best = top.filter(pl.col(tiebreak) == pl.col(tiebreak).max().over("game"))
+    expected = best.group_by("game").agg(pl.col("seat").sort().cast(pl.Int8)).sort("game")
+    recorded = t["games"].filter(pl.col("finished")).select("game", pl.col("winners").list.sort()).sort("game")
+    assert expected["seat"].to_list() == recorded["winners"].to_list()
+    assert top.group_by("game").len()["len"].max() > 1  # some game was a tie for the win

@@ -21,6 +21,7 @@ class PgReport:
     balance: pl.DataFrame
     round_ends: pl.DataFrame  # per (players, kind): rounds, share of rounds, mean cards in such a round
     game_length: pl.DataFrame  # per players: games, mean rounds, mean cards per round, own-colour replays per play
+    tiebreaks: pl.DataFrame  # per players: ties for the win, and how the basic rule and the variant decide them
     notes: list[str] = field(default_factory=list)
 
 
@@ -52,6 +53,7 @@ def compute(run: Run, min_effect: float = 0.01) -> PgReport:
         ]
     )  # fmt: skip
     seat_df, balance = finish_seats(seats, min_effect, by_group, confounded_player_counts(run))
+    ties = collect(tiebreak_table(run))
     kinds = kinds.with_columns((pl.col("rounds") / pl.col("rounds").sum().over("players")).alias("share")).sort(
         "players", "kind"
     )
@@ -65,7 +67,41 @@ def compute(run: Run, min_effect: float = 0.01) -> PgReport:
         "six = a display reached six different persons (its owner scores), jester = the Hofnarr under the Hofnarr "
         "king (every other player scores).",
     ]
-    return PgReport(seat_df, balance, kinds, length.sort("players"), notes)
+    notes.append(
+        "Tie-breaks: a tie for the win is two or more seats level on the top score when a finished game ends. The "
+        "rules give it to the larger display (a tie there shares the win); the variant to the larger noted total. "
+        "Both figures are recorded whichever rule the run played, so each tie is decided both ways on the same "
+        "game: 'the rules differ' counts the ties whose winners the two rules name differently (the players' "
+        "choices are the ones they made under the run's rule)."
+    )
+    return PgReport(seat_df, balance, kinds, length.sort("players"), ties, notes)
+
+
+def tiebreak_table(run: Run) -> pl.LazyFrame:
+    """Per player count: finished games, ties for the win, the ties each rule leaves shared, and the ties the
+    two rules give to different seats."""
+    seats = run.seats().filter(pl.col("finished")).select("game", "players", "seat", "total", "display", "noted")
+    top = seats.filter(pl.col("total") == pl.col("total").max().over("game"))
+
+    def winners(column: str) -> pl.Expr:
+        return pl.col("seat").filter(pl.col(column) == pl.col(column).max()).sort().implode()
+
+    per_game = top.group_by("game").agg(
+        pl.col("players").first(), pl.len().alias("level"), winners("display").alias("by_display"),
+        winners("noted").alias("by_noted"),
+    )  # fmt: skip
+    tie = pl.col("level") > 1
+    return (
+        per_game.group_by("players")
+        .agg(
+            pl.len().alias("games"),
+            tie.sum().alias("ties"),
+            (tie & (pl.col("by_display").list.len() > 1)).sum().alias("shared_display"),
+            (tie & (pl.col("by_noted").list.len() > 1)).sum().alias("shared_noted"),
+            (tie & (pl.col("by_display") != pl.col("by_noted"))).sum().alias("rules_differ"),
+        )
+        .sort("players")
+    )
 
 
 def round_end_totals(run: Run) -> dict[str, int]:

@@ -625,6 +625,26 @@ def palastgefluester_section(rep: Report, run: Run) -> None:
             ("own colour played (plays again)", lambda r: pct(r["own_colour_share"])),
         ],
     )
+    rep.data["tiebreaks"] = s.tiebreaks
+    rep.h("Ties for the win: the rules' tie-break and the variant's")
+    rep.table(
+        s.tiebreaks,
+        [
+            ("players", lambda r: str(r["players"])),
+            ("finished games", lambda r: f"{r['games']:,}"),
+            ("ties for the win", lambda r: f"{r['ties']:,} ({pct(r['ties'] / r['games'] if r['games'] else None)})"),
+            ("still shared: display (rules)", lambda r: f"{r['shared_display']:,}"),
+            ("still shared: noted (variant)", lambda r: f"{r['shared_noted']:,}"),
+            ("the rules differ", lambda r: f"{r['rules_differ']:,} "
+                                           f"({pct(r['rules_differ'] / r['games'] if r['games'] else None)} of games)"),
+        ],
+    )  # fmt: skip
+    for r in s.tiebreaks.iter_rows(named=True):
+        if r["games"]:
+            rep.headline.append(
+                f"Ties for the win at {r['players']} players: {pct(r['ties'] / r['games'])} of games; the variant's "
+                f"tie-break names another winner in {pct(r['rules_differ'] / r['games'])} of games."
+            )
     for (players,), part in s.round_ends.group_by(["players"], maintain_order=True):
         shares = ", ".join(f"{r['kind']} {pct(r['share'])}" for r in part.iter_rows(named=True))
         rep.headline.append(f"Rounds at {players} players end by: {shares}.")
