@@ -230,6 +230,19 @@ class ClusterSums:
                     pair_cell, weights=w, minlength=self.cells
                 )
 
+    def add_groups(self, n_g: np.ndarray, sums: dict[str, np.ndarray]) -> None:
+        """Per-group totals already summed (groups x cells: rows ``n_g`` and value sums); a cell a group has no row
+        in (``n_g`` 0) is not a cluster of that cell. A group must not continue in a later batch."""
+        n_g = np.asarray(n_g, dtype=np.float64)
+        self.n += n_g.sum(0)
+        self.groups += (n_g > 0).sum(0)
+        self.nn += (n_g**2).sum(0)
+        for name, s_g in sums.items():
+            s_g = np.asarray(s_g, dtype=np.float64)
+            for suffix, w in (("sum", s_g), ("sq", s_g**2), ("tn", s_g * n_g)):
+                k = f"{name}_{suffix}"
+                self.s[k] = self.s.get(k, np.zeros(self.cells)) + w.sum(0)
+
     def mean(self, name: str) -> stats.ClusterMean:
         z = np.zeros(self.cells)
         return stats.cluster_mean(

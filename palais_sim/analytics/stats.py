@@ -202,6 +202,14 @@ class OLSAccumulator:
         self.meat += scores.T @ scores
         self.clusters += len(starts)
 
+    def add_group_scores(self, scores: np.ndarray) -> None:
+        """Pass 2 from the clusters' scores already summed (clusters x k: each cluster's ``X'e``, with ``e`` the
+        residuals at the solved coefficients); the same sum as ``add_scores``."""
+        assert self.coef is not None, "solve() first"
+        scores = np.asarray(scores, dtype=np.float64)
+        self.meat += scores.T @ scores
+        self.clusters += len(scores)
+
     def result(self) -> OLSResult:
         assert self.coef is not None and self._keep is not None
         keep = self._keep
