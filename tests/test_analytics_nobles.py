@@ -128,3 +128,21 @@ def test_group_scores_equal_row_scores() -> None:
     two.add_group_scores(summed)
     np.testing.assert_allclose(two.result().se, one.result().se, rtol=1e-12)
     assert two.result().clusters == one.result().clusters
+
+
+@pytest.mark.parametrize("padding", [0, 20, 100])
+def test_noble_masks_match_a_plain_or(small: Path, padding: int) -> None:
+    """The masks of a seat (bit positions below and above 53, one word and several) are the OR of its nobles."""
+    run = open_run(small)
+    ids = [f"X{i}" for i in range(padding)] + [n.id for n in run.components.nobles]
+    words = (len(ids) + 63) // 64
+    paths = sorted((small / "recruits").glob("chunk-*.parquet"))[:2]
+    masks = batches._masks(paths, ids, words)
+    recruits = pl.read_parquet(paths, columns=["game", "seat", "noble"])
+    expected: dict[tuple[int, int], list[int]] = {}
+    for game, seat, noble in recruits.iter_rows():
+        words_of_seat = expected.setdefault((game, seat), [0] * words)
+        position = ids.index(noble)
+        words_of_seat[position // 64] |= 1 << (position % 64)
+    got = {(r["game"], r["seat"]): [int(r[f"mask{w}"]) for w in range(words)] for r in masks.iter_rows(named=True)}
+    assert got == expected
