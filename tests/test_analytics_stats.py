@@ -133,3 +133,32 @@ def test_cluster_slopes_match_linregress() -> None:
     slope_b, _, _ = stats.cluster_slopes(binary, n, y_sum, np.arange(cells))
     on, off = binary == 1, binary == 0
     assert slope_b[0] == pytest.approx(y_sum[on].sum() / n[on].sum() - y_sum[off].sum() / n[off].sum())
+
+
+def _cluster_slopes_plain(x: np.ndarray, n: np.ndarray, y_sum: np.ndarray, cluster: np.ndarray) -> tuple:
+    """The straightforward form of ``stats.cluster_slopes`` (its first version): one bincount per feature."""
+    dx = x - (n[:, None] * x).sum(0) / n.sum()
+    ey = y_sum - n * y_sum.sum() / n.sum()
+    sxx = (n[:, None] * dx**2).sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = (dx * ey[:, None]).sum(0) / sxx
+        score = dx * (ey[:, None] - slope * n[:, None] * dx)
+        g = int((np.bincount(cluster, weights=n) > 0).sum())
+        meat = np.array([(np.bincount(cluster, weights=score[:, j]) ** 2).sum() for j in range(x.shape[1])])
+        se = np.where(sxx > 0, np.sqrt(g / (g - 1) * meat) / sxx, np.nan)
+    return slope, se
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_cluster_slopes_match_the_plain_computation(shared: bool) -> None:
+    rng = np.random.default_rng(11)
+    cells = 3000
+    x = np.column_stack([rng.integers(0, 5, cells), rng.integers(0, 2, cells), np.ones(cells)]).astype(np.float32)
+    n = rng.integers(1, 5, cells).astype(float)
+    y_sum = rng.binomial(n.astype(int), 0.3 + 0.02 * x[:, 0]).astype(float)
+    cluster = rng.integers(0, 700, cells) if shared else rng.permutation(cells) * 3
+    slope, se, p = stats.cluster_slopes(x, n, y_sum, cluster)
+    ref_slope, ref_se = _cluster_slopes_plain(x.astype(float), n, y_sum, cluster)
+    np.testing.assert_allclose(slope, ref_slope, rtol=1e-10)
+    np.testing.assert_allclose(se, ref_se, rtol=1e-10)
+    assert np.isnan(slope[2]) and np.isnan(se[2]) and np.isnan(p[2])  # a constant feature has no slope

@@ -122,7 +122,7 @@ def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
     import pyarrow as pa
 
     index = {n: i for i, n in enumerate(noble_ids)}
-    games, seats, bits, word = [], [], [], []
+    games, seats, codes = [], [], []
     for path in paths:
         table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
         noble = table.column("noble").combine_chunks()
@@ -130,27 +130,33 @@ def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
             noble = noble.dictionary_encode()
         pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
         code = pos[noble.indices.to_numpy(zero_copy_only=False)]
-        keep = code >= 0
-        games.append(table.column("game").to_numpy()[keep])
-        seats.append(table.column("seat").to_numpy()[keep])
-        bits.append(np.left_shift(np.uint64(1), (code[keep] % 64).astype(np.uint64)))
-        word.append(code[keep] // 64)
+        game, seat = table.column("game").to_numpy(), table.column("seat").to_numpy()
+        if (code < 0).any():  # a noble not in the list: not a column of the design
+            keep = code >= 0
+            code, game, seat = code[keep], game[keep], seat[keep]
+        games.append(game)
+        seats.append(seat)
+        codes.append(code)
     game = np.concatenate(games) if games else np.zeros(0, np.int64)
     seat = np.concatenate(seats) if seats else np.zeros(0, np.int8)
-    bit = np.concatenate(bits) if bits else np.zeros(0, np.uint64)
-    wd = np.concatenate(word) if word else np.zeros(0, np.int64)
+    code = np.concatenate(codes) if codes else np.zeros(0, np.int64)
     base = int(game.min()) if len(game) else 0
     key = (game.astype(np.int64) - base) * 16 + seat.astype(np.int64)  # games of a chunk are one short range
     size = int(key.max()) + 1 if len(key) else 0
     present = np.flatnonzero(np.bincount(key, minlength=size)) if size else np.zeros(0, np.int64)
     cols: dict[str, object] = {"game": present // 16 + base, "seat": (present % 16).astype(np.int8)}
+    # A seat takes a noble once, so OR is a sum, and a sum of distinct powers of two below 2**53 is exact in float64:
+    # one bincount per 53 bits of a word, its weights looked up per noble code.
+    positions = np.arange(64 * words)
     for w in range(words):
-        # a seat takes a noble once, so OR is a sum: two bincounts of 32-bit halves (exact in float64)
-        sel = wd == w
-        k, b = key[sel], bit[sel]
-        lo = np.bincount(k, weights=(b & np.uint64(0xFFFFFFFF)).astype(np.float64), minlength=size)
-        hi = np.bincount(k, weights=(b >> np.uint64(32)).astype(np.float64), minlength=size)
-        dense = (hi.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)
+        k, c = (key, code) if words == 1 else (key[code // 64 == w], code[code // 64 == w])
+        dense = np.zeros(size, dtype=np.uint64)
+        for low, high in ((0, 53), (53, 64)):
+            inside = (positions % 64 >= low) & (positions % 64 < high) & (positions // 64 == w)
+            if not inside[c].any():
+                continue
+            weight = np.where(inside, np.ldexp(1.0, positions % 64 - low), 0.0)
+            dense |= np.bincount(k, weights=weight[c], minlength=size).astype(np.uint64) << np.uint64(low)
         cols[f"mask{w}"] = dense[present]
     return pl.DataFrame(cols).with_columns(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int8))
 
@@ -229,6 +235,19 @@ class ClusterSums:
                 self.s[k] = self.s.get(k, np.zeros(self.cells)) + np.bincount(
                     pair_cell, weights=w, minlength=self.cells
                 )
+
+    def add_groups(self, n_g: np.ndarray, sums: dict[str, np.ndarray]) -> None:
+        """Per-group totals already summed (groups x cells: rows ``n_g`` and value sums); a cell a group has no row
+        in (``n_g`` 0) is not a cluster of that cell. A group must not continue in a later batch."""
+        n_g = np.asarray(n_g, dtype=np.float64)
+        self.n += n_g.sum(0)
+        self.groups += (n_g > 0).sum(0)
+        self.nn += (n_g**2).sum(0)
+        for name, s_g in sums.items():
+            s_g = np.asarray(s_g, dtype=np.float64)
+            for suffix, w in (("sum", s_g), ("sq", s_g**2), ("tn", s_g * n_g)):
+                k = f"{name}_{suffix}"
+                self.s[k] = self.s.get(k, np.zeros(self.cells)) + w.sum(0)
 
     def mean(self, name: str) -> stats.ClusterMean:
         z = np.zeros(self.cells)

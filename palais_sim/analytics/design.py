@@ -14,7 +14,12 @@ from palais_sim.analytics.runs import Run, collect
 
 
 def confounded_player_counts(run: Run) -> list[int]:
-    """Player counts at which seat and strategy are aligned (every seat always the same strategy, 2+ strategies)."""
+    """Player counts at which seat and strategy are aligned (every seat always the same strategy, 2+ strategies).
+
+    Read once per run (three reports ask; a pass over every seat row each time)."""
+    cached = run.__dict__.get("_confounded")
+    if cached is not None:
+        return list(cached)
     per_seat = collect(
         run.seats()
         .group_by("players", "seat")
@@ -24,6 +29,7 @@ def confounded_player_counts(run: Run) -> list[int]:
     for (players,), part in per_seat.group_by(["players"]):
         if (part["kinds"] == 1).all() and part["one"].n_unique() > 1:
             out.append(int(players))
+    run.__dict__["_confounded"] = sorted(out)
     return sorted(out)
 
 

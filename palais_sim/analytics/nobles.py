@@ -27,6 +27,7 @@ import polars as pl
 
 from palais_sim.analytics import stats
 from palais_sim.analytics.batches import ClusterSums, SeatBatch, cached_batches, strategies
+from palais_sim.analytics.batches import starts as batch_starts
 from palais_sim.analytics.runs import Run, collect, noble_ids
 
 SEAL_GOLD = 1.0
@@ -75,7 +76,8 @@ def descriptives(run: Run) -> pl.LazyFrame:
 
 
 class _Design:
-    """The demeaned design matrix of a batch: noble indicators, then seat and strategy dummies."""
+    """The design matrix of a batch: noble indicators, then seat and strategy dummies (demeaned within each game for
+    the fit)."""
 
     def __init__(self, k: int, player_counts: list[int], n_strategies: int) -> None:
         self.k = k
@@ -89,29 +91,55 @@ class _Design:
                 for m in b.masks]  # fmt: skip
         return np.hstack(cols)[:, : self.k] if len(cols) > 1 else cols[0][:, : self.k]
 
+    def raw(self, b: SeatBatch, bits: np.ndarray) -> np.ndarray:
+        """The 0/1 design, not demeaned (rows x width, float32)."""
+        x = np.zeros((len(b), self.width), dtype=np.float32)
+        x[:, : self.k] = bits
+        rows = np.arange(len(b))
+        seat_col = np.full((16, 16), -1, dtype=np.int64)  # (players, seat) -> column; seat 1 is the reference
+        for i, (p, s) in enumerate(self.seat_cols):
+            seat_col[p, s] = self.k + i
+        col = seat_col[b.players, b.seat]
+        x[rows[col >= 0], col[col >= 0]] = 1
+        if self.n_strat > 1:  # strategy 0 is the reference
+            code = b.strategy.astype(np.int64)
+            x[rows[code > 0], self.k + len(self.seat_cols) + code[code > 0] - 1] = 1
+        return x
+
     def matrix(self, b: SeatBatch, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The design and the outcome, demeaned within each game (games of P players are P consecutive rows).
 
         Rows of one player count come in runs (a chunk holds one matchup's groups), so each run is demeaned in
         place through a reshaped view: no copy of the batch-sized matrix."""
-        x = np.empty((len(b), self.width), dtype=np.float32)
-        x[:, : self.k] = bits
-        col = self.k
-        for p, s in self.seat_cols:
-            np.logical_and(b.players == p, b.seat == s, out=x[:, col])
-            col += 1
-        for code in range(1, self.n_strat):
-            np.equal(b.strategy, code, out=x[:, col])
-            col += 1
+        x = self.raw(b, bits)
         y = b.total.astype(np.float32)
-        edges = np.flatnonzero(np.diff(b.players)) + 1
-        for start, stop in zip(np.r_[0, edges], np.r_[edges, len(b)], strict=True):
-            p = int(b.players[start])
-            xs = x[start:stop].reshape(-1, p, self.width)
-            xs -= xs.mean(axis=1, keepdims=True)
-            ys = y[start:stop].reshape(-1, p)
-            ys -= ys.mean(axis=1, keepdims=True)
+        _demean_games(b.players, x)
+        _demean_games(b.players, y)
         return x, y
+
+
+def _demean_games(players: np.ndarray, a: np.ndarray) -> None:
+    """Subtract from every row of ``a`` (rows, or rows x columns) the mean of its game, in place (games of P players
+    are P consecutive rows, and rows of one player count come in runs)."""
+    edges = np.flatnonzero(np.diff(players)) + 1
+    for start, stop in zip(np.r_[0, edges], np.r_[edges, len(players)], strict=True):
+        p = int(players[start])
+        part = a[start:stop].reshape(-1, p, *a.shape[1:])
+        mean = part[:, 0].copy()  # the seats added one by one: contiguous rows, faster than a mean over a short axis
+        for seat in range(1, p):
+            mean += part[:, seat]
+        mean /= p
+        part -= mean[:, None]
+
+
+def _group_sums(starts: np.ndarray, rows: int, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Per group (rows sorted by group; ``starts`` where each begins): ``sum_i weights_i * x_i`` (groups x columns),
+    as a sparse group-by-row matrix times ``x``: one streaming pass, no batch-sized temporary."""
+    import scipy.sparse as sp
+
+    index = np.arange(rows, dtype=np.int64)
+    by_group = sp.csr_matrix((weights, index, np.r_[starts, rows]), shape=(len(starts), rows))
+    return np.asarray(by_group @ x)
 
 
 @stats.one_blas_thread
@@ -131,15 +159,22 @@ def compute(run: Run) -> NobleReport:
         bits = design.bits(b)
         x, y = design.matrix(b, bits)
         ols.add(x, y)
-        # lift rows: one per noble taken; value = taker's win share minus the others' mean
+        del x, y
+        # lift: per noble, the taker's win share minus the others' mean in its game; summed per group (the cluster)
         p = b.players.astype(np.float64)
         value = (p * b.win - 1) / np.maximum(p - 1, 1)
-        row, noble = np.nonzero(bits)
-        lift.add(noble, b.group[row], {"lift": value[row]})
+        starts, taken = batch_starts(b.group), bits.astype(np.float32)
+        counts = _group_sums(starts, len(b), np.ones(len(b), dtype=np.float32), taken)
+        lift.add_groups(counts, {"lift": _group_sums(starts, len(b), value.astype(np.float32), taken)})
     ols.solve()
+    beta = np.nan_to_num(ols.coef).astype(np.float32)
     for b in data:
-        x, y = design.matrix(b, design.bits(b))
-        ols.add_scores(x, y, b.group)
+        # The scores of the cluster-robust variance without the demeaned design: a game's residuals sum to zero,
+        # so a group's score X~'e equals X'e with the raw 0/1 design, where e is y - X beta demeaned within games.
+        x = design.raw(b, design.bits(b))
+        resid = b.total.astype(np.float32) - x @ beta
+        _demean_games(b.players, resid)
+        ols.add_group_scores(_group_sums(batch_starts(b.group), len(b), resid, x))
     fit = ols.result()
     lift_mean = lift.mean("lift")
 

@@ -202,6 +202,14 @@ class OLSAccumulator:
         self.meat += scores.T @ scores
         self.clusters += len(starts)
 
+    def add_group_scores(self, scores: np.ndarray) -> None:
+        """Pass 2 from the clusters' scores already summed (clusters x k: each cluster's ``X'e``, with ``e`` the
+        residuals at the solved coefficients); the same sum as ``add_scores``."""
+        assert self.coef is not None, "solve() first"
+        scores = np.asarray(scores, dtype=np.float64)
+        self.meat += scores.T @ scores
+        self.clusters += len(scores)
+
     def result(self) -> OLSResult:
         assert self.coef is not None and self._keep is not None
         keep = self._keep
@@ -233,17 +241,31 @@ def cluster_slopes(
     total = n.sum()
     if total == 0:
         return nan, nan.copy(), nan.copy()
-    xbar = (n[:, None] * x).sum(0) / total
+    xbar = n @ x / total
     ybar = y_sum.sum() / total
     dx = x - xbar
-    sxx = (n[:, None] * dx**2).sum(0)
+    dx2 = dx * dx
+    sxx = n @ dx2
     ey = y_sum - n * ybar
     with np.errstate(invalid="ignore", divide="ignore"):
-        slope = (dx * ey[:, None]).sum(0) / sxx
-        score = dx * (ey[:, None] - slope * n[:, None] * dx)
+        slope = ey @ dx / sxx
+        # score = dx * (ey - slope * n * dx), in place: two cells-sized temporaries in all
+        dx *= ey[:, None]
+        dx2 *= n[:, None]
+        dx2 *= slope
+        dx -= dx2
+        score = dx
+        per_cluster = np.bincount(cluster)
         present = np.bincount(cluster, weights=n) > 0
         g = int(present.sum())
-        meat = np.array([(np.bincount(cluster, weights=score[:, j]) ** 2).sum() for j in range(f)])
+        if per_cluster.max() > 1:  # several cells to a cluster: sum their scores first
+            import scipy.sparse as sp
+
+            code = np.cumsum(per_cluster > 0) - 1
+            rows = np.arange(len(cluster))
+            by_cluster = sp.csr_matrix((np.ones(len(cluster)), (code[cluster], rows)), shape=(code[-1] + 1, len(rows)))
+            score = np.asarray(by_cluster @ score)
+        meat = np.einsum("ij,ij->j", score, score)
         se = np.sqrt(g / (g - 1) * meat) / sxx if g > 1 else nan.copy()
         se = np.where(sxx > 0, se, np.nan)
         p = np.where(se > 0, two_sided_p(slope / se), np.nan)
