@@ -36,6 +36,7 @@ GAME_BUILTINS: dict[str, dict[str, str]] = {
         "random": "strategies.palastgefluester.random_play:RandomStrategy",
         "heuristic": "strategies.palastgefluester.heuristic:HeuristicStrategy",
         "restricted": "strategies.palastgefluester.restricted:RestrictedStrategy",
+        "search": "strategies.palastgefluester.search:SearchStrategy",
     },
 }
 

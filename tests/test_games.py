@@ -106,7 +106,7 @@ def test_games_and_strategies_are_listed_per_game() -> None:
     listed = json.loads(runner.invoke(app, ["games", "--json"]).output)
     assert [g["name"] for g in listed] == list(GAMES)
     mine = json.loads(runner.invoke(app, ["strategies", "--game", PG, "--json"]).output)
-    assert {s["name"] for s in mine} == {"random", "heuristic", "restricted"}
+    assert {s["name"] for s in mine} == {"random", "heuristic", "restricted", "search"}
 
 
 def test_the_persons_study_writes_a_verdict_per_person_and_skill_level(tmp_path: Path) -> None:

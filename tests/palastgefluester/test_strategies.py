@@ -97,3 +97,17 @@ def test_the_same_seed_and_strategies_give_the_same_game() -> None:
 
     assert game(5).to_json() == game(5).to_json()
     assert game(5).to_json() != game(6).to_json()
+
+
+def test_the_search_player_finishes_its_games_reproducibly_and_is_checked() -> None:
+    from palais_sim.registry import load_strategy
+
+    def game(seed: int):
+        seats = [load_strategy("search:budget=6", "palastgefluester"), HeuristicStrategy(), RandomStrategy()]
+        return play_game(PgOptions(players=3), seed, seats)
+
+    first = [game(seed) for seed in (21, 22)]
+    assert all(r.finished for r in first)
+    assert [r.to_json() for r in first] == [r.to_json() for r in (game(21), game(22))]
+    with pytest.raises(ValueError, match="rollout must be"):
+        load_strategy("search:rollout=greedy", "palastgefluester")
