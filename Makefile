@@ -67,6 +67,7 @@ golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
 
 playthroughs: $(STAMP)  ## regenerate the random playthroughs and legal-choice counts after a reviewed rule change
 	$(BIN)/python -m tests.playthroughs.make_playthroughs
+	$(BIN)/python -m palais_sim.games.palastgefluester.playthroughs
 
 generate: $(STAMP)  ## rewrite the code that follows from the state's field list (engine/state.py FIELDS)
 	$(BIN)/python -m palais_sim.engine.codegen
