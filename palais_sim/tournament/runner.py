@@ -348,7 +348,7 @@ def _run(
         {
             "started": now(),
             "engine": __version__,
-            "compiled": engine_compiled(),
+            "compiled": engine_compiled() and settings.game == DEFAULT_GAME,  # only Palais Royal's engine is
             "python": platform.python_version(),
             "workers": workers,
             "backend": backend,
