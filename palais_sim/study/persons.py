@@ -4,7 +4,8 @@ For each person X and skill level S, two arms on the same setups and seatings, e
 P-1 copies of S (seats rotated):
 
 - *without*: the focus is S forbidden to play X while it has another card (``restricted:base=S,forbid=X``);
-- *with*: the focus is S made to play X whenever its hand holds one (``restricted:base=S,eager=X``).
+- *with*: the focus is S made to play X whenever its hand holds one it can lay out without ending the round against
+  itself (``restricted:base=S,eager=X``: not a person already in its display, not the Hofnarr under the Hofnarr king).
 
 The verdict's effect is *with - without*, group by group: how much win share a player gains by playing X whenever
 it can rather than never. A person whose action is worth more than the card slot it takes gives a positive effect
@@ -92,7 +93,8 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
     header(page, spec, ledger, (
         f"{plan.players} players. For each person, at each skill level, two arms on the same setups and seatings "
         "against the same opponents (the skill level itself in the other seats): the focus player never plays it "
-        "while it has another card (*without*), or plays it whenever its hand holds one (*with*). Effect = with - "
+        "while it has another card (*without*), or plays it whenever it can without ending the round against "
+        "itself (*with*). Effect = with - "
         "without, in percentage points of the focus's win share: **favoured** = a strong person (playing it gains "
         "more than the margin), **disfavoured** = a weak one. *Without* alone is the share lost when forbidden it "
         "(against 1/P)."

@@ -4,15 +4,17 @@
 ``restricted:base=heuristic,forbid=Zofe/Hofnarr``: the base strategy chooses as usual, but a play decision is
 answered from the hand without the forbidden persons (the base strategy sees a view whose hand holds only the
 allowed cards, so it plans with them); only a hand of forbidden cards alone plays one of them.
-``restricted:base=heuristic,eager=Zofe``: whenever the hand holds a Zofe, one is played (the base strategy chooses
-among the eager cards). The other decisions are the base strategy's. A base with parameters writes them with ``;``
-for ``,``: ``base=heuristic:repeat=-8;six=10``. Persons are named by their id or their name (``Wächter``,
-``waechter``), case-insensitive.
+``restricted:base=heuristic,eager=Zofe``: whenever the hand holds a Zofe that can be laid out without ending the
+round against its player (not a person already in its display, not the Hofnarr under the Hofnarr king), one is played
+(the base strategy chooses among those cards): "whenever it can" means whenever it is not suicide, as a noble is
+taken whenever it can be paid for. The other decisions are the base strategy's. A base with parameters writes
+them with ``;`` for ``,``: ``base=heuristic:repeat=-8;six=10``. Persons are named by their id or their name
+(``Wächter``, ``waechter``), case-insensitive.
 """
 
 from __future__ import annotations
 
-from palais_sim.games.palastgefluester.components import PERSON_IDS, PERSONS
+from palais_sim.games.palastgefluester.components import HOFNARR, PERSON_IDS, PERSONS
 from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.view import PlayerView
 from palais_sim.registry import StrategySpecError, load_strategy
@@ -55,7 +57,14 @@ class RestrictedStrategy:
         if decision.kind != "play":
             return self.base.choose(view, decision)
         if self.eager:
-            wanted = tuple(c for c in view.hand if c % PERSONS in self.eager)
+            laid_out = {c % PERSONS for c in view.displays[view.seat]}
+            wanted = tuple(
+                c
+                for c in view.hand
+                if c % PERSONS in self.eager
+                and c % PERSONS not in laid_out
+                and not (c % PERSONS == HOFNARR and view.blocked == HOFNARR)
+            )
             if wanted:
                 return self._choose_from(view, decision, wanted)
         if self.forbid:

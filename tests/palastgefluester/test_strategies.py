@@ -34,12 +34,14 @@ class Watch:
         self.inner = inner
         self.name = inner.name
         self.plays: list[tuple[tuple[int, ...], int]] = []
+        self.plays_with_display: list[tuple[tuple[int, ...], int, tuple[int, ...]]] = []
 
     def choose(self, view: PlayerView, decision: Decision) -> object:
         hand = view.hand
         choice = self.inner.choose(view, decision)
         if decision.kind == "play":
             self.plays.append((hand, choice))
+            self.plays_with_display.append((hand, choice, view.displays[view.seat]))
         return choice
 
 
@@ -72,16 +74,19 @@ def test_restricted_rejects_unknown_persons_and_bases() -> None:
     assert RestrictedStrategy(base="heuristic:six=3", forbid="Zofe").base.w["six"] == 3.0
 
 
-def test_eager_plays_the_person_whenever_the_hand_holds_it() -> None:
-    checked = 0
+def test_eager_plays_the_person_whenever_it_can_without_ending_the_round_against_itself() -> None:
+    checked = held_back = 0
     for g in range(40):
         watch = Watch(RestrictedStrategy(base="heuristic", eager="Mundschenk"))  # person 4
-        play_game(PgOptions(players=4), 5_000 + g, [watch, HeuristicStrategy(), RandomStrategy(), RandomStrategy()])
-        for hand, card in watch.plays:
-            if any(c % 7 == 4 for c in hand):
-                assert card % 7 == 4, f"played {card} from {hand} holding a Mundschenk"
+        seats = [watch, HeuristicStrategy(), RandomStrategy(), RandomStrategy()]
+        play_game(PgOptions(players=4), 5_000 + g, seats)
+        for hand, card, display in watch.plays_with_display:
+            if any(c % 7 == 4 for c in hand) and 4 not in {c % 7 for c in display}:
+                assert card % 7 == 4, f"played {card} from {hand} holding a Mundschenk it could lay out"
                 checked += 1
-    assert checked > 50
+            elif any(c % 7 == 4 for c in hand):
+                held_back += 1  # a Mundschenk already in its display: playing it would be a repeat
+    assert checked > 50 and held_back > 0
 
 
 def test_heuristic_parameters_are_numeric_and_checked() -> None:
