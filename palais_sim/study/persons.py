@@ -3,7 +3,9 @@
 For each person X and skill level S, two arms on the same setups and seatings, each with the focus player against
 P-1 copies of S (seats rotated):
 
-- *without*: the focus is S forbidden to play X while it has another card (``restricted:base=S,forbid=X``);
+- *without*: the focus is S forbidden to play X while another card keeps the round going for it
+  (``restricted:base=S,forbid=X``; X is played only to escape a repeat: every card is a way out of a repeat, and
+  forbidding X outright would measure the worth of one more safe card, alike for every person);
 - *with*: the focus is S made to play X whenever its hand holds one it can lay out without ending the round against
   itself (``restricted:base=S,eager=X``: not a person already in its display, not the Hofnarr under the Hofnarr king).
 
@@ -93,8 +95,8 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
     header(page, spec, ledger, (
         f"{plan.players} players. For each person, at each skill level, two arms on the same setups and seatings "
         "against the same opponents (the skill level itself in the other seats): the focus player never plays it "
-        "while it has another card (*without*), or plays it whenever it can without ending the round against "
-        "itself (*with*). Effect = with - "
+        "while another card keeps the round going (*without*: played only to escape a repeat), or plays it whenever "
+        "it can without ending the round against itself (*with*). Effect = with - "
         "without, in percentage points of the focus's win share: **favoured** = a strong person (playing it gains "
         "more than the margin), **disfavoured** = a weak one. *Without* alone is the share lost when forbidden it "
         "(against 1/P)."

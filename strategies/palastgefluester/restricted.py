@@ -3,7 +3,10 @@
 
 ``restricted:base=heuristic,forbid=Zofe/Hofnarr``: the base strategy chooses as usual, but a play decision is
 answered from the hand without the forbidden persons (the base strategy sees a view whose hand holds only the
-allowed cards, so it plans with them); only a hand of forbidden cards alone plays one of them.
+allowed cards, so it plans with them). A forbidden card is played only when every allowed card would end the round
+against its player (a repeat, the Hofnarr under the Hofnarr king) and the forbidden card would not, or when the hand
+holds nothing else: any card is a way out of a repeat, so forbidding it outright would measure the worth of one more
+safe card, the same for every person, rather than the worth of the person's action and timing.
 ``restricted:base=heuristic,eager=Zofe``: whenever the hand holds a Zofe that can be laid out without ending the
 round against its player (not a person already in its display, not the Hofnarr under the Hofnarr king), one is played
 (the base strategy chooses among those cards): "whenever it can" means whenever it is not suicide, as a noble is
@@ -51,29 +54,36 @@ class RestrictedStrategy:
         if self.forbid & self.eager:
             both = sorted(PERSON_IDS[p] for p in self.forbid & self.eager)
             raise StrategySpecError(f"persons both forbidden and eagerly played: {', '.join(both)}")
-        self.forced = 0  # plays of a forbidden person because the hand held nothing else
+        self.forced = 0  # plays of a forbidden person: the hand held nothing else, or nothing else safe
 
     def choose(self, view: PlayerView, decision: Decision) -> object:
         if decision.kind != "play":
             return self.base.choose(view, decision)
         if self.eager:
-            laid_out = {c % PERSONS for c in view.displays[view.seat]}
-            wanted = tuple(
-                c
-                for c in view.hand
-                if c % PERSONS in self.eager
-                and c % PERSONS not in laid_out
-                and not (c % PERSONS == HOFNARR and view.blocked == HOFNARR)
-            )
+            safe = self._safe(view)
+            wanted = tuple(c for c in view.hand if c % PERSONS in self.eager and safe(c))
             if wanted:
                 return self._choose_from(view, decision, wanted)
         if self.forbid:
             allowed = tuple(c for c in view.hand if c % PERSONS not in self.forbid)
-            if not allowed:
-                self.forced += 1
-                return self.base.choose(view, decision)
-            return self._choose_from(view, decision, allowed)
+            safe = self._safe(view)
+            if allowed and (any(safe(c) for c in allowed) or not any(safe(c) for c in view.hand)):
+                return self._choose_from(view, decision, allowed)
+            self.forced += 1  # nothing else, or only a forbidden card keeps the round going
+            return (
+                self._choose_from(view, decision, tuple(c for c in view.hand if safe(c)))
+                if allowed
+                else (self.base.choose(view, decision))
+            )
         return self.base.choose(view, decision)
+
+    @staticmethod
+    def _safe(view: PlayerView):
+        """Whether laying out a card keeps the round going for its player: not a person already in its display, not
+        the Hofnarr under the Hofnarr king."""
+        laid_out = {c % PERSONS for c in view.displays[view.seat]}
+        jester_king = view.blocked == HOFNARR
+        return lambda c: c % PERSONS not in laid_out and not (jester_king and c % PERSONS == HOFNARR)
 
     def _choose_from(self, view: PlayerView, decision: Decision, cards: tuple[int, ...]) -> object:
         """The base strategy's play from ``cards`` only (it sees a hand of those cards)."""
