@@ -201,7 +201,7 @@ def persons(
     max_rounds: int | None = MaxRoundsGameOpt,
     tiebreak: str = TiebreakOpt,
 ) -> None:
-    """Palastgeflüster: restricted play per person (never play it vs play it whenever possible).
+    """Palastgeflüster: restricted play per person (never play it but to escape a repeat vs whenever it is safe).
 
     Size: 2 arms x groups x players games per person and skill level; the defaults (4 players, 200 groups, seven
     persons, two skill levels) play 22,400 games, about 3 minutes on one core.
