@@ -105,3 +105,23 @@ def test_confounded_run_from_held_batches(tmp_path: Path) -> None:
     r = open_run(out)
     batches.cached_batches(r, batches.strategies(r), noble_ids(r))
     assert design.confounded_player_counts(r) == [2]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_table_slopes_equal_cluster_slopes(shared: bool) -> None:
+    """Slopes from per-value sums equal the cell-by-cell computation (and fall back to it when a cluster has several
+    cells); a constant feature gets no slope, a non-integer one is handled."""
+    from palais_sim.analytics import stats
+
+    rng = np.random.default_rng(4)
+    table = np.column_stack([rng.integers(0, 5, 50), rng.integers(0, 2, 50), np.zeros(50), rng.normal(size=50)])
+    cells = 3000
+    row = rng.integers(0, 50, cells)
+    n = rng.integers(1, 6, cells).astype(float)
+    y = rng.binomial(n.astype(int), 0.3 + 0.05 * table[row, 0]).astype(float)
+    cluster = rng.integers(0, 1000, cells) if shared else rng.permutation(cells)
+    got = stats.TableSlopes(table).slopes(row, n, y, cluster)
+    want = stats.cluster_slopes(table[row], n, y, cluster)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    assert np.isnan(got[0][2]) and np.isnan(got[1][2])

@@ -296,16 +296,15 @@ def feature_effects(
     if feats is None:
         layouts = pl.concat([df.select("layout") for df in cells.values()]).unique()
         feats = layout_features(layouts.lazy()).collect()
-    table = feats.select(names).to_numpy().astype(np.float32)  # one row per layout
+    table = stats.TableSlopes(feats.select(names).to_numpy())  # one row per layout
     index = feats.select("layout", pl.int_range(pl.len(), dtype=pl.Int64).alias("_layout"))
     rows = []
     for subject, df in cells.items():
         coded = df.join(index, on="layout", how="left")
-        for key, part in coded.group_by(["players", subject]):
+        for key, part in coded.partition_by(["players", subject], as_dict=True).items():
             players, who = key
-            x = table[part["_layout"].to_numpy()]  # one part at a time: memory of one part
-            slope, se, p = stats.cluster_slopes(
-                x, part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
+            slope, se, p = table.slopes(
+                part["_layout"].to_numpy(), part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
             )
             base = part["win"].sum() / part["n"].sum()
             for j, name in enumerate(names):
@@ -436,7 +435,9 @@ def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> 
     cells = {"seat": seat_cells}
     if strat_cells["strategy"].n_unique() > 1:
         cells["strategy"] = strat_cells
-    features = feature_effects(cells, min_effect)
+    # every group has seat and strategy cells: the seat cells name all the layouts
+    feats = layout_features(by_seat.select(pl.col("layout").unique()).lazy()).collect()
+    features = feature_effects(cells, min_effect, feats)
     if confounded:
         aligned = pl.col("players").is_in(confounded)
         features = features.with_columns(
