@@ -152,6 +152,18 @@ def _batch_cells(b, names: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     return out[0], out[1]
 
 
+def _release_freed_memory() -> None:
+    """Hand the memory of freed arrays back to the system (glibc keeps freed blocks of a few MB for reuse, which
+    the tables Polars builds next cannot use), where the C library offers it."""
+    import contextlib
+    import ctypes
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def seat_table(base: pl.LazyFrame) -> pl.LazyFrame:
     return (
         base.group_by("players", "seat")
@@ -417,7 +429,8 @@ def finish_first_game(df: pl.DataFrame) -> pl.DataFrame:
 def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> SetupReport:
     first_game = run.components.first_game_layout if run.components else FIRST_GAME_DEFAULT
     by_seat, by_strategy = setup_cells(run)  # one pass over the seats; the tables below are small group-bys of it
-    run.__dict__.pop("_seat_batches", None)  # the seat batches of the other reports are not needed any more: free them
+    if run.__dict__.pop("_seat_batches", None):  # the seat batches of the other reports are not needed any more
+        _release_freed_memory()
     base = by_seat.lazy()
     seats, gold, gold_groups, pos, lay, fg = collect_all(
         [

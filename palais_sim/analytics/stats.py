@@ -280,13 +280,13 @@ class TableSlopes:
     several cells)."""
 
     def __init__(self, table: np.ndarray) -> None:
-        self.table = np.asarray(table, dtype=float)
-        rows, f = self.table.shape
-        codes = np.empty((rows, f), dtype=np.int64)
+        self.table = table  # as given (small integers, usually): read as floats only by the fallback
+        rows, f = table.shape
+        codes = np.empty((rows, f), dtype=np.int32)
         values, feature = [], []
         offset = 0
         for j in range(f):
-            col = self.table[:, j]
+            col = np.asarray(table[:, j], dtype=float)
             low = col.min() if rows else 0.0
             if rows and np.array_equal(col, np.round(col)) and col.max() - low < 256:  # small integers
                 v, code = low + np.arange(int(col.max() - low) + 1), (col - low).astype(np.int64)
@@ -301,9 +301,9 @@ class TableSlopes:
         self.value = np.concatenate(values) if values else np.zeros(0)
         self.feature = np.concatenate(feature) if feature else np.zeros(0, dtype=np.int64)
         self.f = f
-        ones = np.ones(rows * f)
-        by_value = sp.csr_matrix((ones, codes.ravel(), np.arange(0, rows * f + 1, f)), shape=(rows, offset))
-        self.by_value = by_value.T.tocsr()  # values x rows
+        # values x rows, stored by row (column-compressed): row r has a 1 at the value of each of its f features
+        starts = np.arange(0, rows * f + 1, f, dtype=np.int64)
+        self.by_value = sp.csc_matrix((np.ones(rows * f), codes.reshape(-1), starts), shape=(offset, rows))
 
     def slopes(
         self, row: np.ndarray, n: np.ndarray, y_sum: np.ndarray, cluster: np.ndarray
@@ -315,7 +315,7 @@ class TableSlopes:
         per_cluster = np.bincount(cluster) if len(cluster) else np.zeros(1, dtype=np.int64)
         total = n.sum()
         if per_cluster.max() > 1 or total == 0:
-            return cluster_slopes(self.table[row], n, y_sum, cluster)
+            return cluster_slopes(np.asarray(self.table[row], dtype=float), n, y_sum, cluster)
         ey = y_sum - n * (y_sum.sum() / total)
         size = len(self.table)
         weights = np.column_stack(
