@@ -201,6 +201,8 @@ def _mask_words(paths: list, noble_ids: list[str], words: int) -> tuple[int, lis
     import pyarrow as pa
 
     index = {n: i for i, n in enumerate(noble_ids)}
+    if len(noble_ids) <= 53:  # one word, each bit a power of two exact in float64: no code array, no filtering
+        return _mask_word(paths, index)
     games, seats, codes = [], [], []
     for path in paths:
         table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
@@ -237,6 +239,36 @@ def _mask_words(paths: list, noble_ids: list[str], words: int) -> tuple[int, lis
             dense |= np.bincount(k, weights=weight[c], minlength=size).astype(np.uint64) << np.uint64(low)
         out.append(dense)
     return base, out
+
+
+def _mask_word(paths: list, index: dict[str, int]) -> tuple[int, list[np.ndarray]]:
+    """``_mask_words`` for at most 53 nobles: each recruit row weighs 2**position (0 for a noble not in the list),
+    looked up through the dictionary of the noble column, and the weights are summed per seat."""
+    import pyarrow as pa
+
+    parts = []
+    for path in paths:
+        table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
+        noble = table.column("noble").combine_chunks()
+        if not isinstance(noble, pa.DictionaryArray):
+            noble = noble.dictionary_encode()
+        pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
+        bit = np.where(pos >= 0, np.ldexp(1.0, np.maximum(pos, 0)), 0.0)
+        weight = bit[noble.indices.to_numpy(zero_copy_only=False)]
+        game, seat = table.column("game").to_numpy(), table.column("seat").to_numpy()
+        parts.append((game, seat, weight))
+    parts = [part for part in parts if len(part[0])]
+    if not parts:
+        return 0, [np.zeros(0, dtype=np.uint64)]
+    base = min(int(game.min()) for game, _, _ in parts)
+    size = (max(int(game.max()) for game, _, _ in parts) - base + 1) * 16
+    total = np.zeros(size)
+    for game, seat, weight in parts:
+        key = game - base  # games of a chunk are one short range
+        key *= 16
+        key += seat
+        total += np.bincount(key, weights=weight, minlength=size)
+    return base, [total.astype(np.uint64)]
 
 
 def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
