@@ -25,8 +25,10 @@ def differences(a: object, b: object, rtol: float, atol: float, where: str = "")
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return [f"{where}: {len(a)} items before, {len(b)} after"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, rtol, atol, f"{where}[{i}]")]
-    if isinstance(a, float | int) and isinstance(b, float | int) and not isinstance(a, bool) and not isinstance(b, bool):
+        pairs = enumerate(zip(a, b, strict=True))
+        return [d for i, (x, y) in pairs for d in differences(x, y, rtol, atol, f"{where}[{i}]")]
+    numbers = all(isinstance(x, float | int) and not isinstance(x, bool) for x in (a, b))
+    if numbers:
         if isinstance(a, int) and isinstance(b, int):
             return [] if a == b else [f"{where}: {a} before, {b} after"]
         if math.isclose(a, b, rel_tol=rtol, abs_tol=atol):
