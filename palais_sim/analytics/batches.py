@@ -39,6 +39,12 @@ class SeatBatch:
     rank: np.ndarray
     win: np.ndarray
     masks: list[np.ndarray] = field(default_factory=list)  # nobles taken, 64 per uint64 word
+    # What the setup report needs, in a game with a room layout (Palais Royal; None otherwise): per row the game's
+    # rounds and the seat's start gold, per group code the group's id and its layout (a group plays one setup).
+    rounds: np.ndarray | None = None
+    start_gold: np.ndarray | None = None
+    group_id: np.ndarray | None = None
+    layout: pl.Series | None = None
 
     def __len__(self) -> int:
         return len(self.game)
@@ -65,63 +71,138 @@ def _groups_of_files(run: Run, names: list[str], target: int) -> Iterator[list[s
 
 
 def strategies(run: Run) -> list[str]:
+    """The run's strategies, sorted (read once per run)."""
     from palais_sim.analytics.runs import collect
 
-    return sorted(collect(run.scan("seats").select(pl.col("strategy").unique()))["strategy"].to_list())
+    if "_strategies" not in run.__dict__:
+        found = collect(run.scan("seats").select(pl.col("strategy").unique()))["strategy"].to_list()
+        run.__dict__["_strategies"] = sorted(found)
+    return list(run.__dict__["_strategies"])
+
+
+def has_layout(run: Run) -> bool:
+    """Whether the run's games have a room layout (Palais Royal): the seat batches then carry the setup columns."""
+    from palais_sim.tournament import records
+
+    return "layout" in records.tables(run.game)["games"]
+
+
+def _is_sorted(group: np.ndarray, game: np.ndarray, seat: np.ndarray) -> bool:
+    """Whether the rows are in (group, game, seat) order, each key once."""
+    if len(group) < 2:
+        return True
+    dg, dgame, dseat = np.diff(group), np.diff(game), np.diff(seat.astype(np.int16))
+    return bool(((dg > 0) | ((dg == 0) & ((dgame > 0) | ((dgame == 0) & (dseat > 0))))).all())
 
 
 def seat_batches(
     run: Run, strategy_list: list[str], noble_ids: list[str] | None = None, target_rows: int = TARGET_ROWS
 ) -> Iterator[SeatBatch]:
+    """The seat rows of played games, a batch of whole groups at a time, sorted by (group, game, seat).
+
+    Each seat row finds its game (player count, and for the setup report layout and rounds) and its nobles by
+    position in the batch's sorted keys, not through a join."""
     files = chunk_names(run)
     words = max(1, (len(noble_ids) + 63) // 64) if noble_ids else 0
+    setup = has_layout(run)
     batches = list(_groups_of_files(run, files, target_rows))
-    carry: pl.DataFrame | None = None
+    carry: dict[str, np.ndarray] | None = None
+    carry_layouts: pl.Series | None = None
     for index, batch in enumerate(batches):
         paths = {t: [run.path / t / n for n in batch] for t in run.table_names}
-        games = (
-            pl.read_parquet(paths["games"], columns=["game", "players", "error"])
-            .filter(pl.col("error").is_null())
-            .drop("error")
+        extra_games, extra_seats = (["layout", "rounds"], ["start_gold"]) if setup else ([], [])
+        games = pl.read_parquet(paths["games"], columns=["game", "players", "error", *extra_games])
+        games = games.filter(pl.col("error").is_null())
+        seat_columns = ["game", "group", "seat", "strategy", "total", run.tie_column, "win", *extra_seats]
+        seats = pl.read_parquet(paths["seats"], columns=seat_columns)
+        # the seat's game row (an inner join on game: seats of failed games have none and are left out)
+        game_ids = games["game"].to_numpy()
+        by_id = None if len(game_ids) < 2 or (np.diff(game_ids) > 0).all() else np.argsort(game_ids, kind="stable")
+        sorted_ids = game_ids if by_id is None else game_ids[by_id]
+        seat_game = seats["game"].to_numpy()
+        at = np.minimum(np.searchsorted(sorted_ids, seat_game), max(len(sorted_ids) - 1, 0))
+        found = sorted_ids[at] == seat_game if len(sorted_ids) else np.zeros(len(seat_game), dtype=bool)
+        game_row = (at if by_id is None else by_id[at])[found]
+        keep = None if found.all() else np.flatnonzero(found)
+
+        def column(values: np.ndarray, keep: np.ndarray | None = keep) -> np.ndarray:
+            return values if keep is None else values[keep]
+
+        strategy_code = seats["strategy"].replace_strict(
+            strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16
         )
-        seats = pl.read_parquet(
-            paths["seats"], columns=["game", "group", "seat", "strategy", "total", run.tie_column, "win"]
-        ).rename({run.tie_column: "tie"})
-        seats = seats.join(games, on="game", how="inner").with_columns(
-            pl.col("strategy").replace_strict(strategy_list, list(range(len(strategy_list))), return_dtype=pl.Int16),
-        )
+        rows: dict[str, np.ndarray] = {
+            "game": column(seat_game),
+            "group": column(seats["group"].to_numpy()),
+            "seat": column(seats["seat"].to_numpy()),
+            "strategy": column(strategy_code.to_numpy()),
+            "total": column(seats["total"].to_numpy()),
+            "tie": column(seats[run.tie_column].to_numpy()),
+            "win": column(seats["win"].to_numpy()),
+            "players": games["players"].to_numpy()[game_row],
+        }
         if noble_ids:
-            seats = seats.join(_masks(paths["recruits"], noble_ids, words), on=["game", "seat"], how="left")
-            seats = seats.with_columns([pl.col(f"mask{w}").fill_null(0) for w in range(words)])
+            base, dense = _mask_words(paths["recruits"], noble_ids, words)
+            key = (rows["game"].astype(np.int64) - base) * 16 + rows["seat"].astype(np.int64)
+            size = len(dense[0])
+            inside = (key >= 0) & (key < size)
+            at_key = np.where(inside, key, 0)
+            for w in range(words):
+                rows[f"mask{w}"] = (
+                    np.where(inside, dense[w][at_key], np.uint64(0)) if size else np.zeros(len(key), np.uint64)
+                )
+        layouts = None
+        if setup:
+            rows["rounds"] = games["rounds"].to_numpy()[game_row]
+            rows["start_gold"] = column(seats["start_gold"].to_numpy())
+            rows["layout_row"] = game_row.astype(np.int64)
+            layouts = games["layout"]
         if carry is not None:
-            seats = pl.concat([carry, seats.select(carry.columns)])
+            if setup:  # the carried rows' layouts come first in this batch's list of layouts
+                rows["layout_row"] = rows["layout_row"] + len(carry_layouts)
+                layouts = pl.concat([carry_layouts, layouts])
+            rows = {name: np.concatenate([carry[name], values]) for name, values in rows.items()}
             carry = None
-        seats = seats.sort("group", "game", "seat")
-        if index + 1 < len(batches) and len(seats):
-            last = seats["group"][-1]  # it may continue in the next chunk: hand it on
-            carry = seats.filter(pl.col("group") == last)
-            seats = seats.filter(pl.col("group") != last)
-        if seats.is_empty():
+        if not _is_sorted(rows["group"], rows["game"], rows["seat"]):
+            order = np.lexsort((rows["seat"], rows["game"], rows["group"]))
+            rows = {name: values[order] for name, values in rows.items()}
+        group = rows["group"]
+        if index + 1 < len(batches) and len(group):
+            cut = int(np.searchsorted(group, group[-1], side="left"))  # the last group may continue: hand it on
+            carry = {name: values[cut:] for name, values in rows.items()}
+            rows = {name: values[:cut] for name, values in rows.items()}
+            if setup:
+                carry_layouts = layouts.gather(carry["layout_row"])
+                carry["layout_row"] = np.arange(len(carry_layouts), dtype=np.int64)
+        if not len(rows["game"]):
             continue
+        group_start = starts(rows["group"])
         yield SeatBatch(
-            game=seats["game"].to_numpy(),
-            group=group_codes(seats["group"].to_numpy()).astype(np.int32),
-            players=seats["players"].to_numpy().astype(np.int8),
-            seat=seats["seat"].to_numpy().astype(np.int8),
-            strategy=seats["strategy"].to_numpy().astype(np.int8),
-            total=seats["total"].to_numpy().astype(np.float32),
-            rank=tie_ranks(seats["total"].to_numpy(), seats["tie"].to_numpy(), seats["players"].to_numpy()),
-            win=seats["win"].to_numpy().astype(np.float32),
-            masks=[seats[f"mask{w}"].to_numpy() for w in range(words)],
+            game=rows["game"],
+            group=group_codes(rows["group"]).astype(np.int32),
+            players=rows["players"].astype(np.int8),
+            seat=rows["seat"].astype(np.int8),
+            strategy=rows["strategy"].astype(np.int8),
+            total=rows["total"].astype(np.float32),
+            rank=tie_ranks(rows["total"], rows["tie"], rows["players"]),
+            win=rows["win"].astype(np.float64),
+            masks=[rows[f"mask{w}"] for w in range(words)],
+            rounds=rows["rounds"].astype(np.int16) if setup else None,
+            start_gold=rows["start_gold"].astype(np.int8) if setup else None,
+            group_id=rows["group"][group_start].astype(np.int64) if setup else None,
+            layout=layouts.gather(rows["layout_row"][group_start]) if setup else None,
         )
 
 
-def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
-    """Per (game, seat): the nobles taken as bit masks, 64 per word. The noble column is read dictionary-encoded, so
-    the tens of millions of recruit rows are mapped to bits through their few dozen distinct names."""
+def _mask_words(paths: list, noble_ids: list[str], words: int) -> tuple[int, list[np.ndarray]]:
+    """The nobles taken per (game, seat) as bit masks, 64 per word: for each word a dense array indexed by
+    ``(game - base) * 16 + seat``, and ``base``. The noble column is read dictionary-encoded, so the tens of millions
+    of recruit rows are mapped to bits through their few dozen distinct names."""
     import pyarrow as pa
 
     index = {n: i for i, n in enumerate(noble_ids)}
+    if len(noble_ids) <= 53:  # one word, each bit a power of two exact in float64: no code array, no filtering
+        return _mask_word(paths, index)
     games, seats, codes = [], [], []
     for path in paths:
         table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
@@ -143,11 +224,10 @@ def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
     base = int(game.min()) if len(game) else 0
     key = (game.astype(np.int64) - base) * 16 + seat.astype(np.int64)  # games of a chunk are one short range
     size = int(key.max()) + 1 if len(key) else 0
-    present = np.flatnonzero(np.bincount(key, minlength=size)) if size else np.zeros(0, np.int64)
-    cols: dict[str, object] = {"game": present // 16 + base, "seat": (present % 16).astype(np.int8)}
     # A seat takes a noble once, so OR is a sum, and a sum of distinct powers of two below 2**53 is exact in float64:
     # one bincount per 53 bits of a word, its weights looked up per noble code.
     positions = np.arange(64 * words)
+    out = []
     for w in range(words):
         k, c = (key, code) if words == 1 else (key[code // 64 == w], code[code // 64 == w])
         dense = np.zeros(size, dtype=np.uint64)
@@ -157,7 +237,50 @@ def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
                 continue
             weight = np.where(inside, np.ldexp(1.0, positions % 64 - low), 0.0)
             dense |= np.bincount(k, weights=weight[c], minlength=size).astype(np.uint64) << np.uint64(low)
-        cols[f"mask{w}"] = dense[present]
+        out.append(dense)
+    return base, out
+
+
+def _mask_word(paths: list, index: dict[str, int]) -> tuple[int, list[np.ndarray]]:
+    """``_mask_words`` for at most 53 nobles: each recruit row weighs 2**position (0 for a noble not in the list),
+    looked up through the dictionary of the noble column, and the weights are summed per seat."""
+    import pyarrow as pa
+
+    parts = []
+    for path in paths:
+        table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
+        noble = table.column("noble").combine_chunks()
+        if not isinstance(noble, pa.DictionaryArray):
+            noble = noble.dictionary_encode()
+        pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
+        bit = np.where(pos >= 0, np.ldexp(1.0, np.maximum(pos, 0)), 0.0)
+        weight = bit[noble.indices.to_numpy(zero_copy_only=False)]
+        game, seat = table.column("game").to_numpy(), table.column("seat").to_numpy()
+        parts.append((game, seat, weight))
+    parts = [part for part in parts if len(part[0])]
+    if not parts:
+        return 0, [np.zeros(0, dtype=np.uint64)]
+    base = min(int(game.min()) for game, _, _ in parts)
+    size = (max(int(game.max()) for game, _, _ in parts) - base + 1) * 16
+    total = np.zeros(size)
+    for game, seat, weight in parts:
+        key = game - base  # games of a chunk are one short range
+        key *= 16
+        key += seat
+        total += np.bincount(key, weights=weight, minlength=size)
+    return base, [total.astype(np.uint64)]
+
+
+def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
+    """Per (game, seat) that took a noble: the nobles taken as bit masks, 64 per word (columns mask0, mask1, ...)."""
+    base, dense = _mask_words(paths, noble_ids, words)
+    taken = np.zeros(len(dense[0]) if dense else 0, dtype=bool)
+    for d in dense:
+        taken |= d != 0
+    present = np.flatnonzero(taken)
+    cols: dict[str, object] = {"game": present // 16 + base, "seat": (present % 16).astype(np.int8)}
+    for w, d in enumerate(dense):
+        cols[f"mask{w}"] = d[present]
     return pl.DataFrame(cols).with_columns(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int8))
 
 

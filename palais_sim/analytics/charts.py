@@ -59,14 +59,11 @@ def _title(fig: Figure, text: str, width: float) -> None:
 def save(fig: Figure, directory: Path, name: str) -> dict[str, Path]:
     """Write ``name.png`` (at ``PNG_DPI``) and ``name.svg`` into ``directory``; returns the paths by format."""
     directory.mkdir(parents=True, exist_ok=True)
-    paths = {}
-    for fmt in ("png", "svg"):
-        path = directory / f"{name}.{fmt}"
-        if fmt == "svg":
-            fig.savefig(path, format=fmt, metadata={"Date": None})
-        else:
-            fig.savefig(path, format=fmt, dpi=PNG_DPI, metadata={"Software": None})
-        paths[fmt] = path
+    paths = {fmt: directory / f"{name}.{fmt}" for fmt in ("png", "svg")}
+    fig.savefig(paths["png"], format="png", dpi=PNG_DPI, metadata={"Software": None})
+    # The layout found for the PNG serves the SVG too (the same figure in inches): frozen, not computed again.
+    fig.set_layout_engine("none")
+    fig.savefig(paths["svg"], format="svg", metadata={"Date": None})
     return paths
 
 

@@ -8,6 +8,7 @@ seats. Mirror runs (one strategy) are not confounded: they measure seats only.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from palais_sim.analytics.runs import Run, collect
@@ -20,17 +21,42 @@ def confounded_player_counts(run: Run) -> list[int]:
     cached = run.__dict__.get("_confounded")
     if cached is not None:
         return list(cached)
-    per_seat = collect(
-        run.seats()
-        .group_by("players", "seat")
-        .agg(pl.col("strategy").n_unique().alias("kinds"), pl.col("strategy").first().alias("one"))
-    )
+    held = run.__dict__.get("_seat_batches") or {}
+    per_seat = _per_seat_held(held) if held else _per_seat_scan(run)
     out = []
     for (players,), part in per_seat.group_by(["players"]):
         if (part["kinds"] == 1).all() and part["one"].n_unique() > 1:
             out.append(int(players))
     run.__dict__["_confounded"] = sorted(out)
     return sorted(out)
+
+
+def _per_seat_scan(run: Run) -> pl.DataFrame:
+    """Per (players, seat): how many strategies sat there, and one of them."""
+    return collect(
+        run.seats()
+        .group_by("players", "seat")
+        .agg(pl.col("strategy").n_unique().alias("kinds"), pl.col("strategy").first().alias("one"))
+    )
+
+
+def _per_seat_held(held: dict) -> pl.DataFrame:
+    """``_per_seat_scan`` from the seat batches another report has read: which strategies sat in each seat."""
+    (names, _), data = next(iter(held.items()))
+    k = max(1, len(names))
+    seen = np.zeros(16 * 16 * k, dtype=np.int64)
+    for b in data:
+        seen += np.bincount((b.players.astype(np.int64) * 16 + b.seat) * k + b.strategy, minlength=len(seen))
+    present = seen.reshape(16 * 16, k) > 0
+    cells = np.flatnonzero(present.any(1))
+    return pl.DataFrame(
+        {
+            "players": pl.Series(cells // 16, dtype=pl.Int8),
+            "seat": pl.Series(cells % 16, dtype=pl.Int8),
+            "kinds": pl.Series(present[cells].sum(1), dtype=pl.UInt32),
+            "one": pl.Series([names[int(np.argmax(present[c]))] for c in cells], dtype=pl.String),
+        }
+    )
 
 
 def confound_warning(run: Run) -> str | None:

@@ -271,7 +271,11 @@ def games_section(rep: Report, run: Run) -> None:
 
 
 # sections -----------------------------------------------------------------------------------------------------
-def score_table(run: Run) -> pl.DataFrame:
+QUANTILES = {"p05": 0.05, "q25": 0.25, "median": 0.5, "q75": 0.75, "p95": 0.95}
+
+
+def score_table_scan(run: Run) -> pl.DataFrame:
+    """The score table straight from the seat rows (the definition ``score_table`` reproduces from the batches)."""
     total = pl.col("total")
     return collect(
         run.seats()
@@ -289,6 +293,49 @@ def score_table(run: Run) -> pl.DataFrame:
             total.max().alias("max"),
         )
     ).sort("players", "strategy")
+
+
+SCORE_LOW, SCORE_SPAN = -(1 << 15), 1 << 16  # the range of the Int16 total column
+
+
+def score_table(run: Run) -> pl.DataFrame:
+    """Final scores per (players, strategy): seats, mean, sd, min, percentiles (linear), max.
+
+    From a histogram of the integer scores per cell, summed over the seat batches the win rates have read: the
+    quantiles are read off the histogram's cumulative counts, so no pass sorts the seat rows."""
+    from palais_sim.analytics.batches import cached_batches, strategies
+    from palais_sim.analytics.runs import noble_ids
+
+    names = strategies(run)
+    counts = run.summary["player_counts"]
+    k = max(1, len(names))
+    cells = len(counts) * k
+    hist = np.zeros(cells * SCORE_SPAN, dtype=np.int64)
+    for b in cached_batches(run, names, noble_ids(run)):
+        cell = np.searchsorted(counts, b.players).astype(np.int64) * k + b.strategy
+        hist += np.bincount(cell * SCORE_SPAN + (b.total.astype(np.int64) - SCORE_LOW), minlength=len(hist))
+    rows = []
+    for c, h in enumerate(hist.reshape(cells, SCORE_SPAN)):
+        at = np.flatnonzero(h)
+        if not len(at):
+            continue
+        values, n_v = (at + SCORE_LOW).astype(np.float64), h[at]
+        n = int(n_v.sum())
+        mean = float(values @ n_v) / n
+        sd = float(np.sqrt((n_v @ (values - mean) ** 2) / (n - 1))) if n > 1 else None
+        cum = np.cumsum(n_v)
+        row = {"players": counts[c // k], "strategy": names[c % k], "seats": n, "mean": mean, "sd": sd,
+               "min": int(values[0]), "max": int(values[-1])}  # fmt: skip
+        for name, q in QUANTILES.items():
+            # polars' linear quantile: the sorted values at floor and ceil of q (n - 1), interpolated
+            pos = q * (n - 1)
+            low, high = values[np.searchsorted(cum, [math.floor(pos), math.ceil(pos)], side="right")]
+            row[name] = float(low) if low == high else (pos - math.floor(pos)) * (high - low) + low
+        rows.append(row)
+    schema = {"players": pl.Int8, "strategy": pl.String, "seats": pl.UInt32, "mean": pl.Float64, "sd": pl.Float64,
+              "min": pl.Int16, "p05": pl.Float64, "q25": pl.Float64, "median": pl.Float64, "q75": pl.Float64,
+              "p95": pl.Float64, "max": pl.Int16}  # fmt: skip
+    return pl.DataFrame(rows, schema=schema, orient="row").select(list(schema)).sort("players", "strategy")
 
 
 def head_to_head_pairs(h2h: pl.DataFrame) -> pl.DataFrame:

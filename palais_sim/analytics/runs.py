@@ -312,6 +312,8 @@ def noble_ids(run: Run) -> list[str]:
     """The component set's noble ids in order, then any others the run's recruits name (none in a game without)."""
     if "recruits" not in run.table_names:
         return []
-    ids = [n.id for n in run.components.nobles] if run.components else []
-    seen = collect(run.scan("recruits").select(pl.col("noble").unique()))["noble"].to_list()
-    return ids + sorted(set(seen) - set(ids))
+    if "_noble_ids" not in run.__dict__:  # read once per run (a pass over every recruit row)
+        ids = [n.id for n in run.components.nobles] if run.components else []
+        seen = collect(run.scan("recruits").select(pl.col("noble").unique()))["noble"].to_list()
+        run.__dict__["_noble_ids"] = ids + sorted(set(seen) - set(ids))
+    return list(run.__dict__["_noble_ids"])

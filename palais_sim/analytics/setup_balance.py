@@ -88,40 +88,80 @@ def setup_cells(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     gold) and per (players, group, layout, strategy) the seat rows, wins, points and rounds (a group plays one
     setup, so one layout: a few rows per group).
 
-    Read a batch of chunk files at a time and summed at the end (a group cut by a chunk boundary adds up), so memory
-    stays at one batch and the two summaries whatever the size of the run."""
-    from palais_sim.analytics.batches import TARGET_ROWS, _groups_of_files, chunk_names
+    Summed from the seat batches (whole groups, sorted): those the other reports of this run have read when they
+    are still held, else a pass of its own, a batch at a time, so memory stays at one batch and the two summaries."""
+    from palais_sim.analytics.batches import seat_batches, strategies
 
-    values = [pl.len().alias("n"), pl.col("win").sum(), pl.col("total").sum(), pl.col("rounds").sum()]
-    sums = [pl.col(c).sum() for c in ("n", "win", "total", "rounds")]
-    by_seat, by_strategy = [], []
-    for batch in _groups_of_files(run, chunk_names(run), TARGET_ROWS):
-        games = pl.read_parquet(
-            [run.path / "games" / n for n in batch], columns=["game", "players", "layout", "rounds", "error"]
-        )
-        seats = pl.read_parquet(
-            [run.path / "seats" / n for n in batch],
-            columns=["game", "group", "seat", "strategy", "win", "total", "start_gold"],
-        )
-        rows = seats.join(games.filter(pl.col("error").is_null()).drop("error"), on="game").with_columns(
-            pl.col("total").cast(pl.Int64), pl.col("rounds").cast(pl.Int64),
-            pl.col("layout").cast(pl.Categorical), pl.col("strategy").cast(pl.Categorical),
-        )  # fmt: skip
-        # integer keys only: a group plays one layout with one player count, a seat has one start gold
-        firsts = [pl.col("players").first(), pl.col("layout").first()]
-        by_seat.append(rows.group_by("group", "seat").agg(*firsts, pl.col("start_gold").first(), *values))
-        by_strategy.append(rows.group_by("group", "strategy").agg(*firsts, *values))
+    held = run.__dict__.get("_seat_batches") or {}
+    if held:
+        (names, _), data = next(iter(held.items()))
+    else:
+        names = tuple(strategies(run))
+        data = seat_batches(run, list(names))
+    by_seat, by_strategy, ids = [], [], []
+    for b in data:
+        seat_part, strategy_part = _batch_cells(b, list(names))
+        by_seat.append(seat_part)
+        by_strategy.append(strategy_part)
+        ids.append(b.group_id)
     if not by_seat:
         schema = {"players": pl.Int8, "group": pl.Int64, "layout": pl.String, "seat": pl.Int8,
                   "start_gold": pl.Int8, "strategy": pl.String, "n": pl.UInt32, "win": pl.Float64,
                   "total": pl.Int64, "rounds": pl.Int64}  # fmt: skip
         empty = pl.DataFrame(schema=schema)
         return empty.drop("strategy"), empty.drop("seat", "start_gold")
-    as_text = [pl.col("layout").cast(pl.String)]
-    seat_part = pl.concat(by_seat).group_by(SEAT_KEYS).agg(sums).with_columns(as_text)
-    del by_seat
-    strategy_part = pl.concat(by_strategy).group_by(STRATEGY_KEYS).agg(sums)
-    return seat_part, strategy_part.with_columns(*as_text, pl.col("strategy").cast(pl.String))
+    seat_cells, strategy_cells = pl.concat(by_seat), pl.concat(by_strategy)
+    every = np.concatenate(ids)
+    if len(np.unique(every)) < len(every):  # a group in two batches (its chunks not adjacent): add its parts up
+        sums = [pl.col(c).sum() for c in ("n", "win", "total", "rounds")]
+        seat_cells = seat_cells.group_by(SEAT_KEYS).agg(sums)
+        strategy_cells = strategy_cells.group_by(STRATEGY_KEYS).agg(sums)
+    return seat_cells, strategy_cells
+
+
+def _batch_cells(b, names: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A batch's setup cells: per (group, seat) and per (group, strategy) present, the rows, win and point sums."""
+    gcode = b.group.astype(np.int64)
+    first = np.flatnonzero(np.r_[True, b.group[1:] != b.group[:-1]])  # the group's first row
+    players = b.players[first]
+    out = []
+    for subject, values, width in (("seat", b.seat, 16), ("strategy", b.strategy, max(1, len(names)))):
+        key = gcode * width + values.astype(np.int64)
+        size = len(first) * width
+        n = np.bincount(key, minlength=size)
+        present = np.flatnonzero(n)
+        group = present // width
+        cols = {
+            "players": pl.Series(players[group], dtype=pl.Int8),
+            "group": pl.Series(b.group_id[group], dtype=pl.Int64),
+            "layout": b.layout.gather(group),
+        }
+        if subject == "seat":
+            at = np.full(size, len(key))
+            np.minimum.at(at, key, np.arange(len(key)))  # the seat's first row: its start gold
+            cols["seat"] = pl.Series((present % width).astype(np.int8), dtype=pl.Int8)
+            cols["start_gold"] = pl.Series(b.start_gold[at[present]], dtype=pl.Int8)
+        else:
+            cols["strategy"] = pl.Series(np.asarray(names, dtype=object)[present % width], dtype=pl.String)
+        cols["n"] = pl.Series(n[present], dtype=pl.UInt32)
+        cols["win"] = pl.Series(np.bincount(key, weights=b.win, minlength=size)[present], dtype=pl.Float64)
+        for name, v in (("total", b.total), ("rounds", b.rounds)):
+            sums = np.bincount(key, weights=v, minlength=size)[present]  # integers, exact in float64
+            cols[name] = pl.Series(np.rint(sums).astype(np.int64), dtype=pl.Int64)
+        out.append(pl.DataFrame(cols))
+    return out[0], out[1]
+
+
+def _release_freed_memory() -> None:
+    """Hand the memory of freed arrays back to the system (glibc keeps freed blocks of a few MB for reuse, which
+    the tables Polars builds next cannot use), where the C library offers it."""
+    import contextlib
+    import ctypes
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def seat_table(base: pl.LazyFrame) -> pl.LazyFrame:
@@ -268,16 +308,15 @@ def feature_effects(
     if feats is None:
         layouts = pl.concat([df.select("layout") for df in cells.values()]).unique()
         feats = layout_features(layouts.lazy()).collect()
-    table = feats.select(names).to_numpy().astype(np.float32)  # one row per layout
+    table = stats.TableSlopes(feats.select(names).to_numpy())  # one row per layout
     index = feats.select("layout", pl.int_range(pl.len(), dtype=pl.Int64).alias("_layout"))
     rows = []
     for subject, df in cells.items():
         coded = df.join(index, on="layout", how="left")
-        for key, part in coded.group_by(["players", subject]):
+        for key, part in coded.partition_by(["players", subject], as_dict=True).items():
             players, who = key
-            x = table[part["_layout"].to_numpy()]  # one part at a time: memory of one part
-            slope, se, p = stats.cluster_slopes(
-                x, part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
+            slope, se, p = table.slopes(
+                part["_layout"].to_numpy(), part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
             )
             base = part["win"].sum() / part["n"].sum()
             for j, name in enumerate(names):
@@ -389,8 +428,9 @@ def finish_first_game(df: pl.DataFrame) -> pl.DataFrame:
 @stats.one_blas_thread
 def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> SetupReport:
     first_game = run.components.first_game_layout if run.components else FIRST_GAME_DEFAULT
-    run.__dict__.pop("_seat_batches", None)  # the seat batches of the other reports are not needed here: free them
     by_seat, by_strategy = setup_cells(run)  # one pass over the seats; the tables below are small group-bys of it
+    if run.__dict__.pop("_seat_batches", None):  # the seat batches of the other reports are not needed any more
+        _release_freed_memory()
     base = by_seat.lazy()
     seats, gold, gold_groups, pos, lay, fg = collect_all(
         [
@@ -408,7 +448,9 @@ def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> 
     cells = {"seat": seat_cells}
     if strat_cells["strategy"].n_unique() > 1:
         cells["strategy"] = strat_cells
-    features = feature_effects(cells, min_effect)
+    # every group has seat and strategy cells: the seat cells name all the layouts
+    feats = layout_features(by_seat.select(pl.col("layout").unique()).lazy()).collect()
+    features = feature_effects(cells, min_effect, feats)
     if confounded:
         aligned = pl.col("players").is_in(confounded)
         features = features.with_columns(

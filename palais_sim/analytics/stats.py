@@ -272,6 +272,72 @@ def cluster_slopes(
     return slope, se, p
 
 
+class TableSlopes:
+    """``cluster_slopes`` for features read from a table (one row per kind of cell, e.g. a layout) whose columns take
+    few distinct values, when every cluster has one cell: the sums the slopes and their CR1 errors need are taken
+    per (feature, value) from per-row sums of the cells, through a sparse row-by-value indicator, instead of over a
+    cells x features matrix. The same estimates as ``cluster_slopes`` (to float noise; it is used when a cluster has
+    several cells)."""
+
+    def __init__(self, table: np.ndarray) -> None:
+        self.table = table  # as given (small integers, usually): read as floats only by the fallback
+        rows, f = table.shape
+        codes = np.empty((rows, f), dtype=np.int32)
+        values, feature = [], []
+        offset = 0
+        for j in range(f):
+            col = np.asarray(table[:, j], dtype=float)
+            low = col.min() if rows else 0.0
+            if rows and np.array_equal(col, np.round(col)) and col.max() - low < 256:  # small integers
+                v, code = low + np.arange(int(col.max() - low) + 1), (col - low).astype(np.int64)
+            else:
+                v, code = np.unique(col, return_inverse=True)
+            codes[:, j] = code + offset
+            values.append(v)
+            feature.append(np.full(len(v), j))
+            offset += len(v)
+        import scipy.sparse as sp
+
+        self.value = np.concatenate(values) if values else np.zeros(0)
+        self.feature = np.concatenate(feature) if feature else np.zeros(0, dtype=np.int64)
+        self.f = f
+        # values x rows, stored by row (column-compressed): row r has a 1 at the value of each of its f features
+        starts = np.arange(0, rows * f + 1, f, dtype=np.int64)
+        self.by_value = sp.csc_matrix((np.ones(rows * f), codes.reshape(-1), starts), shape=(offset, rows))
+
+    def slopes(
+        self, row: np.ndarray, n: np.ndarray, y_sum: np.ndarray, cluster: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Cells given by their table ``row``, ``n`` rows and outcome sum ``y_sum``, and cluster: as
+        ``cluster_slopes(table[row], n, y_sum, cluster)``."""
+        n = np.asarray(n, dtype=float)
+        y_sum = np.asarray(y_sum, dtype=float)
+        per_cluster = np.bincount(cluster) if len(cluster) else np.zeros(1, dtype=np.int64)
+        total = n.sum()
+        if per_cluster.max() > 1 or total == 0:
+            return cluster_slopes(np.asarray(self.table[row], dtype=float), n, y_sum, cluster)
+        ey = y_sum - n * (y_sum.sum() / total)
+        size = len(self.table)
+        weights = np.column_stack(
+            [np.bincount(row, weights=w, minlength=size) for w in (n, ey, ey * ey, ey * n, n * n)]
+        )
+        count, ey_v, sq, cross, nn = (self.by_value @ weights).T  # per (feature, value)
+        f, feature = self.f, self.feature
+        xbar = np.bincount(feature, weights=count * self.value, minlength=f) / total
+        d = self.value - xbar[feature]
+        sxx = np.bincount(feature, weights=count * d * d, minlength=f)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            slope = np.bincount(feature, weights=ey_v * d, minlength=f) / sxx
+            b = np.nan_to_num(slope)[feature] * d
+            # sum over the cells of (dx (ey - slope n dx))^2, cell by cell in cluster_slopes
+            meat = np.maximum(np.bincount(feature, weights=d * d * (sq - 2 * b * cross + b * b * nn), minlength=f), 0)
+            g = int((np.bincount(cluster, weights=n) > 0).sum())
+            se = np.sqrt(g / (g - 1) * meat) / sxx if g > 1 else np.full(f, np.nan)
+            se = np.where(sxx > 0, se, np.nan)
+            p = np.where(se > 0, two_sided_p(slope / se), np.nan)
+        return slope, se, p
+
+
 def chisquare_equal(observed: np.ndarray) -> tuple[float, float]:
     """Chi-square goodness of fit of ``observed`` against equal shares (``scipy.stats.chisquare``)."""
     observed = np.asarray(observed, dtype=float)
