@@ -75,7 +75,7 @@ class HeuristicStrategy:
         unknown = sorted(set(params) - set(self.DEFAULTS))
         if unknown:
             raise TypeError(f"unknown parameters {unknown}; parameters: {', '.join(self.DEFAULTS)}")
-        self.w = {**self.DEFAULTS, **{k: float(v) for k, v in params.items()}}
+        self.w: dict[str, float] = {**self.DEFAULTS, **{k: float(v) for k, v in params.items()}}
 
     # ------------------------------------------------------------------ choosing
     def choose(self, view: PlayerView, decision: Decision) -> object:
