@@ -44,6 +44,13 @@ COMPILED_SOURCES: tuple[str, ...] = (
     "strategies/heuristic.py",
     "strategies/styles.py",
     "strategies/greedy.py",
+    "palais_sim/games/palastgefluester/components.py",
+    "palais_sim/games/palastgefluester/state.py",
+    "palais_sim/games/palastgefluester/rules.py",
+    "palais_sim/games/palastgefluester/view.py",
+    "palais_sim/games/palastgefluester/game.py",
+    "strategies/palastgefluester/heuristic.py",
+    "strategies/palastgefluester/random_play.py",
 )
 GROUP = "palais_sim._compiled"  # the shared library of the compiled modules: palais_sim/_compiled__mypyc.*.so
 

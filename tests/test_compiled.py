@@ -78,8 +78,67 @@ def test_the_compiled_and_the_pure_engine_play_identical_games(tmp_path: Path) -
         assert a == b, f"game seed {a['seed']} differs between the compiled and the pure engine"
 
 
+# Palastgeflüster: heuristic, random, a parameterised heuristic and the restricted wrapper (pure Python, it sets
+# ``view.hand`` on the compiled view) at 3 to 5 players, both tiebreaks, some games stopped by a low round limit,
+# and a few short searches (``view.sample_state`` and ``apply`` on sampled states); each game reports its result,
+# its round ends and where every card lies at the end.
+PG_PLAY = r"""
+import json, pickle
+from palais_sim import build_info
+from palais_sim.games.palastgefluester.adapter import GAME, Context
+from palais_sim.games.palastgefluester.components import standard_pg_components
+from palais_sim.games.palastgefluester.game import play_game
+from palais_sim.games.palastgefluester.state import PgOptions
+from palais_sim.registry import load_strategy
+
+out = {"build": build_info(), "games": []}
+specs = ["heuristic", "random", "heuristic:repeat=-6,six=9,pressure=2", "restricted:base=heuristic,forbid=Zofe/Hofnarr",
+         "restricted:base=random,eager=Wächter"]
+games = [(game, [specs[(game + 2 * seat) % len(specs)] for seat in range(3 + game % 3)]) for game in range(300)]
+games += [(300 + game, ["search:budget=3", "heuristic", "random", "heuristic"][: 3 + game % 2]) for game in range(4)]
+for game, names in games:
+    players = len(names)
+    options = PgOptions(players=players, tiebreak="noted" if game % 4 == 1 else "display",
+                        max_rounds=3 if game % 7 == 3 else 200)
+    context = pickle.loads(pickle.dumps(Context(standard_pg_components(), options)))  # as the workers get it
+    result = GAME.play(context, 2000 + game, [load_strategy(name, "palastgefluester") for name in names])
+    same = play_game(options, 2000 + game, [load_strategy(name, "palastgefluester") for name in names])
+    assert same.to_json() == result.to_json()
+    state = result.final_state
+    record = result.to_json()
+    record["final"] = [state.hands, state.displays, state.draw, state.discards, state.known, state.king_pile,
+                       state.kings_revealed, state.plays, state.own_replays, state.brown_played]
+    out["games"].append(record)
+print(json.dumps(out))
+"""
+
+
+def run_pg_games(pure: bool) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PALAIS_PURE"}
+    if pure:
+        env["PALAIS_PURE"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", PG_PLAY], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_palastgefluester_compiled_and_pure_play_identical_games() -> None:
+    compiled, pure = run_pg_games(pure=False), run_pg_games(pure=True)
+    assert compiled["build"]["compiled"] is True and pure["build"]["compiled"] is False
+    assert len(compiled["games"]) == 304
+    assert {len(g["seats"]) for g in compiled["games"]} == {3, 4, 5}
+    assert any(not g["finished"] for g in compiled["games"]) and any(g["finished"] for g in compiled["games"])
+    for a, b in zip(compiled["games"], pure["games"], strict=True):
+        assert a == b, f"Palastgeflüster game seed {a['seed']} differs between the compiled and the pure engine"
+
+
 def test_palais_pure_forces_the_python_source() -> None:
-    code = "import palais_sim.engine.rules as r, strategies.heuristic as h; print(r.__file__, h.__file__)"
+    code = (
+        "import palais_sim.engine.rules as r, strategies.heuristic as h, palais_sim.games.palastgefluester.rules as "
+        "pr, strategies.palastgefluester.heuristic as ph; print(r.__file__, h.__file__, pr.__file__, ph.__file__)"
+    )
     env = {**CLEAN_ENV, "PALAIS_PURE": "1"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -118,7 +118,7 @@ def bench(
     result = {
         "game": settings.game,
         "engine_version": __version__,
-        "compiled": bool(build_info()["compiled"]) and settings.game == DEFAULT_GAME,  # only Palais Royal's engine
+        "compiled": bool(build_info()["compiled"]),  # both games' engines are in the compiled build
         "players": players,
         "strategies": list(strategies),
         "games": gw,
@@ -143,10 +143,7 @@ def bench(
 
 
 def bench_text(r: dict) -> str:
-    if r.get("game", DEFAULT_GAME) != DEFAULT_GAME:
-        engine = "pure Python (this game's engine is not compiled)"
-    else:
-        engine = "compiled (mypyc)" if r["compiled"] else f"pure Python ({build_info()['reason']})"
+    engine = "compiled (mypyc)" if r["compiled"] else f"pure Python ({build_info()['reason']})"
     text = f"engine:     {engine}\n" + _legs_text(r)
     if "compare_pure" in r:
         c = r["compare_pure"]

@@ -348,7 +348,7 @@ def _run(
         {
             "started": now(),
             "engine": __version__,
-            "compiled": engine_compiled() and settings.game == DEFAULT_GAME,  # only Palais Royal's engine is
+            "compiled": engine_compiled(),  # both games' engines are in the compiled build
             "python": platform.python_version(),
             "workers": workers,
             "backend": backend,

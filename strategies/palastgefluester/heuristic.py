@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from palais_sim.games.palastgefluester.components import (
     BROWN,
     HOFNARR,
@@ -41,6 +43,7 @@ def safe_persons(hand, display_persons: set[int]) -> set[int]:
     return {c % PERSONS for c in hand} - display_persons
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class HeuristicStrategy:
     """Scores every legal choice with a few weighted features of the view (see the module docstring)."""
 
@@ -72,7 +75,7 @@ class HeuristicStrategy:
         unknown = sorted(set(params) - set(self.DEFAULTS))
         if unknown:
             raise TypeError(f"unknown parameters {unknown}; parameters: {', '.join(self.DEFAULTS)}")
-        self.w = {**self.DEFAULTS, **{k: float(v) for k, v in params.items()}}
+        self.w: dict[str, float] = {**self.DEFAULTS, **{k: float(v) for k, v in params.items()}}
 
     # ------------------------------------------------------------------ choosing
     def choose(self, view: PlayerView, decision: Decision) -> object:
@@ -184,4 +187,6 @@ class HeuristicStrategy:
         value = sum(self.w["poison"] * (c % PERSONS in theirs) for c in cards)
         return value + self.w["save"] * len(safe_persons(kept, mine)) - 0.1 * sum(c % PERSONS in mine for c in kept)
 
-    _partner_give = _give
+    def _partner_give(self, view: PlayerView, decision: Decision, cards: tuple[int, ...]) -> float:
+        """The same as ``_give``, from the partner's hand (a method, not an alias: the compiled class has none)."""
+        return HeuristicStrategy._give(self, view, decision, cards)

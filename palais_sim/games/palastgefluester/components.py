@@ -17,6 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 PERSON_IDS: Final[tuple[str, ...]] = (
     "hofmarschall",
     "schatzmeister",
@@ -26,11 +28,18 @@ PERSON_IDS: Final[tuple[str, ...]] = (
     "waechter",
     "hofnarr",
 )
-HOFMARSCHALL, SCHATZMEISTER, ZAUBERER, ZOFE, MUNDSCHENK, WAECHTER, HOFNARR = range(7)
+HOFMARSCHALL: Final = 0
+SCHATZMEISTER: Final = 1
+ZAUBERER: Final = 2
+ZOFE: Final = 3
+MUNDSCHENK: Final = 4
+WAECHTER: Final = 5
+HOFNARR: Final = 6
 PERSONS: Final = len(PERSON_IDS)
 BROWN: Final = -1  # the colour of a brown card (no seat owns it)
 
 
+@mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled
 class PgComponentError(ValueError):
     """A component file that cannot be used; the message names the file, the entry and the problem."""
 
@@ -52,6 +61,11 @@ class PgComponents:
     def hash(self) -> str:
         """A short content hash: the same data gives the same hash, whatever the file name or formatting."""
         return _content_hash(self)
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields, to travel to the workers (a compiled frozen dataclass needs it)."""
+        fields = (self.name, self.person_names, self.colours, self.brown_copies, self.kings, self.hand_size)
+        return (PgComponents, (*fields, self.different_to_end, self.win_points, self.source, self.description))
 
     @property
     def card_count(self) -> int:

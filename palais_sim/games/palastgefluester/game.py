@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from palais_sim.games.palastgefluester.rules import Decision, IllegalChoice, apply, decision, new_game
 from palais_sim.games.palastgefluester.state import REPEAT, SIX, PgOptions, PgState, RoundEnd
 from palais_sim.games.palastgefluester.view import PlayerView, Strategy
@@ -18,6 +20,7 @@ from palais_sim.games.palastgefluester.view import PlayerView, Strategy
 GAME = "palastgefluester"
 
 
+@mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled
 class StrategyError(RuntimeError):
     """A strategy raised or answered illegally; the message names the strategy, the seat, the decision and the
     seed."""

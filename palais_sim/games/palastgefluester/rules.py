@@ -24,7 +24,9 @@ jester king (4c); the first that applies ends the round and no action follows.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import NamedTuple
+from typing import Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from palais_sim.games.palastgefluester.components import (
     BROWN,
@@ -59,9 +61,10 @@ from palais_sim.games.palastgefluester.state import (
     shuffle_rng,
 )
 
-MUNDSCHENK_IDLE_CARDS = 2  # a Mundschenk played as the 1st or 2nd card of a round has no action
+MUNDSCHENK_IDLE_CARDS: Final = 2  # a Mundschenk played as the 1st or 2nd card of a round has no action
 
 
+@mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled
 class IllegalChoice(ValueError):
     """A choice that the rules do not allow at the pending decision."""
 
@@ -71,7 +74,7 @@ class Decision(NamedTuple):
 
     seat: int
     kind: str
-    count: int = 0  # give / partner_give: how many cards
+    count: int = 0  # type: ignore[assignment]  # give / partner_give: how many cards (shadows tuple.count)
     seats: tuple[int, ...] = ()  # next: the tied seats
     partner: int = -1  # give: the partner; partner_give: the Zauberer's player
 
@@ -217,9 +220,9 @@ def apply(state: PgState, choice: object) -> None:
     if phase == PLAY:
         _apply_play(state, choice)
     elif phase == NEXT:
-        if isinstance(choice, bool) or choice not in state.tie:
+        if isinstance(choice, bool) or not isinstance(choice, int) or choice not in state.tie:
             raise IllegalChoice(f"next: {choice!r} is not one of the tied seats {state.tie}")
-        state.current = choice  # type: ignore[assignment]
+        state.current = choice
         state.tie = []
         state.phase = PLAY
     elif phase == SWAP:

@@ -19,11 +19,21 @@ from palais_sim.games.palastgefluester.components import PgComponents, standard_
 TIEBREAKS: Final = ("display", "noted")
 
 # phases: what the pending decision is
-PLAY, NEXT, SWAP, GUARD, DISCARD, WIZARD, GIVE, PARTNER, OVER = range(9)
+PLAY: Final = 0
+NEXT: Final = 1
+SWAP: Final = 2
+GUARD: Final = 3
+DISCARD: Final = 4
+WIZARD: Final = 5
+GIVE: Final = 6
+PARTNER: Final = 7
+OVER: Final = 8
 PHASE_KINDS: Final = ("play", "next", "swap", "guard", "discard", "wizard", "give", "partner_give", "over")
 
 # round-end kinds
-REPEAT, SIX, JESTER = "repeat", "six", "jester"
+REPEAT: Final = "repeat"
+SIX: Final = "six"
+JESTER: Final = "jester"
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,10 @@ class PgOptions:
 
     def to_dict(self) -> dict:
         return {"players": self.players, "tiebreak": self.tiebreak, "max_rounds": self.max_rounds}
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields, to travel to the workers (a compiled frozen dataclass needs it)."""
+        return (PgOptions, (self.players, self.tiebreak, self.max_rounds))
 
 
 class RoundEnd(NamedTuple):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from palais_sim.games.palastgefluester.components import PERSONS, PgComponents
 from palais_sim.games.palastgefluester.rules import Decision, options_for, points_to_win
@@ -41,7 +41,8 @@ class Strategy(Protocol):
 class PlayerView:
     """What one seat may know at a decision. Seats are 0-based; cards are ints (``components``)."""
 
-    __slots__ = (
+    # A ClassVar, so the compiled class (which has no slots of its own) still lists its attributes here.
+    __slots__: ClassVar[tuple[str, ...]] = (
         "seat",
         "components",
         "options",
