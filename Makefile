@@ -9,7 +9,8 @@ TEST_STAMP := $(VENV)/.installed-dev,ray
 # The install compiles the engine with mypyc (setup.py, about 30 s; without a C compiler it installs the pure Python
 # engine and says so). BUILT is younger than the engine's sources while the compiled modules are current.
 BUILT := $(VENV)/.built
-ENGINE_SOURCES := $(wildcard palais_sim/*.py palais_sim/engine/*.py strategies/*.py) setup.py
+ENGINE_SOURCES := $(wildcard palais_sim/*.py palais_sim/engine/*.py strategies/*.py \
+	palais_sim/games/palastgefluester/*.py strategies/palastgefluester/*.py) setup.py
 REBUILD := @$(MAKE) --no-print-directory $(BUILT)
 
 .PHONY: demo test lint bench ladder reports golden playthroughs generate build clean
