@@ -163,8 +163,8 @@ class _LogBridge:
                 return self.remote.get(block=True, timeout=0.2)
             except Empty:
                 continue
-            except Exception:  # noqa: BLE001 - Ray shutting down under us; the buffer has the rest
-                time.sleep(0.05)
+            except (Exception, SystemExit):  # noqa: BLE001 - Ray shutting down under us (its get may even raise
+                time.sleep(0.05)  # SystemExit in this listener thread); the buffer has the rest
 
     def put_nowait(self, item: Any) -> None:
         if item is None:
