@@ -89,6 +89,10 @@ CARD_VALUE: Final = {
     "move5": 1.8,
     "free_reinforce": 1.5,
 }
+# A privilege is worth its full PRIVILEGE_VALUE with this many of the seat's turns to come, proportionally less with
+# fewer: it pays per turn, and a game lasts about 13 rounds (at 8 the engine nobles crowded out the point nobles,
+# which the game's end by noble count makes the scarce resource).
+PRIVILEGE_HORIZON: Final = 12.0
 MAJORITY_ROOMS: Final = (PARADE, STAIRWAY, MINT, KING, MADAME)
 # Below this many servants in the supply and the rooms an edge noble's servant (gone for good) is a loss.
 SERVANTS_NEEDED: Final = 8
@@ -257,19 +261,20 @@ class HeuristicStrategy:
             (PARADE, engine),
             (STAIRWAY, engine),
             (MINT, mint),
+            # A second Office servant before the engine's surplus: the last round's nobles need recruitments.
+            (OFFICE, 2),
             (PARADE, max(1, self.late_engine - 1) * engine),
             (STAIRWAY, self.late_engine * engine),
             (KING, 2),
             (MADAME, 2),
-            (OFFICE, 2),
             (KING, 3),
             (MADAME, 3),
+            (OFFICE, 3),
             (BACK, min(cards_room, 2)),
             (KING, 4),
             (MADAME, 4),
             (BACK, cards_room),
             (CARDINAL, self.cardinal + 1),
-            (OFFICE, 3),
             (KING, 99),
         )
         return tuple((room, level) for room, level in order if level > 0)
@@ -325,7 +330,7 @@ class HeuristicStrategy:
         value = float(noble.points)
         if noble.privilege is not None and turns > 0:
             base = PRIVILEGE_VALUE.get(noble.privilege, 1.0)
-            value += self.privilege_weight * base * min(1.0, turns / 8.0)
+            value += self.privilege_weight * base * min(1.0, turns / PRIVILEGE_HORIZON)
         if IS_EDGE[field]:
             value += self.edge_bonus * (2 if field in view.components.x2_fields else 1) * 0.5
             if strengths is not None:
