@@ -1,18 +1,34 @@
-"""The named heuristic styles: the shared turn plan of :mod:`strategies.heuristic` with other weights.
+"""The named heuristic styles: the shared turn plan of :mod:`strategies.heuristic` with a plan of their own.
 
 Each style changes the defaults of :class:`~strategies.heuristic.HeuristicStrategy` in its ``DEFAULTS`` (so
-``palais strategies`` shows its own defaults and ``economy:mint=4`` still works) and, where a weight is not enough,
-overrides one valuation.
+``palais strategies`` shows its own defaults and ``economy:mint=4`` still works) and plans differently where its
+idea of the game asks for it:
+
+- ``economy`` builds income first (a full Mint before the seal rooms, the Mint's privilege) and spends it on the dear
+  nobles: gold weighs less the more the seat has and earns;
+- ``seals`` holds the King's and Madame's majorities (its seal rooms fill before the Mint) and buys the nobles that
+  ask many seals and little gold: a seal is cheap where the majority gives a new one every turn;
+- ``park`` plays for the four park rows: an edge noble is valued by the row it decides by the end (a row it leads or
+  can still take), nobles that bring servants out of the supply pay for the servants the park keeps;
+- ``cards`` keeps a Back entrance servant from the start, draws every turn, holds its cards to the end (every card
+  in hand is a point, up to 6) and values the point cards and the cards_plus3 noble.
+
+The weights of each are tuned (``palais tune STYLE --against greedy,economy,seals,park,cards``; README).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
+from palais_sim.board import BACK, IS_EDGE, KING, MADAME, MINT, PARK_ROWS
+from palais_sim.engine.rules import Decision
 from palais_sim.engine.view import PlayerView
-from strategies.heuristic import CARD_VALUE, HeuristicStrategy
+from strategies.heuristic import CARD_VALUE, Distances, HeuristicStrategy, _best_other
+
+# The edge rows' fields, in the order of ``view.row_strengths()``.
+ROW_FIELDS: Final[tuple[tuple[int, ...], ...]] = tuple(PARK_ROWS.values())
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -30,7 +46,25 @@ class EconomyStrategy(HeuristicStrategy):
         "late_engine": 2,
     }
 
-    def noble_value(self, view: PlayerView, field: int, strengths, turns: float) -> float:
+    def __init__(self, **params: Any) -> None:
+        self._gold_scale: float = 1.0
+        super().__init__(**params)
+
+    def standing_list(self) -> tuple[tuple[int, int], ...]:
+        """Income first: the Mint fills to its level right after the lifelines and the Office, before the seal
+        rooms."""
+        order: list[tuple[int, int]] = []
+        placed = False
+        for room, level in super().standing_list():
+            if room == MINT:
+                continue
+            if room == KING and not placed:
+                order.append((MINT, self.mint))
+                placed = True
+            order.append((room, level))
+        return tuple(x for x in order if x[1] > 0)
+
+    def noble_value(self, view: PlayerView, field: int, strengths: list[list[int]] | None, turns: float) -> float:
         value = super().noble_value(view, field, strengths, turns)
         noble = view.components.nobles[view.park[field]]
         if noble.privilege == "mint_plus2" and turns > 0:
@@ -39,10 +73,31 @@ class EconomyStrategy(HeuristicStrategy):
             value += 0.15 * noble.gold  # late: the dear nobles carry the points
         return value
 
+    def noble_score(self, value: float, cost: int, seals: int) -> float:
+        # Gold is the economy's plentiful resource: the weight is for a seat without income (see gold_scale).
+        return value - self.gold_weight * self._gold_scale * cost - self.seal_weight * seals
+
+    def pick_recruit(self, view: PlayerView, decision: Decision) -> object:
+        self._gold_scale = gold_scale(view)
+        return super().pick_recruit(view, decision)
+
+    def reach_plan(
+        self, view: PlayerView, mine: list[int], dist: Distances, points: int, keep: list[int], gold: int
+    ) -> tuple[int, int, int, int, int] | None:
+        self._gold_scale = gold_scale(view)
+        return super().reach_plan(view, mine, dist, points, keep, gold)
+
+
+def gold_scale(view: PlayerView) -> float:
+    """How dear a gold piece is to a seat: 1 with nothing in hand and no income, less with a full purse and income
+    (a seat that earns 5 a turn and holds 10 pays 6 for a noble as if it paid about 2)."""
+    wealth = float(view.money() + 2 * view.mint_income())
+    return 6.0 / (6.0 + wealth)
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class SealsStrategy(HeuristicStrategy):
-    """Seal-and-office: King and Madame majorities and Office throughput; cheap nobles fast."""
+    """Seal-and-office: King and Madame majorities and Office throughput; the nobles that ask many seals."""
 
     name = "seals"
     DEFAULTS: ClassVar[dict[str, Any]] = {
@@ -56,11 +111,30 @@ class SealsStrategy(HeuristicStrategy):
         "late_engine": 2,
     }
 
-    def noble_value(self, view: PlayerView, field: int, strengths, turns: float) -> float:
+    def standing_list(self) -> tuple[tuple[int, int], ...]:
+        """The seal rooms to two servants each before the Mint and the Back entrance (the majorities first)."""
+        base = super().standing_list()
+        order: list[tuple[int, int]] = []
+        placed = False
+        for room, level in base:
+            if room == MINT and not placed:
+                order.append((KING, min(2, self.stock)))
+                order.append((MADAME, min(2, self.stock)))
+                placed = True
+            order.append((room, level))
+        return tuple(x for x in order if x[1] > 0)
+
+    def noble_value(self, view: PlayerView, field: int, strengths: list[list[int]] | None, turns: float) -> float:
         value = super().noble_value(view, field, strengths, turns)
         noble = view.components.nobles[view.park[field]]
         if noble.privilege in ("king_plus1", "madame_plus1") and turns > 0:
             value += 2.0 * min(1.0, turns / 6.0)
+        # A seal from a room where the seat holds the majority comes back next turn: half the weight.
+        seat = view.seat
+        if noble.turquoise and view.rooms[KING][seat] > _best_other(view.rooms[KING], seat):
+            value += 0.5 * self.seal_weight * noble.turquoise
+        if noble.violet and view.rooms[MADAME][seat] > _best_other(view.rooms[MADAME], seat):
+            value += 0.5 * self.seal_weight * noble.violet
         return value
 
 
@@ -79,10 +153,47 @@ class ParkStrategy(HeuristicStrategy):
         "late_engine": 2,
     }
 
+    def noble_value(self, view: PlayerView, field: int, strengths: list[list[int]] | None, turns: float) -> float:
+        value = super().noble_value(view, field, strengths, turns)
+        noble = view.components.nobles[view.park[field]]
+        if noble.privilege in ("servants_plus3", "servants_plus1", "reinforce_plus2") and turns > 0:
+            # The park keeps a servant per edge noble: servants out of the general supply pay for them.
+            value += (1.5 if noble.privilege != "servants_plus1" else 1.0) * min(1.0, turns / 6.0)
+        if IS_EDGE[field] and strengths is not None:
+            value += self.park_weight * self.row_race(view, field, strengths)
+        return value
+
+    def row_race(self, view: PlayerView, field: int, strengths: list[list[int]]) -> float:
+        """What the edge servant is worth for the rows still open: a row's free edge fields are the servants still
+        to come into it; a lead that the others can no longer catch is worth less more (the row is won), a row
+        the seat trails by more than its free fields is lost."""
+        park = view.park
+        seat = view.seat
+        weight = 2 if field in view.components.x2_fields else 1
+        x2 = view.components.x2_fields
+        gain = 0.0
+        for r, row_fields in enumerate(ROW_FIELDS):
+            if field not in row_fields:
+                continue
+            row = strengths[r]
+            open_weight = 0
+            for f in row_fields:
+                if f != field and park[f] >= 0:
+                    open_weight += 2 if f in x2 else 1
+            mine = row[seat]
+            other = _best_other(tuple(row), seat)
+            if mine > other + open_weight:
+                gain -= 0.5 * weight  # already safe
+            elif mine + weight + open_weight < other:
+                gain -= 0.5 * weight  # out of reach
+            else:
+                gain += 0.25 * weight * min(4, open_weight + 1) / 4.0
+        return gain
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CardsStrategy(HeuristicStrategy):
-    """Cards: a Back entrance draw every turn, privilege cards played at the right moment, point cards kept up."""
+    """Cards: a Back entrance draw every turn, privilege cards played at the right moment, the hand held to the end."""
 
     name = "cards"
     DEFAULTS: ClassVar[dict[str, Any]] = {
@@ -96,7 +207,35 @@ class CardsStrategy(HeuristicStrategy):
         "late_engine": 2,
     }
 
-    def noble_value(self, view: PlayerView, field: int, strengths, turns: float) -> float:
+    def standing_list(self) -> tuple[tuple[int, int], ...]:
+        """The Back entrance's first servant right after the lifelines: a card every turn from the start."""
+        base = super().standing_list()
+        order: list[tuple[int, int]] = []
+        placed = False
+        for room, level in base:
+            if room == BACK and level <= 1:
+                continue
+            if room == KING and not placed:
+                order.append((BACK, min(1, self.back)))
+                placed = True
+            order.append((room, level))
+        return tuple(x for x in order if x[1] > 0)
+
+    def endgame_list(self, view: PlayerView) -> tuple[tuple[int, int], ...]:
+        """The shared endgame, with the Back entrance kept drawing until the end (every card in hand is a point)."""
+        base = super().endgame_list(view)
+        if len(view.hand) >= 6 or self.back == 0:
+            return base
+        order: list[tuple[int, int]] = []
+        placed = False
+        for room, level in base:
+            if room == KING and not placed:
+                order.append((BACK, 1))
+                placed = True
+            order.append((room, level))
+        return tuple(order)
+
+    def noble_value(self, view: PlayerView, field: int, strengths: list[list[int]] | None, turns: float) -> float:
         value = super().noble_value(view, field, strengths, turns)
         noble = view.components.nobles[view.park[field]]
         if noble.privilege == "cards_plus3" and turns > 0:
