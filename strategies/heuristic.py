@@ -28,7 +28,8 @@ Every style is this class with other weights (see ``strategies/styles.py``). A t
   round (an unplayed card is worth 1 point, at most 6).
 - endgame (the last round, or the one before it is likely): the standing distribution becomes seals and a second
   and third Office servant for as many recruitments as possible (a Mint servant while the gold is short of the
-  dearest noble); in the last turn spare servants go to the Back entrance, each card kept being a point.
+  dearest noble; a style with a Back entrance servant keeps one drawing); in the last turn spare servants go to the
+  Back entrance, each card kept being a point.
 
 Speed matters (greedy is the benchmark workload): the per-decision work is a few loops over the 36 park fields and
 the 9 rooms, no copies of the state and no enumeration of options.
@@ -256,6 +257,9 @@ class HeuristicStrategy:
         engine = 0 if view.final_round else 1
         # Gold for the dearest noble (6): short of it, the Mint still has to pay (the end may be far off yet).
         mint = engine if view.money() < 6 else 0
+        # A style that draws cards keeps its Back entrance servant drawing to the end: every card in hand is a point
+        # (up to 6), and a point card drawn late is still played.
+        back = 1 if self.back > 0 and len(view.hand) < 6 else 0
         order = (
             (OFFICE, 1),
             (PARADE, engine),
@@ -265,6 +269,7 @@ class HeuristicStrategy:
             (OFFICE, 2),
             (PARADE, max(1, self.late_engine - 1) * engine),
             (STAIRWAY, self.late_engine * engine),
+            (BACK, back),
             (KING, 2),
             (MADAME, 2),
             (KING, 3),

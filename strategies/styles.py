@@ -5,13 +5,13 @@ Each style changes the defaults of :class:`~strategies.heuristic.HeuristicStrate
 idea of the game asks for it:
 
 - ``economy`` builds income first (a full Mint before the seal rooms, the Mint's privilege) and spends it on the dear
-  nobles: gold weighs less the more the seat has and earns;
+  nobles and the point cards a Back entrance servant draws: gold weighs less the more the seat has and earns;
 - ``seals`` holds the King's and Madame's majorities (its seal rooms fill before the Mint) and buys the nobles that
   ask many seals and little gold: a seal is cheap where the majority gives a new one every turn;
 - ``park`` plays for the four park rows: an edge noble is valued by the row it decides by the end (a row it leads or
   can still take), nobles that bring servants out of the supply pay for the servants the park keeps;
-- ``cards`` keeps a Back entrance servant from the start, draws every turn, holds its cards to the end (every card
-  in hand is a point, up to 6) and values the point cards and the cards_plus3 noble.
+- ``cards`` keeps a Back entrance servant from the start (before the seal rooms), draws every turn, holds its cards
+  (every card in hand is a point at the end, up to 6) and values the point cards and the cards_plus3 noble.
 
 The weights of each are tuned (``palais tune STYLE --against greedy,economy,seals,park,cards``; README).
 """
@@ -25,7 +25,7 @@ from mypy_extensions import mypyc_attr
 from palais_sim.board import BACK, IS_EDGE, KING, MADAME, MINT, PARK_ROWS
 from palais_sim.engine.rules import Decision
 from palais_sim.engine.view import PlayerView
-from strategies.heuristic import CARD_VALUE, Distances, HeuristicStrategy, _best_other
+from strategies.heuristic import CARD_VALUE, TUNING_SPACE, Distances, HeuristicStrategy, _best_other
 
 # The edge rows' fields, in the order of ``view.row_strengths()``.
 ROW_FIELDS: Final[tuple[tuple[int, ...], ...]] = tuple(PARK_ROWS.values())
@@ -36,15 +36,32 @@ class EconomyStrategy(HeuristicStrategy):
     """Economy: a strong Mint and gold privileges first, the expensive high-point nobles later."""
 
     name = "economy"
+    # Tuned: palais tune economy --against greedy,economy,seals,park,cards --players 2 --budget 60000
+    # --trial-games 400 --validate 2000 --seed 211 (README, "The styles, tuned").
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "mint": 3,
-        "gold_weight": 0.05,
-        "seal_weight": 0.6,
-        "privilege_weight": 1.2,
-        "stairway": 4,
         "parade": 2,
+        "stairway": 6,
+        "mint": 2,
+        "stock": 2,
+        "office": 1,
+        "back": 1,
+        "cardinal": 1,
+        "gold_weight": 0.15,
+        "seal_weight": 0.45,
+        "edge_bonus": 0.22,
+        "park_weight": 0.03,
+        "privilege_weight": 1.56,
+        "card_weight": 1.93,
+        "card_aggression": 1,
+        "park_denial": 0.31,
         "late_engine": 2,
     }
+
+    @classmethod
+    def tuning_space(cls) -> dict[str, tuple[float, float]]:
+        """The plan's own parameters stay in the plan: a Mint of at least 2, a Back entrance servant (the income
+        buys point cards: 4 points for 2 gold)."""
+        return {**TUNING_SPACE, "mint": (2, 4), "back": (1, 2)}
 
     def __init__(self, **params: Any) -> None:
         self._gold_scale: float = 1.0
@@ -100,16 +117,31 @@ class SealsStrategy(HeuristicStrategy):
     """Seal-and-office: King and Madame majorities and Office throughput; the nobles that ask many seals."""
 
     name = "seals"
+    # Tuned: palais tune seals --against greedy,economy,seals,park,cards --players 2 --budget 60000
+    # --trial-games 400 --validate 2000 --seed 203 (README, "The styles, tuned").
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "stock": 4,
-        "office": 1,
-        "parade": 2,
+        "parade": 5,
         "stairway": 4,
-        "mint": 1,
-        "seal_weight": 0.5,
-        "gold_weight": 0.6,
+        "mint": 2,
+        "stock": 5,
+        "office": 1,
+        "back": 1,
+        "cardinal": 2,
+        "gold_weight": 0.76,
+        "seal_weight": 1.29,
+        "edge_bonus": 0.56,
+        "park_weight": 0.76,
+        "privilege_weight": 1.94,
+        "card_weight": 1.91,
+        "card_aggression": 2,
+        "park_denial": 0.42,
         "late_engine": 2,
     }
+
+    @classmethod
+    def tuning_space(cls) -> dict[str, tuple[float, float]]:
+        """The plan's own parameters stay in the plan: at least 3 servants a seal room."""
+        return {**TUNING_SPACE, "stock": (3, 5)}
 
     def standing_list(self) -> tuple[tuple[int, int], ...]:
         """The seal rooms to two servants each before the Mint and the Back entrance (the majorities first)."""
@@ -143,15 +175,31 @@ class ParkStrategy(HeuristicStrategy):
     """Park: edge nobles on x2 fields and corners, to win the four park rows."""
 
     name = "park"
+    # Tuned: palais tune park --against greedy,economy,seals,park,cards --players 2 --budget 60000
+    # --trial-games 400 --validate 2000 --seed 215 (README, "The styles, tuned").
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "edge_bonus": 1.0,
-        "park_weight": 1.0,
-        "park_denial": 1.0,
         "parade": 2,
         "stairway": 4,
-        "mint": 1,
-        "late_engine": 2,
+        "mint": 2,
+        "stock": 5,
+        "office": 1,
+        "back": 0,
+        "cardinal": 1,
+        "gold_weight": 0.73,
+        "seal_weight": 0.99,
+        "edge_bonus": 1.69,
+        "park_weight": 0.83,
+        "privilege_weight": 2.0,
+        "card_weight": 0.71,
+        "card_aggression": 3,
+        "park_denial": 0.26,
+        "late_engine": 1,
     }
+
+    @classmethod
+    def tuning_space(cls) -> dict[str, tuple[float, float]]:
+        """The plan's own parameters stay in the plan: the park rows weigh."""
+        return {**TUNING_SPACE, "park_weight": (0.5, 2.0), "edge_bonus": (0.5, 3.0)}
 
     def noble_value(self, view: PlayerView, field: int, strengths: list[list[int]] | None, turns: float) -> float:
         value = super().noble_value(view, field, strengths, turns)
@@ -196,16 +244,31 @@ class CardsStrategy(HeuristicStrategy):
     """Cards: a Back entrance draw every turn, privilege cards played at the right moment, the hand held to the end."""
 
     name = "cards"
+    # Tuned: palais tune cards --against greedy,economy,seals,park,cards --players 2 --budget 60000
+    # --trial-games 400 --validate 2000 --seed 217 (README, "The styles, tuned").
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "back": 1,
-        "card_weight": 1.5,
+        "parade": 3,
         "stairway": 4,
-        "parade": 2,
-        "mint": 2,
-        "seal_weight": 0.45,
-        "card_aggression": 2,
+        "mint": 4,
+        "stock": 5,
+        "office": 2,
+        "back": 2,
+        "cardinal": 2,
+        "gold_weight": 0.87,
+        "seal_weight": 1.31,
+        "edge_bonus": 2.76,
+        "park_weight": 0.2,
+        "privilege_weight": 1.85,
+        "card_weight": 2.14,
+        "card_aggression": 0,
+        "park_denial": 0.32,
         "late_engine": 2,
     }
+
+    @classmethod
+    def tuning_space(cls) -> dict[str, tuple[float, float]]:
+        """The plan's own parameters stay in the plan: a Back entrance servant, cards worth holding."""
+        return {**TUNING_SPACE, "back": (1, 2), "card_weight": (1.0, 2.5)}
 
     def standing_list(self) -> tuple[tuple[int, int], ...]:
         """The Back entrance's first servant right after the lifelines: a card every turn from the start."""
@@ -220,20 +283,6 @@ class CardsStrategy(HeuristicStrategy):
                 placed = True
             order.append((room, level))
         return tuple(x for x in order if x[1] > 0)
-
-    def endgame_list(self, view: PlayerView) -> tuple[tuple[int, int], ...]:
-        """The shared endgame, with the Back entrance kept drawing until the end (every card in hand is a point)."""
-        base = super().endgame_list(view)
-        if len(view.hand) >= 6 or self.back == 0:
-            return base
-        order: list[tuple[int, int]] = []
-        placed = False
-        for room, level in base:
-            if room == KING and not placed:
-                order.append((BACK, 1))
-                placed = True
-            order.append((room, level))
-        return tuple(order)
 
     def noble_value(self, view: PlayerView, field: int, strengths: list[list[int]] | None, turns: float) -> float:
         value = super().noble_value(view, field, strengths, turns)
