@@ -1,14 +1,18 @@
 """Study: two strategies head to head at 2 players, each seed played twice with the seats swapped (README,
 "ismcts").
 
-    nice .venv/bin/python benchmarks/search_match.py ismcts:budget=300 lookahead:budget=600 --seeds 100 \
+    nice .venv/bin/python -m benchmarks.search_match ismcts:budget=300 lookahead:budget=600 --seeds 100 \
         --seed 5 --out runs/ismcts-vs-lookahead.txt
+
+(run as a module from the repository root, so that this checkout's ``palais_sim`` and ``strategies`` are imported,
+not an installed copy's).
 
 Seeds ``group_seed(seed, g)`` for g < ``--seeds``, random layouts. Every game is a line of the output file as it
 ends (seed, seats, winner share, scores, rounds, finished); the last lines are the summary: the first strategy's win
 share with a 95% interval clustered on the seed (the mean of a seed's two games is one observation), the mean
-scores, the unfinished games and each strategy's mean time per decision of its own (wall clock, so on a busy
-machine it is an upper bound).
+scores, the unfinished games, the failed ones (a strategy that raised: the error is written and the seed's other
+game still counts; a failed game counts for neither) and each strategy's mean time per decision of its own (wall
+clock, so on a busy machine it is an upper bound).
 """
 
 from __future__ import annotations
@@ -59,16 +63,22 @@ def main() -> None:
     scores_a: list[int] = []
     scores_b: list[int] = []
     unfinished = 0
+    failed = 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as out:
         out.write(f"# {a} vs {b}, {args.seeds} seeds x 2 seatings, root {args.seed}\n")
         for g in range(args.seeds):
             seed = group_seed(args.seed, g)
-            mean = 0.0
+            shares: list[float] = []
             for specs in ((a, b), (b, a)):
-                share, total, rounds, finished = play(specs, seed, clock)
+                try:
+                    share, total, rounds, finished = play(specs, seed, clock)
+                except Exception as exc:  # a strategy's own error: recorded, the match goes on
+                    failed += 1
+                    out.write(f"seed {g} seats {specs[0]} | {specs[1]}: FAILED {type(exc).__name__}: {exc}\n")
+                    continue
                 i = specs.index(a)
-                mean += share[i] / 2
+                shares.append(share[i])
                 scores_a.append(total[i])
                 scores_b.append(total[1 - i])
                 unfinished += not finished
@@ -76,15 +86,16 @@ def main() -> None:
                     f"seed {g} seats {specs[0]} | {specs[1]}: {a} share {share[i]:.1f}, scores {total[0]}-{total[1]}, "
                     f"rounds {rounds}{'' if finished else ', NOT FINISHED'}\n"
                 )
-            per_seed.append(mean)
+            if shares:
+                per_seed.append(statistics.mean(shares))
             out.flush()
         n = len(per_seed)
         share = statistics.mean(per_seed)
         half = 1.96 * statistics.stdev(per_seed) / n**0.5 if n > 1 else float("nan")
         out.write(
-            f"{a} vs {b}: {2 * n} games ({n} seeds, seats swapped): win share of {a} {share:.3f} "
+            f"{a} vs {b}: {len(scores_a)} games ({n} seeds, seats swapped): win share of {a} {share:.3f} "
             f"[{share - half:.3f}, {share + half:.3f}]; mean scores {statistics.mean(scores_a):.1f} vs "
-            f"{statistics.mean(scores_b):.1f}; {unfinished} unfinished\n"
+            f"{statistics.mean(scores_b):.1f}; {unfinished} unfinished, {failed} failed\n"
         )
         for spec in (a, b):
             times = clock[spec]
