@@ -99,7 +99,10 @@ def main() -> None:
         )
         for spec in (a, b):
             times = clock[spec]
-            out.write(f"{spec}: {len(times)} decisions, {1000 * statistics.mean(times):.1f} ms per decision\n")
+            out.write(
+                f"{spec}: {len(times)} decisions, {1000 * statistics.mean(times):.3f} ms per decision "
+                f"({len(times) / sum(times):.0f} decisions/s)\n"
+            )
 
 
 if __name__ == "__main__":
