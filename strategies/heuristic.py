@@ -1,6 +1,7 @@
 """The shared heuristic behind ``greedy`` and the named styles: plan one turn around a target noble.
 
-Every style is this class with other weights (see ``strategies/styles.py``). A turn goes:
+Every style is this class with other weights and, where its plan asks for it, a valuation or standing list of its
+own (see ``strategies/styles.py``). A turn goes:
 
 - cards(start): all_majorities when it adds enough bonuses, free_reinforce with a large supply,
   reinforce2_move6 when the plan needs movement; gold4 whenever gold is short for the plan.
