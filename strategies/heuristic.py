@@ -1,6 +1,7 @@
 """The shared heuristic behind ``greedy`` and the named styles: plan one turn around a target noble.
 
-Every style is this class with other weights (see ``strategies/styles.py``). A turn goes:
+Every style is this class with other weights and, where its plan asks for it, a valuation or standing list of its
+own (see ``strategies/styles.py``). A turn goes:
 
 - cards(start): all_majorities when it adds enough bonuses, free_reinforce with a large supply,
   reinforce2_move6 when the plan needs movement; gold4 whenever gold is short for the plan.
@@ -28,7 +29,8 @@ Every style is this class with other weights (see ``strategies/styles.py``). A t
   round (an unplayed card is worth 1 point, at most 6).
 - endgame (the last round, or the one before it is likely): the standing distribution becomes seals and a second
   and third Office servant for as many recruitments as possible (a Mint servant while the gold is short of the
-  dearest noble); in the last turn spare servants go to the Back entrance, each card kept being a point.
+  dearest noble; a style with a Back entrance servant keeps one drawing); in the last turn spare servants go to the
+  Back entrance, each card kept being a point.
 
 Speed matters (greedy is the benchmark workload): the per-decision work is a few loops over the 36 park fields and
 the 9 rooms, no copies of the state and no enumeration of options.
@@ -89,6 +91,10 @@ CARD_VALUE: Final = {
     "move5": 1.8,
     "free_reinforce": 1.5,
 }
+# A privilege is worth its full PRIVILEGE_VALUE with this many of the seat's turns to come, proportionally less with
+# fewer: it pays per turn, and a game lasts about 13 rounds (at 8 the engine nobles crowded out the point nobles,
+# which the game's end by noble count makes the scarce resource).
+PRIVILEGE_HORIZON: Final = 12.0
 MAJORITY_ROOMS: Final = (PARADE, STAIRWAY, MINT, KING, MADAME)
 # Below this many servants in the supply and the rooms an edge noble's servant (gone for good) is a loss.
 SERVANTS_NEEDED: Final = 8
@@ -252,24 +258,29 @@ class HeuristicStrategy:
         engine = 0 if view.final_round else 1
         # Gold for the dearest noble (6): short of it, the Mint still has to pay (the end may be far off yet).
         mint = engine if view.money() < 6 else 0
+        # A style that draws cards keeps its Back entrance servant drawing to the end: every card in hand is a point
+        # (up to 6), and a point card drawn late is still played.
+        back = 1 if self.back > 0 and len(view.hand) < 6 else 0
         order = (
             (OFFICE, 1),
             (PARADE, engine),
             (STAIRWAY, engine),
             (MINT, mint),
+            # A second Office servant before the engine's surplus: the last round's nobles need recruitments.
+            (OFFICE, 2),
             (PARADE, max(1, self.late_engine - 1) * engine),
             (STAIRWAY, self.late_engine * engine),
+            (BACK, back),
             (KING, 2),
             (MADAME, 2),
-            (OFFICE, 2),
             (KING, 3),
             (MADAME, 3),
+            (OFFICE, 3),
             (BACK, min(cards_room, 2)),
             (KING, 4),
             (MADAME, 4),
             (BACK, cards_room),
             (CARDINAL, self.cardinal + 1),
-            (OFFICE, 3),
             (KING, 99),
         )
         return tuple((room, level) for room, level in order if level > 0)
@@ -325,7 +336,7 @@ class HeuristicStrategy:
         value = float(noble.points)
         if noble.privilege is not None and turns > 0:
             base = PRIVILEGE_VALUE.get(noble.privilege, 1.0)
-            value += self.privilege_weight * base * min(1.0, turns / 8.0)
+            value += self.privilege_weight * base * min(1.0, turns / PRIVILEGE_HORIZON)
         if IS_EDGE[field]:
             value += self.edge_bonus * (2 if field in view.components.x2_fields else 1) * 0.5
             if strengths is not None:

@@ -126,6 +126,8 @@ class IsmctsStrategy:
             return candidates[0][1]
         root.cache[_cache_key(view, decision)] = candidates
         self.search(view, root)
+        if not root.children:
+            return candidates[0][1]  # nothing was searched: the rollout strategy's own choice
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
         base = root.children.get(candidates[0][0])
         if base is None or base is best or not base.visits or _clearly_better(best, base):
@@ -167,7 +169,9 @@ class IsmctsStrategy:
         start = state.round
         node = root
         path = [root]
-        while not state.over and state.current == seat and state.turn_no == turn:
+        # The seat's decisions up to the end of its turn (or of its setup: setup decisions are not in a turn of the
+        # seat, so the pending decision's seat decides, not the seat whose turn it is).
+        while not state.over and state.turn_no == turn:
             dec = rules.decision(state)
             if dec.seat != seat:
                 break
