@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app
 from palais_sim.registry import BUILTINS, StrategySpecError, load_strategies, load_strategy, strategy_parameters
+from strategies.heuristic import HeuristicStrategy
 from strategies.styles import EconomyStrategy
 
 
@@ -21,8 +22,9 @@ def test_builtins_load_with_parameters() -> None:
 
 def test_styles_show_their_own_defaults() -> None:
     params = strategy_parameters(EconomyStrategy)
-    assert params["mint"] == 3 and "gold_weight" in params
-    assert EconomyStrategy().mint == 3 and EconomyStrategy(mint=1).mint == 1
+    assert params["mint"] == EconomyStrategy.DEFAULTS["mint"] and "gold_weight" in params
+    assert params != strategy_parameters(HeuristicStrategy)  # the style's own defaults, not the base's
+    assert EconomyStrategy().mint == params["mint"] and EconomyStrategy(mint=1).mint == 1
 
 
 def test_user_class_loads_from_the_working_directory(monkeypatch) -> None:

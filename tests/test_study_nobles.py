@@ -145,10 +145,19 @@ def test_a_price_sweep_gives_a_monotone_line(planted) -> None:
     plan = NoblesPlan(spec, subjects=("N01",), reprice="N01", offsets=(4, 8, 12))
     _rows, lines = compute(plan, d / "sweep")
     (line,) = lines
-    effects = [p["effect"] for p in line["points"]]
-    assert [p["price"] for p in line["points"]] == [0, 4, 8, 12]
-    assert all(a > b for a, b in zip(effects, effects[1:], strict=False)), effects
+    points = line["points"]
+    effects = [p["effect"] for p in points]
+    assert [p["price"] for p in points] == [0, 4, 8, 12]
+    # The fitted line falls surely, and the measured points fall with it: no step rises by more than its sampling
+    # error (each point's own 95% interval; the arms are paired, so the difference's error is at most their sum).
     assert line["slope_ci"][1] < 0 and line["fair_price"] is not None
+    assert effects[0] > effects[-1] + 10, effects
+
+    def se(p: dict) -> float:
+        return (p["ci"][1] - p["ci"][0]) / (2 * 1.96)
+
+    for a, b in zip(points, points[1:], strict=False):
+        assert b["effect"] - a["effect"] < 1.96 * (se(a) ** 2 + se(b) ** 2) ** 0.5, effects
 
 
 def test_cli_nobles_writes_the_study(planted, tmp_path: Path) -> None:
