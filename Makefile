@@ -59,7 +59,7 @@ PRIVILEGES := reinforce_plus2,move_plus2,diagonal_move,mint_plus2,king_plus1,mad
 reports: $(STAMP)  ## the standard set's balance studies into reports/standard/ (hours on 2 cores; reruns reuse arms)
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 300 --gold-factorial
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --strategy seals --groups 60
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --strategy seals --groups 500
 	$(BIN)/palais study nobles --out $(STUDIES)/privileges --nobles $(PRIVILEGES) --groups 100
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
