@@ -15,7 +15,7 @@ from palais_sim import __version__
 from palais_sim.games.base import SEAT1, Column, common_game_row, table_columns
 from palais_sim.games.base import ZERO as ZERO_BASED
 from palais_sim.games.palastgefluester.components import PgComponents, load_pg_components
-from palais_sim.games.palastgefluester.game import PgResult, continue_game
+from palais_sim.games.palastgefluester.game import PgResult, continue_game, seat_json
 from palais_sim.games.palastgefluester.notation import NotationError, ReplayRecorder, replay
 from palais_sim.games.palastgefluester.rules import new_game
 from palais_sim.games.palastgefluester.state import PgOptions
@@ -133,25 +133,7 @@ class Palastgefluester:
             **self.failed_row(context, result.seed),
             **{f"ends_{kind}": kinds.get(kind, 0) for kind in ROUND_END_KINDS},
         }
-        seats = [
-            {
-                "game": game,
-                "group": group,
-                "seat": s.seat + 1,
-                "strategy": s.strategy,
-                "total": s.total,
-                "rank": s.rank,
-                "win": s.win,
-                "display": s.display,
-                "noted": s.noted,
-                "rounds_won_six": s.rounds_won_six,
-                "repeats": s.repeats,
-                "plays": s.plays,
-                "own_colour_replays": s.own_colour_replays,
-                "brown_played": s.brown_played,
-            }  # fmt: skip
-            for s in result.seats
-        ]
+        seats = [{"game": game, "group": group, **seat_json(s)} for s in result.seats]
         ends = [
             {
                 "game": game,

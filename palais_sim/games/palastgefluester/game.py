@@ -57,6 +57,24 @@ class PgSeatResult(NamedTuple):
     brown_played: int
 
 
+def seat_json(s: PgSeatResult) -> dict:
+    """One seat's figures with the seat 1-based: the ``--json`` form and the seats table's own columns."""
+    return {
+        "seat": s.seat + 1,
+        "strategy": s.strategy,
+        "total": s.total,
+        "rank": s.rank,
+        "win": s.win,
+        "display": s.display,
+        "noted": s.noted,
+        "rounds_won_six": s.rounds_won_six,
+        "repeats": s.repeats,
+        "plays": s.plays,
+        "own_colour_replays": s.own_colour_replays,
+        "brown_played": s.brown_played,
+    }
+
+
 @dataclass
 class PgResult:
     """A finished (or stopped) game."""
@@ -78,23 +96,7 @@ class PgResult:
         """The ``--json`` form of ``palais play --game palastgefluester``: seats 1-based."""
         return {
             "game": GAME,
-            "seats": [
-                {
-                    "seat": s.seat + 1,
-                    "strategy": s.strategy,
-                    "total": s.total,
-                    "rank": s.rank,
-                    "win": s.win,
-                    "display": s.display,
-                    "noted": s.noted,
-                    "rounds_won_six": s.rounds_won_six,
-                    "repeats": s.repeats,
-                    "plays": s.plays,
-                    "own_colour_replays": s.own_colour_replays,
-                    "brown_played": s.brown_played,
-                }
-                for s in self.seats
-            ],
+            "seats": [seat_json(s) for s in self.seats],
             "winners": [w + 1 for w in self.winners],
             "rounds": self.rounds,
             "finished": self.finished,
