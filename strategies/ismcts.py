@@ -47,7 +47,7 @@ from palais_sim.engine.rules import Decision, IllegalChoice
 from palais_sim.engine.state import P_KING, P_MADAME, GameState
 from palais_sim.engine.view import PlayerView
 from palais_sim.registry import load_strategy
-from strategies.lookahead import TIE, outcome_reward
+from strategies.lookahead import TIE, choice_key, deal_policies, outcome_reward, play_out
 
 MAX_CARD_OPTIONS = 12  # above this many card combinations: the styles' choices, each single card and none
 
@@ -203,7 +203,7 @@ class IsmctsStrategy:
             node = self.select(node, cands)
             _apply(state, node.choice)
             path.append(node)
-        self.play_out(state, self.deal_policies(state.n, rng))
+        play_out(state, deal_policies(self._rollouts, state.n, rng), self.horizon)
         reward = outcome_reward(state, seat) * self.discount ** (state.round - start)
         for n in path:
             n.visits += 1
@@ -220,21 +220,6 @@ class IsmctsStrategy:
         assert best is not None
         return best
 
-    def play_out(self, state: GameState, policies: list) -> None:
-        """Play ``state`` on (to the end, or ``horizon`` rounds) with ``policies[seat]`` for every seat."""
-        limit = state.round + self.horizon if self.horizon > 0 else 1 << 30
-        while not state.over and state.round < limit:
-            dec = rules.decision(state)
-            rules.apply(state, policies[dec.seat].choose(PlayerView(state, dec.seat), dec))
-
-    def deal_policies(self, n: int, rng: random.Random) -> list:
-        """A rollout strategy for each seat, drawn from ``rollout``: a mixture of players, so that the search does
-        not exploit the quirks of one deterministic opponent model (a rollout by greedy alone plays one fixed
-        continuation, and a search over it finds the choices that happen to suit that continuation)."""
-        if len(self._rollouts) == 1:
-            return [self._rollouts[0]] * n
-        return [rng.choice(self._rollouts) for _ in range(n)]
-
     # ------------------------------------------------------------------ the actions
     def candidates(self, view: PlayerView, decision: Decision) -> list[tuple[object, object]]:
         """The actions searched at ``decision``, as ``(key, choice)``; the rollout strategy's choice first (the first
@@ -242,7 +227,7 @@ class IsmctsStrategy:
         seen: dict[object, object] = {}
 
         def add(choice: object) -> None:
-            key = _key(choice)
+            key = choice_key(choice)
             if key not in seen:
                 seen[key] = choice
 
@@ -356,12 +341,6 @@ def _clearly_better(best: Node, base: Node) -> bool:
         spread = max(0.0, n.squares / n.visits - mean * mean)
         var += spread / n.visits
     return diff > TIE and diff > 2.0 * math.sqrt(var)
-
-
-def _key(choice: object) -> object:
-    if isinstance(choice, list | tuple):
-        return tuple(_key(c) for c in choice)
-    return choice
 
 
 def _cache_key(view: PlayerView, decision: Decision) -> object:

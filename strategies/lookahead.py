@@ -70,10 +70,10 @@ class LookaheadStrategy:
         if decision.kind not in SEARCHED or view.round >= self.base_after:
             return first
         candidates = [first]
-        keys = [_key(first)]
+        keys = [choice_key(first)]
         for strategy in self.candidates_from[1:]:
             choice = strategy.choose(view, decision)
-            k = _key(choice)
+            k = choice_key(choice)
             if k not in keys:
                 keys.append(k)
                 candidates.append(choice)
@@ -91,7 +91,7 @@ class LookaheadStrategy:
         start = view.round
         for _ in range(samples):
             sampled = view.sample_state(rng)
-            policies = self.deal_policies(sampled.n, rng)  # the same for every candidate
+            policies = deal_policies(self._rollouts, sampled.n, rng)  # the same for every candidate
             for i, choice in enumerate(candidates):
                 state = sampled.copy()
                 try:
@@ -99,24 +99,26 @@ class LookaheadStrategy:
                 except rules.IllegalChoice:
                     rewards[i].append(-1.0)
                     continue
-                self.play_out(state, policies)
+                play_out(state, policies, self.horizon)
                 rewards[i].append(outcome_reward(state, seat) * self.discount ** (state.round - start))
         return clearly_better(rewards)
 
-    def play_out(self, state: GameState, policies: list) -> None:
-        """Play ``state`` on (to the end, or ``horizon`` rounds) with ``policies[seat]`` for every seat."""
-        limit = state.round + self.horizon if self.horizon > 0 else 1 << 30
-        while not state.over and state.round < limit:
-            dec = rules.decision(state)
-            rules.apply(state, policies[dec.seat].choose(PlayerView(state, dec.seat), dec))
 
-    def deal_policies(self, n: int, rng: random.Random) -> list:
-        """A rollout strategy for each seat, drawn from ``rollout``: a mixture of players, so that the search does
-        not exploit the quirks of one deterministic opponent model (a rollout by greedy alone plays one fixed
-        continuation, and a search over it finds the choices that happen to suit that continuation)."""
-        if len(self._rollouts) == 1:
-            return [self._rollouts[0]] * n
-        return [rng.choice(self._rollouts) for _ in range(n)]
+def play_out(state: GameState, policies: list, horizon: int) -> None:
+    """Play ``state`` on (to the end, or ``horizon`` rounds) with ``policies[seat]`` for every seat."""
+    limit = state.round + horizon if horizon > 0 else 1 << 30
+    while not state.over and state.round < limit:
+        dec = rules.decision(state)
+        rules.apply(state, policies[dec.seat].choose(PlayerView(state, dec.seat), dec))
+
+
+def deal_policies(rollouts: list, n: int, rng: random.Random) -> list:
+    """A rollout strategy for each seat, drawn from ``rollouts``: a mixture of players, so that the search does not
+    exploit the quirks of one deterministic opponent model (a rollout by greedy alone plays one fixed continuation,
+    and a search over it finds the choices that happen to suit that continuation)."""
+    if len(rollouts) == 1:
+        return [rollouts[0]] * n
+    return [rng.choice(rollouts) for _ in range(n)]
 
 
 def clearly_better(rewards: list[list[float]]) -> int:
@@ -134,9 +136,10 @@ def clearly_better(rewards: list[list[float]]) -> int:
     return best if mean > TIE and mean > 2.0 * se else 0
 
 
-def _key(choice: object) -> object:
+def choice_key(choice: object) -> object:
+    """A choice as a hashable key (lists become tuples)."""
     if isinstance(choice, list | tuple):
-        return tuple(_key(c) for c in choice)
+        return tuple(choice_key(c) for c in choice)
     return choice
 
 
