@@ -15,9 +15,8 @@ Parameters: ``budget`` (iterations per decision; reproducible: the view's own ra
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
 
-from palais_sim.games.palastgefluester.rules import Decision, apply, decision, legal_options
+from palais_sim.games.palastgefluester.rules import Decision, apply, decision
 from palais_sim.games.palastgefluester.state import PgState
 from palais_sim.games.palastgefluester.view import PlayerView
 from strategies.palastgefluester.heuristic import HeuristicStrategy
@@ -30,25 +29,16 @@ class SearchStrategy:
     """Determinized Monte Carlo search: UCB1 over the real choices, rollouts by the heuristic."""
 
     name = "search"
-    DEFAULTS: ClassVar[dict[str, Any]] = {"budget": 48, "rollout": "heuristic", "c": 0.7, "margin": 0.1}
 
-    @classmethod
-    def parameters(cls) -> dict[str, Any]:
-        return dict(cls.DEFAULTS)
-
-    def __init__(self, **params: Any) -> None:
-        unknown = sorted(set(params) - set(self.DEFAULTS))
-        if unknown:
-            raise TypeError(f"unknown parameters {unknown}; parameters: {', '.join(self.DEFAULTS)}")
-        p = {**self.DEFAULTS, **params}
-        self.budget = int(p["budget"])
+    def __init__(self, budget: int = 48, rollout: str = "heuristic", c: float = 0.7, margin: float = 0.1) -> None:
+        self.budget = int(budget)
         if self.budget < 1:
             raise ValueError(f"budget must be at least 1, got {self.budget}")
-        if p["rollout"] not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {p['rollout']!r}")
-        self.rollout = ROLLOUTS[p["rollout"]]()
-        self.c = float(p["c"])
-        self.margin = float(p["margin"])
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        self.rollout = ROLLOUTS[rollout]()
+        self.c = float(c)
+        self.margin = float(margin)
 
     def choose(self, view: PlayerView, decision_now: Decision) -> object:
         options = view.legal_options(decision_now)
@@ -84,6 +74,3 @@ class SearchStrategy:
         best_other = max(p for s, p in enumerate(points) if s != seat)
         goal = state.components.points_to_win(state.n)
         return win + self.margin * (points[seat] - best_other) / goal
-
-
-__all__ = ["SearchStrategy", "legal_options"]
