@@ -13,7 +13,7 @@ from palais_sim.components import ComponentSet, load_components
 from palais_sim.engine.game import GameResult, play_game
 from palais_sim.engine.setup import check_options, resolve_layout
 from palais_sim.engine.state import RuleOptions
-from palais_sim.games.base import ONE, SEAT1, ZERO, Column
+from palais_sim.games.base import ONE, SEAT1, ZERO, Column, common_game_row
 
 
 class Context(NamedTuple):
@@ -153,21 +153,12 @@ GAME = PalaisRoyal()
 
 def result_rows(result: GameResult, game: int, group: int, rotation: int) -> tuple[dict, list[dict], list[dict]]:
     """One game's row, its seat rows and its recruit rows (from the result alone, never the engine state)."""
+    head, tail = common_game_row(result, game, group, rotation, __version__)
     game_row = {
-        "game": game,
-        "seed": result.seed,
-        "group": group,
-        "rotation": rotation,
-        "players": result.players,
-        "matchup": ",".join(result.strategies),
+        **head,
         "layout": result.layout,
         "components": result.components_hash,
-        "rounds": result.rounds,
-        "finished": result.finished,
-        "error": None,
-        "winners": [w + 1 for w in result.winners],
-        "decisions": result.decisions,
-        "engine": __version__,
+        **tail,
         "gold_limit": result.options.gold_limit,
         "max_rounds": result.options.max_rounds,
     }
