@@ -64,19 +64,10 @@ def play(
     ),
 ) -> None:
     """Play one game and print a turn-by-turn account (or the result as JSON)."""
-    from palais_sim.games import get_game
-
-    try:
-        the_game = get_game(game)
-    except ValueError as exc:
-        fail(str(exc))
+    the_game = _game(game)
     if the_game.name != "palais-royal":
-        other = {"layout": layout, "gold_limit": gold_limit, "start_gold": start_gold, "--from": start}
-        given = [
-            k if k.startswith("--") else f"--{k.replace('_', '-')}"
-            for k, v in other.items()
-            if v not in (None, "random")
-        ]
+        other = {"--layout": layout, "--gold-limit": gold_limit, "--start-gold": start_gold, "--from": start}
+        given = [k for k, v in other.items() if v not in (None, "random")]
         if given or positions is not None:
             fail(f"{', '.join(given) or '--positions'}: Palais Royal options; {the_game.title} does not take them")
         _play_other(the_game, players, seed, strategies, components, max_rounds, tiebreak, log, as_json)
@@ -134,6 +125,16 @@ def play(
         account.summary(result)
         if log:
             typer.echo(f"replay log written to {log}")
+
+
+def _game(name: str):
+    """The game ``--game`` names, or a one-line error."""
+    from palais_sim.games import get_game
+
+    try:
+        return get_game(name)
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def _play_other(
@@ -235,12 +236,8 @@ def replay(
 ) -> None:
     """Play a replay log back and verify it: every decision legal, the same final scores."""
     from palais_sim.engine.notation import NotationError, verify_replay
-    from palais_sim.games import get_game
 
-    try:
-        the_game = get_game(game)
-    except ValueError as exc:
-        fail(str(exc))
+    the_game = _game(game)
     if the_game.name != "palais-royal":
         try:
             typer.echo(the_game.verify_replay(log))
