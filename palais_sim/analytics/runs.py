@@ -24,8 +24,9 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from palais_sim.components import ComponentError, ComponentSet, load_components
+from palais_sim.games import DEFAULT_GAME
 from palais_sim.tournament import records
-from palais_sim.tournament.records import SCHEMA_VERSION, TABLES
+from palais_sim.tournament.records import SCHEMA_VERSION, TABLES, game_of
 
 ENGINE = "streaming"
 
@@ -36,15 +37,9 @@ class RunError(ValueError):
 
 CHUNK_FILE = re.compile(r"chunk-(\d+)\.parquet")
 TABLE_NAMES = tuple(TABLES)  # Palais Royal's; a run's own: ``table_names(manifest)``
-DEFAULT_GAME = "palais-royal"
 # The column that breaks a tie on total score, per game (and Palastgeflüster's variant): ranks, head-to-head and the
 # paired tests use it, so they agree with the engine's ``win`` column.
 TIE_COLUMNS = {"palais-royal": "cardinal", "palastgefluester": "display", "palastgefluester/noted": "noted"}
-
-
-def game_of(manifest: dict) -> str:
-    """The game a run plays (runs from before the game interface: Palais Royal)."""
-    return str(manifest.get("game") or (manifest.get("settings") or {}).get("game") or DEFAULT_GAME)
 
 
 def table_names(manifest: dict) -> tuple[str, ...]:

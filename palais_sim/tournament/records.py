@@ -28,6 +28,12 @@ SEATS_SCHEMA = TABLES["seats"]
 RECRUITS_SCHEMA = TABLES["recruits"]
 
 
+def game_of(manifest: dict) -> str:
+    """The game a stored run plays, from its manifest (its settings name a game other than the default; runs from
+    before the game interface are Palais Royal's)."""
+    return str((manifest.get("settings") or {}).get("game") or DEFAULT_GAME)
+
+
 def columns(game: str | None = None) -> dict[str, tuple[Column, ...]]:
     """Every table of ``game``'s runs with its columns (games and seats first)."""
     return get_game(game).columns()

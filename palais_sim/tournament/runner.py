@@ -199,14 +199,10 @@ def _os_reason(exc: OSError) -> str:
     return f"{exc.strerror or exc}{where}"
 
 
-def _game_of(manifest: Manifest) -> str:
-    """The game a stored run plays (runs from before the game interface: Palais Royal)."""
-    return str(manifest.data.get("game") or (manifest.data.get("settings") or {}).get("game") or DEFAULT_GAME)
-
-
 def _nothing_written(out: Path, manifest: Manifest) -> bool:
+    tables = records.columns(records.game_of(manifest.data))
     return manifest.totals()["chunks_done"] == 0 and not any(
-        (out / table).is_dir() and any((out / table).glob("*.parquet")) for table in records.columns(_game_of(manifest))
+        (out / table).is_dir() and any((out / table).glob("*.parquet")) for table in tables
     )
 
 
@@ -214,7 +210,7 @@ def repair(out: Path, manifest: Manifest) -> list[int]:
     """Mark pending again every done chunk whose files are missing or damaged (and remove what is left of them);
     returns their numbers. Only the Parquet footers are read, so this is quick even for a large run."""
     lost = []
-    game = _game_of(manifest)
+    game = records.game_of(manifest.data)
     for entry in manifest.data["chunks"]:
         if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"], game):
             remove_chunk_files(out, entry["chunk"], game)
@@ -227,7 +223,7 @@ def reconcile(out: Path, manifest: Manifest) -> list[ChunkReport]:
     """Mark done every pending chunk whose files are complete on disk (a worker finished it but the parent never
     got its report: an interruption, a killed parent); returns their reports."""
     found = []
-    game = _game_of(manifest)
+    game = records.game_of(manifest.data)
     for entry in manifest.pending():
         rep = chunk_on_disk(out, entry["chunk"], entry["count"], game)
         if rep is not None:
