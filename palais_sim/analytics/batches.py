@@ -198,20 +198,13 @@ def _mask_words(paths: list, noble_ids: list[str], words: int) -> tuple[int, lis
     """The nobles taken per (game, seat) as bit masks, 64 per word: for each word a dense array indexed by
     ``(game - base) * 16 + seat``, and ``base``. The noble column is read dictionary-encoded, so the tens of millions
     of recruit rows are mapped to bits through their few dozen distinct names."""
-    import pyarrow as pa
-
     index = {n: i for i, n in enumerate(noble_ids)}
     if len(noble_ids) <= 53:  # one word, each bit a power of two exact in float64: no code array, no filtering
         return _mask_word(paths, index)
     games, seats, codes = [], [], []
     for path in paths:
-        table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
-        noble = table.column("noble").combine_chunks()
-        if not isinstance(noble, pa.DictionaryArray):
-            noble = noble.dictionary_encode()
-        pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
-        code = pos[noble.indices.to_numpy(zero_copy_only=False)]
-        game, seat = table.column("game").to_numpy(), table.column("seat").to_numpy()
+        pos, indices, game, seat = _recruit_nobles(path, index)
+        code = pos[indices]
         if (code < 0).any():  # a noble not in the list: not a column of the design
             keep = code >= 0
             code, game, seat = code[keep], game[keep], seat[keep]
@@ -241,21 +234,29 @@ def _mask_words(paths: list, noble_ids: list[str], words: int) -> tuple[int, lis
     return base, out
 
 
+def _recruit_nobles(path, index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A recruits file's nobles through the column's dictionary: each dictionary entry's position in ``index`` (-1
+    for a noble not in it), each row's dictionary index, and the rows' game and seat."""
+    import pyarrow as pa
+
+    table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
+    noble = table.column("noble").combine_chunks()
+    if not isinstance(noble, pa.DictionaryArray):
+        noble = noble.dictionary_encode()
+    pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
+    indices = noble.indices.to_numpy(zero_copy_only=False)
+    return pos, indices, table.column("game").to_numpy(), table.column("seat").to_numpy()
+
+
 def _mask_word(paths: list, index: dict[str, int]) -> tuple[int, list[np.ndarray]]:
     """``_mask_words`` for at most 53 nobles: each recruit row weighs 2**position (0 for a noble not in the list),
     looked up through the dictionary of the noble column, and the weights are summed per seat."""
-    import pyarrow as pa
 
     parts = []
     for path in paths:
-        table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
-        noble = table.column("noble").combine_chunks()
-        if not isinstance(noble, pa.DictionaryArray):
-            noble = noble.dictionary_encode()
-        pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
+        pos, indices, game, seat = _recruit_nobles(path, index)
         bit = np.where(pos >= 0, np.ldexp(1.0, np.maximum(pos, 0)), 0.0)
-        weight = bit[noble.indices.to_numpy(zero_copy_only=False)]
-        game, seat = table.column("game").to_numpy(), table.column("seat").to_numpy()
+        weight = bit[indices]
         parts.append((game, seat, weight))
     parts = [part for part in parts if len(part[0])]
     if not parts:
