@@ -773,7 +773,8 @@ code { background: #f4f4f4; padding: 0 0.2em; }
 """
 
 
-def _inline(text: str) -> str:
+def inline_html(text: str) -> str:
+    """Markdown's `code` and **bold** of a line as HTML (the rest escaped)."""
     out = html.escape(text)
     parts = out.split("`")
     out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
@@ -787,13 +788,13 @@ def to_html(rep: Report) -> str:
         if kind == "h":
             body.append(f"<h2>{html.escape(str(value))}</h2>")
         elif kind == "p":
-            body.append(f"<p>{_inline(str(value))}</p>")
+            body.append(f"<p>{inline_html(str(value))}</p>")
         elif kind == "list":
-            body.append("<ul>" + "".join(f"<li>{_inline(str(item))}</li>" for item in value) + "</ul>")  # type: ignore[union-attr]
+            body.append("<ul>" + "".join(f"<li>{inline_html(str(item))}</li>" for item in value) + "</ul>")  # type: ignore[union-attr]
         elif kind == "table":
             assert isinstance(value, Table)
             head = "".join(f"<th>{html.escape(h)}</th>" for h in value.headers)
-            rows = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in value.rows)
+            rows = "".join("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in row) + "</tr>" for row in value.rows)
             body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         elif kind == "chart":
             name, caption = value  # type: ignore[misc]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from palais_sim.analytics.paired import Estimate, robust, verdict
+from palais_sim.analytics.report import inline_html
 
 FORMAT = "palais-study/1"
 
@@ -132,27 +133,19 @@ code, pre { background: #f4f4f4; padding: 0 0.2em; } pre { padding: 0.5em; overf
 """
 
 
-def _inline(text: str) -> str:
-    out = html.escape(text)
-    parts = out.split("`")
-    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
-    parts = out.split("**")
-    return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
-
-
 def to_html(page: Page) -> str:
     body = [f"<h1>{html.escape(page.title)}</h1>"]
     for kind, value in page.blocks:
         if kind == "h":
             body.append(f"<h2>{html.escape(str(value))}</h2>")
         elif kind == "p":
-            body.append(f"<p>{_inline(str(value))}</p>")
+            body.append(f"<p>{inline_html(str(value))}</p>")
         elif kind == "code":
             body.append(f"<pre>{html.escape(str(value))}</pre>")
         elif kind == "table":
             headers, rows = value  # type: ignore[misc]
             head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-            cells = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows)
+            cells = "".join("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in r) + "</tr>" for r in rows)
             body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>")
         elif kind == "chart":
             name, caption = value  # type: ignore[misc]
