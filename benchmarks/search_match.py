@@ -2,24 +2,26 @@
 "ismcts").
 
     nice .venv/bin/python -m benchmarks.search_match ismcts:budget=300 lookahead:budget=600 --seeds 100 \
-        --seed 5 --out runs/ismcts-vs-lookahead.txt
+        --seed 5 --workers 2 --out runs/ismcts-vs-lookahead.txt
 
 (run as a module from the repository root, so that this checkout's ``palais_sim`` and ``strategies`` are imported,
 not an installed copy's).
 
-Seeds ``group_seed(seed, g)`` for g < ``--seeds``, random layouts. Every game is a line of the output file as it
-ends (seed, seats, winner share, scores, rounds, finished); the last lines are the summary: the first strategy's win
-share with a 95% interval clustered on the seed (the mean of a seed's two games is one observation), the mean
-scores, the unfinished games, the failed ones (a strategy that raised: the error is written and the seed's other
-game still counts; a failed game counts for neither) and each strategy's mean time per decision of its own (wall
-clock, so on a busy machine it is an upper bound).
+Seeds ``group_seed(seed, g)`` for g < ``--seeds``, random layouts. Every game is a line of the output file (seed,
+seats, winner share, scores, rounds, finished), written in seed order whatever the number of ``--workers``; the last
+lines are the summary: the first strategy's win share with a 95% interval clustered on the seed (the mean of a
+seed's two games is one observation), the mean scores, the unfinished games, the failed ones (a strategy that
+raised: the error is written and the seed's other game still counts; a failed game counts for neither) and each
+strategy's mean CPU time per decision of its own (process CPU time, so a busy machine does not inflate it).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from palais_sim.components import load_components
@@ -32,6 +34,19 @@ from palais_sim.registry import load_strategy
 from palais_sim.tournament.schedule import group_seed
 
 
+@dataclass
+class SeedResult:
+    """A seed's two games, seen from the first strategy: its lines, shares, scores and each spec's decision times."""
+
+    lines: list[str] = field(default_factory=list)
+    shares: list[float] = field(default_factory=list)
+    scores_a: list[int] = field(default_factory=list)
+    scores_b: list[int] = field(default_factory=list)
+    unfinished: int = 0
+    failed: int = 0
+    clock: dict[str, list[float]] = field(default_factory=dict)
+
+
 def play(specs: tuple[str, str], seed: int, clock: dict[str, list[float]]) -> tuple[list[float], list[int], int, bool]:
     """One game of ``specs`` in seat order: each seat's win share, the scores, rounds and whether it finished."""
     comps = load_components(None)
@@ -39,14 +54,38 @@ def play(specs: tuple[str, str], seed: int, clock: dict[str, list[float]]) -> tu
     seats = [load_strategy(specs[0]), load_strategy(specs[1])]
     while not state.over:
         dec = rules.decision(state)
-        start = time.perf_counter()
+        start = time.process_time()
         choice = seats[dec.seat].choose(PlayerView(state, dec.seat), dec)
-        clock[specs[dec.seat]].append(time.perf_counter() - start)
+        clock[specs[dec.seat]].append(time.process_time() - start)
         rules.apply(state, choice)
     scores = final_scores(state)
     best = winners(scores)
     share = [1 / len(best) if s in best else 0.0 for s in range(2)]
     return share, [sc.total for sc in scores], state.round, state.finished
+
+
+def play_seed(job: tuple[str, str, int, int]) -> SeedResult:
+    """Both seatings of seed number ``g``."""
+    a, b, root, g = job
+    seed = group_seed(root, g)
+    result = SeedResult(clock={a: [], b: []})
+    for specs in ((a, b), (b, a)):
+        try:
+            share, total, rounds, finished = play(specs, seed, result.clock)
+        except Exception as exc:  # a strategy's own error: recorded, the match goes on
+            result.failed += 1
+            result.lines.append(f"seed {g} seats {specs[0]} | {specs[1]}: FAILED {type(exc).__name__}: {exc}")
+            continue
+        i = specs.index(a)
+        result.shares.append(share[i])
+        result.scores_a.append(total[i])
+        result.scores_b.append(total[1 - i])
+        result.unfinished += not finished
+        result.lines.append(
+            f"seed {g} seats {specs[0]} | {specs[1]}: {a} share {share[i]:.1f}, scores {total[0]}-{total[1]}, "
+            f"rounds {rounds}{'' if finished else ', NOT FINISHED'}"
+        )
+    return result
 
 
 def main() -> None:
@@ -55,6 +94,7 @@ def main() -> None:
     parser.add_argument("second")
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     a, b = args.first, args.second
@@ -64,31 +104,23 @@ def main() -> None:
     scores_b: list[int] = []
     unfinished = 0
     failed = 0
+    jobs = [(a, b, args.seed, g) for g in range(args.seeds)]
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w") as out:
+    with args.out.open("w") as out, multiprocessing.get_context("spawn").Pool(max(1, args.workers)) as pool:
         out.write(f"# {a} vs {b}, {args.seeds} seeds x 2 seatings, root {args.seed}\n")
-        for g in range(args.seeds):
-            seed = group_seed(args.seed, g)
-            shares: list[float] = []
-            for specs in ((a, b), (b, a)):
-                try:
-                    share, total, rounds, finished = play(specs, seed, clock)
-                except Exception as exc:  # a strategy's own error: recorded, the match goes on
-                    failed += 1
-                    out.write(f"seed {g} seats {specs[0]} | {specs[1]}: FAILED {type(exc).__name__}: {exc}\n")
-                    continue
-                i = specs.index(a)
-                shares.append(share[i])
-                scores_a.append(total[i])
-                scores_b.append(total[1 - i])
-                unfinished += not finished
-                out.write(
-                    f"seed {g} seats {specs[0]} | {specs[1]}: {a} share {share[i]:.1f}, scores {total[0]}-{total[1]}, "
-                    f"rounds {rounds}{'' if finished else ', NOT FINISHED'}\n"
-                )
-            if shares:
-                per_seed.append(statistics.mean(shares))
+        results = pool.imap(play_seed, jobs) if args.workers > 1 else map(play_seed, jobs)
+        for result in results:
+            for line in result.lines:
+                out.write(line + "\n")
             out.flush()
+            if result.shares:
+                per_seed.append(statistics.mean(result.shares))
+            scores_a += result.scores_a
+            scores_b += result.scores_b
+            unfinished += result.unfinished
+            failed += result.failed
+            for spec in (a, b):
+                clock[spec] += result.clock[spec]
         n = len(per_seed)
         share = statistics.mean(per_seed)
         half = 1.96 * statistics.stdev(per_seed) / n**0.5 if n > 1 else float("nan")
@@ -100,8 +132,8 @@ def main() -> None:
         for spec in (a, b):
             times = clock[spec]
             out.write(
-                f"{spec}: {len(times)} decisions, {1000 * statistics.mean(times):.3f} ms per decision "
-                f"({len(times) / sum(times):.0f} decisions/s)\n"
+                f"{spec}: {len(times)} decisions, {1000 * statistics.mean(times):.3f} ms CPU per decision "
+                f"({len(times) / max(sum(times), 1e-9):.0f} decisions per CPU-second)\n"
             )
 
 
