@@ -15,7 +15,7 @@ Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012) over this seat's d
   backed up.
 - **Actions** are the real decisions, kept to a small set where the option space is large: every card combination
   (or, with a big hand, the styles' choices, each single card and none), every affordable noble (the best
-  ``max_nobles`` by the heuristic's valuation) and stopping, the seals of the styles and none, and movement as a small
+  ``max_nobles`` by the heuristic's valuation) and stopping, the seals of the styles, and movement as a small
   set of target distributions: the five styles' plans, one plan per promising noble (its Office, King and Madame
   levels, brought by the heuristic's movement helper) and standing still.
 - **Reward** in [0, 1] (``lookahead.outcome_reward``): a win (shared wins split) weighs 0.7, the score margin
@@ -23,14 +23,22 @@ Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012) over this seat's d
   times ``discount`` per round the game lasted (winning sooner is worth more: without it two searchers that each
   expect a longer game to favour them decline the Office turn after turn and never end the game).
 
-The move at the root is the most visited child (robust child) if it beats the rollout strategy's own choice clearly
-(by more than ``TIE`` and twice the standard error of the difference), else the rollout strategy's choice: a search
-that deviates on noise plays worse. ``budget`` is in iterations
-(reproducible); with ``time_ms`` above 0 the search runs for that many milliseconds instead (at least one
-iteration). ``analyse`` returns every root child with its visits and mean reward (``palais analyse``). From round
-``base_after`` (40: twice a usual game's length) the base rollout strategy alone plays, which always brings the end:
-a safety net against two searchers that each expect a longer game to favour them (1 of 60 games of budget 300
-against lookahead:budget=600 reached the round limit before it).
+**The root** (``root="halving"``, the default) is sequential halving (Karnin, Koren and Somekh, 2013) with common
+random numbers: every sample (a determinization and a deal of rollout players) is played once through each
+candidate still in the race, so candidates are compared on the same games, and after each of ``ceil(log2(n))``
+rounds the worse half is dropped. The rollout strategy's own choice stays in the race to the end and is played
+unless the best survivor beats it clearly on their paired rewards (by more than ``TIE`` and twice the standard error
+of the differences, ``lookahead.clearly_better``): a search that deviates on noise plays worse. ``root="ucb"`` is
+the earlier root, UCB1 over separate determinizations, playing the most visited child if clearly better (README,
+"ismcts", compares the two). The seal decision is searched only where the styles disagree: taking no seal never won
+a search, and searching it took a quarter of the time.
+
+``budget`` is in rollouts (reproducible; whole samples of the candidates in the race, at least one of each); with
+``time_ms`` above 0 the search runs for that many milliseconds instead (split evenly between the rounds, at least
+one sample per round). ``analyse`` returns every root child with its visits and mean reward (``palais analyse``).
+From round ``base_after`` (40: twice a usual game's length) the base rollout strategy alone plays, which always
+brings the end: a safety net against two searchers that each expect a longer game to favour them (1 of 60 games of
+budget 300 against lookahead:budget=600 reached the round limit before it).
 """
 
 from __future__ import annotations
@@ -47,8 +55,9 @@ from palais_sim.engine.rules import Decision, IllegalChoice
 from palais_sim.engine.state import P_KING, P_MADAME, GameState
 from palais_sim.engine.view import PlayerView
 from palais_sim.registry import load_strategy
-from strategies.lookahead import TIE, choice_key, deal_policies, outcome_reward, play_out
+from strategies.lookahead import TIE, choice_key, clearly_better, deal_policies, outcome_reward, play_out
 
+ROOTS = ("halving", "ucb")  # how the root's candidates are compared (see the module docstring)
 MAX_CARD_OPTIONS = 12  # above this many card combinations: the styles' choices, each single card and none
 
 
@@ -92,9 +101,12 @@ class IsmctsStrategy:
         max_nobles: int = 6,
         discount: float = 0.99,
         base_after: int = 40,
+        root: str = "halving",
     ) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1 iteration per decision")
+        if root not in ROOTS:
+            raise ValueError(f"root must be one of {', '.join(ROOTS)}, not {root!r}")
         if c < 0:
             raise ValueError("the exploration constant c must not be negative")
         self.budget = budget
@@ -104,6 +116,7 @@ class IsmctsStrategy:
         self.max_nobles = max_nobles
         self.discount = discount
         self.base_after = base_after
+        self.root = root
         self.rollout_spec = rollout
         # "/" separates several rollout strategies: each rollout deals one to every seat (the first is the base).
         self._rollouts = [load_strategy(r) for r in rollout.split("/") if r]
@@ -125,6 +138,8 @@ class IsmctsStrategy:
         if len(candidates) == 1:
             return candidates[0][1]
         root.cache[_cache_key(view, decision)] = candidates
+        if self.root == "halving":
+            return self.halving(view, root, candidates)
         self.search(view, root)
         if not root.children:
             return candidates[0][1]  # nothing was searched: the rollout strategy's own choice
@@ -139,7 +154,10 @@ class IsmctsStrategy:
         root = Node()
         candidates = self.candidates(view, decision)
         root.cache[_cache_key(view, decision)] = candidates
-        self.search(view, root)
+        if self.root == "halving":
+            self.halving(view, root, candidates)
+        else:
+            self.search(view, root)
         out = []
         for key, choice in candidates:
             node = root.children.get(key)
@@ -149,6 +167,44 @@ class IsmctsStrategy:
         return out
 
     # ------------------------------------------------------------------ search
+    def halving(self, view: PlayerView, root: Node, candidates: list[tuple[object, object]]) -> object:
+        """Sequential halving over the root's candidates with common random numbers; the choice it plays.
+
+        Every sample (a determinization and a rollout deal) is played once through each candidate still in the
+        race, so the candidates are compared on the same games. After each of ``ceil(log2(n))`` rounds the worse half
+        is dropped; the rollout strategy's own choice stays to the end, and the best survivor is played only if it
+        beats it clearly on their paired rewards (``clearly_better``)."""
+        rng = random.Random(view.rng.getrandbits(64))
+        seat = view.seat
+        base = candidates[0][0]
+        alive = [key for key, _ in candidates]
+        for key, choice in candidates:
+            root.children[key] = Node(choice)
+        rewards: dict[object, list[float]] = {key: [] for key in alive}
+        rounds = max(1, math.ceil(math.log2(len(alive))))
+        spent = 0
+        start = time.perf_counter()
+        for r in range(rounds):
+            share = (self.budget - spent) // (rounds - r)
+            samples = max(1, share // len(alive))
+            deadline = start + self.time_ms * (r + 1) / rounds / 1000.0 if self.time_ms > 0 else 0.0
+            done = 0
+            while done < samples if not deadline else (done == 0 or time.perf_counter() < deadline):
+                sample = view.sample_state(rng)
+                deal = rng.getrandbits(64)
+                for key in alive:
+                    reward = self.iterate(sample.copy(), seat, root, random.Random(deal), root.children[key])
+                    rewards[key].append(reward)
+                spent += len(alive)
+                done += 1
+            if r < rounds - 1:
+                others = sorted((k for k in alive if k != base), key=lambda k: -_mean(rewards[k]))
+                alive = [base, *others[: max(1, math.ceil(len(alive) / 2) - 1)]]
+        best = max(alive, key=lambda k: _mean(rewards[k]))
+        if best != base and clearly_better([rewards[base], rewards[best]]) == 1:
+            return root.children[best].choice
+        return root.children[base].choice
+
     def search(self, view: PlayerView, root: Node) -> None:
         rng = random.Random(view.rng.getrandbits(64))
         seat = view.seat
@@ -164,11 +220,18 @@ class IsmctsStrategy:
             elif iterations >= self.budget:
                 break
 
-    def iterate(self, state: GameState, seat: int, root: Node, rng: random.Random) -> None:
+    def iterate(self, state: GameState, seat: int, root: Node, rng: random.Random, first: Node | None = None) -> float:
+        """One iteration from ``root`` (through its child ``first`` if given): down the tree to the end of the seat's
+        turn, a rollout, the reward backed up; the reward."""
         turn = state.turn_no
         start = state.round
         node = root
         path = [root]
+        if first is not None:
+            _apply(state, first.choice)
+            first.avail += 1
+            node = first
+            path.append(first)
         # The seat's decisions up to the end of its turn (or of its setup: setup decisions are not in a turn of the
         # seat, so the pending decision's seat decides, not the seat whose turn it is).
         while not state.over and state.turn_no == turn:
@@ -209,6 +272,7 @@ class IsmctsStrategy:
             n.visits += 1
             n.total += reward
             n.squares += reward * reward
+        return reward
 
     def select(self, node: Node, cands: list[tuple[object, object]]) -> Node:
         best, best_u = None, -1.0
@@ -252,8 +316,6 @@ class IsmctsStrategy:
             for field in self.ranked_nobles(view, decision):
                 add(field)
             add(None)
-        elif kind == "seals":
-            add((0, 0, ()))
         elif kind == "draw":
             add(0)
         elif kind == "keep":
@@ -329,6 +391,10 @@ def _apply(state: GameState, choice: object) -> None:
         rules.apply(state, choice)
     except IllegalChoice as exc:  # a candidate is built from the state it is applied to: this is a bug
         raise RuntimeError(f"ismcts candidate {choice!r} is illegal here: {exc}") from None
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 def _clearly_better(best: Node, base: Node) -> bool:

@@ -49,13 +49,44 @@ def test_every_candidate_is_legal_at_every_decision_of_a_game() -> None:
     assert {"setup", "move", "recruit", "seals"} <= kinds
 
 
-def test_the_search_spends_its_budget_and_repeats_itself() -> None:
+def _move_decision():
     state = _game_at(8)
     while rules.decision(state).kind != "move":
         dec = rules.decision(state)
         rules.apply(state, load_strategy("greedy").choose(PlayerView(state, dec.seat), dec))
-    dec = rules.decision(state)
+    return state, rules.decision(state)
+
+
+def test_the_halving_search_spends_its_budget_keeps_the_base_choice_and_repeats_itself() -> None:
+    state, dec = _move_decision()
     search = IsmctsStrategy(budget=40)
+    cands = search.candidates(PlayerView(state, dec.seat), dec)
+    assert len(cands) >= 3
+    first = search.analyse(PlayerView(state, dec.seat), dec)  # a fresh view: its random stream starts anew
+    # Whole samples of the candidates still in the race: the budget, less at most one sample's worth.
+    assert 40 - len(cands) < sum(c.visits for c in first) <= 40
+    assert all(c.visits >= 1 for c in first)  # every candidate is tried in the first round
+    again = search.analyse(PlayerView(state, dec.seat), dec)
+    assert [(c.visits, c.value) for c in first] == [(c.visits, c.value) for c in again]
+    # The rollout strategy's own choice stays in the race to the end: nothing has more samples.
+    base = cands[0][1]
+    assert next(c.visits for c in first if c.choice == base) == first[0].visits
+    assert all(0.0 <= c.value <= 1.0 for c in first)
+    # The survivor with the best mean (the most visited apart from the base), or the base.
+    survivors = [c for c in first if c.visits == first[0].visits]
+    assert search.choose(PlayerView(state, dec.seat), dec) in [c.choice for c in survivors]
+
+
+def test_the_halving_search_runs_on_time_too() -> None:
+    state, dec = _move_decision()
+    search = IsmctsStrategy(time_ms=30)
+    out = search.analyse(PlayerView(state, dec.seat), dec)
+    assert all(c.visits >= 1 for c in out)
+
+
+def test_the_ucb_search_spends_its_budget_and_repeats_itself() -> None:
+    state, dec = _move_decision()
+    search = IsmctsStrategy(budget=40, root="ucb")
     first = search.analyse(PlayerView(state, dec.seat), dec)  # a fresh view: its random stream starts anew
     assert sum(c.visits for c in first) == 40
     again = search.analyse(PlayerView(state, dec.seat), dec)
@@ -72,6 +103,8 @@ def test_parameters_are_checked() -> None:
         IsmctsStrategy(budget=0)
     with pytest.raises(ValueError, match="styles"):
         IsmctsStrategy(styles="")
+    with pytest.raises(ValueError, match="root must be one of halving, ucb"):
+        IsmctsStrategy(root="flat")
 
 
 def test_analyse_lists_the_candidates_of_a_position(tmp_path) -> None:
@@ -96,6 +129,7 @@ def test_analyse_lists_the_candidates_of_a_position(tmp_path) -> None:
             app, ["analyse", str(path), "--strategy", "ismcts:budget=30", "--decision", "move", "--json"]
         ).output
     )
-    assert data["decision"] == "move" and sum(c["visits"] for c in data["candidates"]) == 30
+    spent = sum(c["visits"] for c in data["candidates"])
+    assert data["decision"] == "move" and 30 - len(data["candidates"]) < spent <= 30
     bad = runner.invoke(app, ["analyse", str(path), "--strategy", "greedy"])
     assert bad.exit_code == 2 and "cannot analyse" in bad.output
