@@ -83,6 +83,7 @@ class Candidate:
     choice: object
     visits: int
     value: float  # mean reward in [0, 1]
+    played: bool = False  # the choice the search plays
 
 
 class IsmctsStrategy:
@@ -133,10 +134,30 @@ class IsmctsStrategy:
     def choose(self, view: PlayerView, decision: Decision) -> object:
         if view.round >= self.base_after:
             return self._rollout.choose(view, decision)  # a safety net (see the module docstring)
-        root = Node()
         candidates = self.candidates(view, decision)
         if len(candidates) == 1:
             return candidates[0][1]
+        return self.decide(view, decision, Node(), candidates)
+
+    def analyse(self, view: PlayerView, decision: Decision) -> list[Candidate]:
+        """Every candidate at the decision with its visits, mean reward and whether the search plays it, most
+        visited first."""
+        root = Node()
+        candidates = self.candidates(view, decision)
+        played = choice_key(self.decide(view, decision, root, candidates))
+        out = []
+        for key, choice in candidates:
+            node = root.children.get(key)
+            visits = node.visits if node else 0
+            value = node.total / node.visits if node and node.visits else float("nan")
+            out.append(Candidate(choice, visits, value, key == played))
+        out.sort(key=lambda c: (-c.visits, -(c.value if c.value == c.value else -1.0)))
+        return out
+
+    def decide(
+        self, view: PlayerView, decision: Decision, root: Node, candidates: list[tuple[object, object]]
+    ) -> object:
+        """Search ``candidates`` from ``root``; the choice to play."""
         root.cache[_cache_key(view, decision)] = candidates
         if self.root == "halving":
             return self.halving(view, root, candidates)
@@ -148,23 +169,6 @@ class IsmctsStrategy:
         if base is None or base is best or not base.visits or _clearly_better(best, base):
             return best.choice
         return base.choice  # not better by a clear margin: the rollout strategy's own choice
-
-    def analyse(self, view: PlayerView, decision: Decision) -> list[Candidate]:
-        """Every candidate at the decision with its visits and mean reward, most visited first."""
-        root = Node()
-        candidates = self.candidates(view, decision)
-        root.cache[_cache_key(view, decision)] = candidates
-        if self.root == "halving":
-            self.halving(view, root, candidates)
-        else:
-            self.search(view, root)
-        out = []
-        for key, choice in candidates:
-            node = root.children.get(key)
-            visits = node.visits if node else 0
-            out.append(Candidate(choice, visits, node.total / node.visits if node and node.visits else float("nan")))
-        out.sort(key=lambda c: (-c.visits, -(c.value if c.value == c.value else -1.0)))
-        return out
 
     # ------------------------------------------------------------------ search
     def halving(self, view: PlayerView, root: Node, candidates: list[tuple[object, object]]) -> object:

@@ -74,7 +74,9 @@ def test_the_halving_search_spends_its_budget_keeps_the_base_choice_and_repeats_
     assert all(0.0 <= c.value <= 1.0 for c in first)
     # The survivor with the best mean (the most visited apart from the base), or the base.
     survivors = [c for c in first if c.visits == first[0].visits]
-    assert search.choose(PlayerView(state, dec.seat), dec) in [c.choice for c in survivors]
+    played = search.choose(PlayerView(state, dec.seat), dec)
+    assert played in [c.choice for c in survivors]
+    assert [c.choice for c in first if c.played] == [played]
 
 
 def test_the_halving_search_runs_on_time_too() -> None:
@@ -95,7 +97,9 @@ def test_the_ucb_search_spends_its_budget_and_repeats_itself() -> None:
     assert all(0.0 <= c.value <= 1.0 for c in first if c.visits)
     # The most visited, unless the rollout strategy's own choice (the first candidate) is not clearly worse.
     base = search.candidates(PlayerView(state, dec.seat), dec)[0][1]
-    assert search.choose(PlayerView(state, dec.seat), dec) in (first[0].choice, base)
+    played = search.choose(PlayerView(state, dec.seat), dec)
+    assert played in (first[0].choice, base)
+    assert [c.choice for c in first if c.played] == [played]
 
 
 def test_parameters_are_checked() -> None:
@@ -131,5 +135,6 @@ def test_analyse_lists_the_candidates_of_a_position(tmp_path) -> None:
     )
     spent = sum(c["visits"] for c in data["candidates"])
     assert data["decision"] == "move" and 30 - len(data["candidates"]) < spent <= 30
+    assert sum(c["played"] for c in data["candidates"]) == 1  # the choice the search plays is marked
     bad = runner.invoke(app, ["analyse", str(path), "--strategy", "greedy"])
     assert bad.exit_code == 2 and "cannot analyse" in bad.output

@@ -2,7 +2,8 @@
 each (value and visits), as a chess engine's analysis lists its candidate moves.
 
 The strategy must offer ``analyse(view, decision)`` (``ismcts`` does): a list of candidates with ``choice``,
-``visits`` and ``value`` (its mean reward in [0, 1]: 0.7 for a win, 0.3 for the score margin, discounted per round).
+``visits`` and ``value`` (its mean reward in [0, 1]: 0.7 for a win, 0.3 for the score margin, discounted per round),
+and optionally ``played`` (the choice the strategy plays, marked ``*``).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def analyse(
                 "description": text,
                 "visits": c.visits,
                 "value": value,
+                "played": bool(getattr(c, "played", False)),
             }
         )
     if as_json:
@@ -96,10 +98,11 @@ def analyse(
     )
     typer.echo(
         "value: the mean reward of the games played through this choice (0.7 for a win, 0.3 for the score margin, "
-        "ismcts: less 1% per round the game lasts)"
+        "ismcts: less 1% per round the game lasts); * the choice it plays"
     )
     typer.echo("")
-    typer.echo(f"{'#':>3} {'visits':>7} {'share':>6} {'value':>6}  choice")
+    typer.echo(f"{'#':>3} {'visits':>7} {'share':>6} {'value':>6}    choice")
     for i, r in enumerate(rows, 1):
         value = "-" if r["value"] is None else f"{r['value']:.3f}"
-        typer.echo(f"{i:>3} {r['visits']:>7} {100 * r['visits'] / total:>5.1f}% {value:>6}  {r['description']}")
+        mark = "*" if r["played"] else " "
+        typer.echo(f"{i:>3} {r['visits']:>7} {100 * r['visits'] / total:>5.1f}% {value:>6}  {mark} {r['description']}")
