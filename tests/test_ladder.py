@@ -40,6 +40,23 @@ def test_ladder_json_has_intervals_and_a_head_to_head() -> None:
     assert pair["pairs"] == 4 and pair["ci_low"] <= pair["ahead"] <= pair["ci_high"]
 
 
+def test_ladder_rates_every_strategy_and_times_its_decisions(tmp_path: Path) -> None:
+    out = tmp_path / "ladder"
+    result = ladder("--games", "6", "--strategies", "greedy,random,economy", "--seed", "5", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["strategy"]: r for r in json.loads(result.output)["table"]}
+    for r in rows.values():
+        assert r["rating_ci_low"] <= r["rating"] <= r["rating_ci_high"]
+        assert r["decisions_timed"] > 0 and r["cpu_seconds"] > 0
+        assert r["decisions_per_cpu_second"] == pytest.approx(r["decisions_timed"] / r["cpu_seconds"], rel=1e-2)
+    assert rows["greedy"]["rating"] > rows["random"]["rating"]
+    # Every decision of the games is timed, once, for the strategy that made it.
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sum(r["decisions_timed"] for r in rows.values()) == sum(c["decisions"] for c in manifest["chunks"])
+    text = ladder("--games", "6", "--strategies", "greedy,random,economy", "--seed", "5").output
+    assert "rating" in text and "dec/CPU-s" in text
+
+
 def test_ladder_text_shows_the_table_and_the_matrix() -> None:
     result = ladder("--games", "2", "--strategies", "greedy,random")
     assert result.exit_code == 0, result.output

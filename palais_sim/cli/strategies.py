@@ -151,19 +151,33 @@ def _score(x: float) -> str:
     return f"{x:.1f}"
 
 
+def _elo(x: float) -> str:
+    return f"{x:+.0f}"
+
+
+def _speed(r: dict) -> str:
+    rate = r.get("decisions_per_cpu_second")
+    return "-" if rate is None else f"{rate:,.0f}"
+
+
 def ladder_text(header: str, table: list[dict], matrix: dict[str, dict[str, float | None]]) -> str:
     lines = [
         header,
         "win rate (a shared win counts as a share) with 95% Wilson interval; mean score with 95% interval "
-        "clustered on the rotation group",
+        "clustered on the rotation group;",
+        "rating: Bradley-Terry Elo (mean 0) with 95% group-bootstrap interval; dec/CPU-s: the strategy's decisions "
+        "per CPU-second in these games",
         "",
-        f"{'strategy':<28} {'games':>6} {'win rate':>9} {'95% interval':>16} {'mean':>7} {'95% interval':>16}",
+        f"{'strategy':<28} {'games':>6} {'win rate':>9} {'95% interval':>16} {'mean':>7} {'95% interval':>16} "
+        f"{'rating':>7} {'95% interval':>14} {'dec/CPU-s':>10}",
     ]
     for r in table:
         lines.append(
             f"{r['strategy'][:28]:<28} {r['games']:>6} {_pct(r['win_rate']):>9} "
             f"{_interval(r['ci_low'], r['ci_high'], _pct):>16} {_score(r['mean_score']):>7} "
-            f"{_interval(r['score_ci_low'], r['score_ci_high'], _score):>16}"
+            f"{_interval(r['score_ci_low'], r['score_ci_high'], _score):>16} "
+            f"{'-' if r.get('rating') is None else _elo(r['rating']):>7} "
+            f"{_interval(r.get('rating_ci_low'), r.get('rating_ci_high'), _elo):>14} {_speed(r):>10}"
         )
     names = list(matrix)
     lines += ["", "head to head: share of meetings the row finished ahead of the column (ties count half)", ""]
@@ -193,7 +207,8 @@ def ladder(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON"),
 ) -> None:
-    """Seat-rotated round robin: win rates with 95% intervals, mean scores, the head-to-head matrix."""
+    """Seat-rotated round robin: win rates, mean scores and ratings with 95% intervals, each strategy's decisions per
+    CPU-second, the head-to-head matrix."""
     from palais_sim.analytics import winrates
     from palais_sim.analytics.runs import RunError, open_run
     from palais_sim.tournament.manifest import RunDirError
@@ -238,7 +253,7 @@ def ladder(
         per_matchup = math.ceil(games / players) * players
         settings = dataclasses.replace(base, games=per_matchup * matchups)
         with _run_directory(out) as run_dir:
-            summary = run(settings, run_dir, workers)
+            summary = run(settings, run_dir, workers, time_strategies=True)
             played = open_run(run_dir)
             rates = winrates.compute(played)
             facts = played.summary
@@ -250,6 +265,13 @@ def ladder(
         fail(explain(exc))
 
     table = _rows(rates.strategies.sort("win_rate", "strategy", descending=[True, False], nulls_last=True))
+    rated = {r["strategy"]: r for r in _rows(rates.ratings)}
+    for r in table:
+        rating = rated.get(r["strategy"], {})
+        r["rating"], r["rating_ci_low"], r["rating_ci_high"] = (rating.get(k) for k in ("rating", "ci_low", "ci_high"))
+        decisions, cpu = summary.strategy_clock.get(r["strategy"], (0, 0.0))
+        r["decisions_timed"], r["cpu_seconds"] = decisions, cpu
+        r["decisions_per_cpu_second"] = decisions / cpu if decisions and cpu > 0 else None
     order = list(dict.fromkeys(specs))
     ahead = {(r["strategy"], r["opponent"]): r["ahead"] for r in _rows(rates.head_to_head)}
     matrix = {a: {b: ahead.get((a, b)) for b in order} for a in order}

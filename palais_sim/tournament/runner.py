@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
@@ -68,6 +68,8 @@ class RunSummary:
     workers: int
     first_error: str | None
     settings: Settings
+    # with time_strategies: every strategy's decisions and their CPU seconds, over the games played in this session
+    strategy_clock: dict[str, tuple[int, float]] = field(default_factory=dict)
 
     def text(self) -> str:
         s = self.settings
@@ -306,6 +308,7 @@ def run(
     progress: bool | None = None,
     backend: str = "local",
     address: str | None = None,
+    time_strategies: bool = False,
 ) -> RunSummary:
     """Play the run (or its unfinished chunks) and return the summary; raises RunStopped if it stops early.
 
@@ -314,21 +317,23 @@ def run(
     RunStopped says how to resume. ``--fail-fast`` stops the chunk at its first failed game, in the worker, and the
     run with it. ``backend="ray"`` runs the chunks on Ray (``address``: see :func:`ray_backend.connect`);
     ``workers`` may then be None for all the cluster's CPUs; a Ray started or joined here is shut down at the end.
+    ``time_strategies`` times every strategy's decisions in CPU time (``RunSummary.strategy_clock``).
     """
+    options = (chunk_size, resume, fail_fast, progress, backend, address, time_strategies)
     if backend != "ray":
-        return _run(settings, out, workers, chunk_size, resume, fail_fast, progress, backend, address)
+        return _run(settings, out, workers, *options)
     from palais_sim.tournament.ray_backend import connect, release
 
     try:
         workers = connect(address, workers)  # before chunk sizing: the pool's size may be the cluster's
-        return _run(settings, out, workers, chunk_size, resume, fail_fast, progress, backend, address)
+        return _run(settings, out, workers, *options)
     finally:
         release()
 
 
 def _run(
     settings: Settings, out: Path, workers: int | None, chunk_size: int | None, resume: bool, fail_fast: bool,
-    progress: bool | None, backend: str, address: str | None,
+    progress: bool | None, backend: str, address: str | None, time_strategies: bool,
 ) -> RunSummary:  # fmt: skip
     if workers is None:
         workers = default_workers()
@@ -363,6 +368,7 @@ def _run(
     start = time.perf_counter()
     played_now = 0
     first_error = None
+    clock: dict[str, tuple[int, float]] = {}
     try:
         with _signals(_raise_terminated):
             try:
@@ -385,7 +391,9 @@ def _run(
                     disable=not show, dynamic_ncols=True, smoothing=0.05, file=sys.stderr,
                 )  # fmt: skip
                 where = str(out.resolve())
-                tasks = (ChunkTask(c["chunk"], c["first"], c["count"], where, fail_fast) for c in pending)
+                tasks = (
+                    ChunkTask(c["chunk"], c["first"], c["count"], where, fail_fast, time_strategies) for c in pending
+                )
                 for rep in executor.imap_unordered(run_chunk, tasks):
                     if rep.stopped:
                         raise _FailFast(rep)
@@ -394,6 +402,9 @@ def _run(
                     played_now += rep.games
                     bar.update(rep.games)
                     first_error = first_error or rep.first_error
+                    for spec, n, cpu in rep.clock:
+                        before = clock.get(spec, (0, 0.0))
+                        clock[spec] = (before[0] + n, before[1] + cpu)
                 executor.close()
                 executor = None
                 manifest.save(out, "done")
@@ -423,7 +434,7 @@ def _run(
     totals = manifest.totals()
     summary = RunSummary(
         out, manifest.data["total_games"], totals["games"], totals["errors"], totals["decisions"], played_now,
-        time.perf_counter() - start, workers, first_error, settings,
+        time.perf_counter() - start, workers, first_error, settings, clock,
     )  # fmt: skip
     with (out / "run.log").open("a", encoding="utf-8") as fh:
         fh.write(summary.text() + "\n")
