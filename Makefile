@@ -49,9 +49,12 @@ bench: $(STAMP)  ## engine speed: games/s per core, 1 worker and all workers, co
 	$(REBUILD)
 	$(BIN)/palais bench --players 4 --strategies greedy --compare-pure
 
-ladder: $(STAMP)  ## the strategy ladder (a benchmark, minutes)
+# Every built-in, the search players at small budgets (about 90 s on 2 cores); override: make ladder LADDER=greedy,seals
+LADDER ?= random,greedy,economy,seals,park,cards,lookahead:budget=8,ismcts:budget=10
+
+ladder: $(STAMP)  ## the strategy ladder: every built-in, ratings and decisions/s (a benchmark, minutes)
 	$(REBUILD)
-	$(BIN)/palais ladder
+	$(BIN)/palais ladder --strategies $(LADDER) --games 60 --workers 2 --seed 1
 
 STUDIES := runs/studies/standard
 PRIVILEGES := reinforce_plus2,move_plus2,diagonal_move,mint_plus2,king_plus1,madame_plus1,cards_plus3,servants_plus1,servants_plus3
