@@ -97,3 +97,46 @@ def test_the_command_prints_the_spec_and_the_validation(tmp_path) -> None:
     assert "tuned against the untuned greedy" in result.output
     bad = CliRunner().invoke(app, ["tune", "greedy", "--params", "nope", "--out", str(tmp_path / "u")])
     assert bad.exit_code == 2 and "not a numeric parameter" in bad.output
+
+
+def test_the_games_a_tuning_plays_are_the_engine_s_games() -> None:
+    """Through the game interface, a Palais Royal trial's rows are exactly ``play_game``'s wins (shared wins split)."""
+    from palais_sim.cli.tune import play_games
+    from palais_sim.components import load_components
+    from palais_sim.engine.game import play_game
+    from palais_sim.registry import load_strategy
+    from palais_sim.tournament.schedule import Schedule
+
+    settings = _settings().gauntlet("greedy:gold_weight=0.3", 9, 12)
+    rows = play_games((settings.to_dict(), 0, 12))
+    comps = load_components(None)
+    expected = []
+    for spec in Schedule(settings).games(0, 12):
+        result = play_game(comps, settings.rule_options(), spec.seed, [load_strategy(s) for s in spec.matchup])
+        expected.append((spec.group, result.seats[spec.rotation % 2].win, result.finished))
+    assert rows == expected
+
+
+def test_a_palastgefluester_strategy_tunes_through_the_same_command(tmp_path) -> None:
+    space = {d.name: d for d in search_space("heuristic", None, "palastgefluester")}
+    assert (space["repeat"].low, space["repeat"].high) == (-20.0, 0)  # a penalty's range stays negative
+    assert "game" not in _settings().to_dict()  # a Palais Royal tuning directory of before still resumes
+    out = tmp_path / "pg"
+    args = ["tune", "heuristic", "--game", "palastgefluester", "--players", "3", "--params", "swap,wizard",
+            "--budget", "120", "--trial-games", "12", "--validate", "12", "--seed", "4", "--no-progress"]  # fmt: skip
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["tuned"].startswith("heuristic:swap=") and data["against"] == ["heuristic"]
+    assert data["players"] == 3 and data["head_to_head"]["games"] == 12
+    assert json.loads((out / "tune.json").read_text())["game"] == "palastgefluester"
+    # The same command again gives the stored result.
+    again = CliRunner().invoke(app, [*args, "--out", str(out), "--json"])
+    assert json.loads(again.output) == data
+    for bad, needle in (
+        (["--players", "2"], "3 to 5 for Palastgeflüster"),
+        (["--layout", "PMS/KGD/COB"], "Palais Royal option"),
+        (["--against", "greedy"], "unknown"),
+    ):
+        refused = CliRunner().invoke(app, [*args, *bad, "--out", str(tmp_path / "x")])
+        assert refused.exit_code == 2 and needle in refused.output, refused.output

@@ -3,8 +3,9 @@
 - **Paired games.** Every candidate plays the same games: a gauntlet (the candidate in one seat, its opponents drawn
   per rotation group from the pool by the tournament schedule's own gauntlet sampling), every setup seed in every
   seat rotation, the seeds from ``group_seed`` (the one seed function). Two candidates differ only by their play,
-  so the search compares them on equal terms. Games are played with ``play_game`` from the schedule's game specs
-  (the runner's Parquet chunks would cost more than a trial's few hundred games take to play).
+  so the search compares them on equal terms. Games are played with the game's own ``play`` (``--game``: any game
+  of ``palais games``) from the schedule's game specs (the runner's Parquet chunks would cost more than a trial's
+  few hundred games take to play).
 - **The optimiser** is optuna's TPE sampler (multivariate), asked and told one trial at a time; every trial is kept in
   ``DIR/study.journal`` (optuna's journal storage), so an interrupted search resumes where it stopped. The first
   trial is the untuned spec itself.
@@ -33,10 +34,12 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail
-from palais_sim.cli.options import ComponentsOpt, GoldLimitOpt, LayoutOpt, MaxRoundsOpt
+from palais_sim.cli.options import ComponentsOpt, GameOpt, GoldLimitOpt, LayoutOpt, MaxRoundsGameOpt
+from palais_sim.games import get_game
 from palais_sim.registry import (
-    BUILTINS,
+    DEFAULT_GAME,
     StrategySpecError,
+    builtins,
     parse_spec,
     resolve,
     split_strategy_list,
@@ -45,6 +48,8 @@ from palais_sim.registry import (
 from palais_sim.tournament.schedule import Schedule, Settings
 
 STYLES_POOL = "greedy,economy,seals,park,cards"
+# The opponents' pool when --against is not given, per game (Palastgeflüster has one heuristic: itself, untuned).
+DEFAULT_POOL = {DEFAULT_GAME: STYLES_POOL, "palastgefluester": "heuristic"}
 SEARCH_SHARE = 0.8  # of the budget; the rest re-measures the best trials
 CONFIRM_TOP = 5
 FORMAT = "palais-tune/1"
@@ -69,18 +74,18 @@ class Dimension:
     default: float
 
 
-def search_space(strategy: str, params: str | None) -> list[Dimension]:
+def search_space(strategy: str, params: str | None, game: str = DEFAULT_GAME) -> list[Dimension]:
     """The parameters to tune: ``params`` names them (``a,b`` or ``a=low:high``), else every numeric parameter of
     the strategy's ``tuning_space()`` (a class without one: its numeric parameters, from 0 to twice the default).
     The default of each is the value in ``strategy`` as given, else the class's."""
-    spec, cls, given = resolve(strategy)
+    spec, cls, given = resolve(strategy, game)
     defaults = {**strategy_parameters(cls), **dict(given)}
     declared = getattr(cls, "tuning_space", None)
     ranges: dict[str, tuple[float, float]] = dict(declared()) if callable(declared) else {}
     if not ranges:
         for name, value in defaults.items():
             if isinstance(value, int | float) and not isinstance(value, bool):
-                ranges[name] = (0, max(2 * value, 1))
+                ranges[name] = _default_range(value)
     wanted: dict[str, tuple[float, float] | None]
     if params:
         wanted = {}
@@ -107,7 +112,7 @@ def search_space(strategy: str, params: str | None) -> list[Dimension]:
             raise TuneError(
                 f"{spec.text}: {name!r} is not a numeric parameter; numeric parameters: {', '.join(numeric) or 'none'}"
             )
-        low, high = bounds if bounds is not None else ranges.get(name, (0, max(2 * default, 1)))
+        low, high = bounds if bounds is not None else ranges.get(name, _default_range(default))
         integer = isinstance(default, int)
         if integer:
             low, high = math.ceil(low), math.floor(high)
@@ -117,12 +122,18 @@ def search_space(strategy: str, params: str | None) -> list[Dimension]:
     return space
 
 
-def spec_with(strategy: str, values: dict[str, float]) -> str:
+def _default_range(value: float) -> tuple[float, float]:
+    """A numeric parameter's range when its class declares none: 0 to twice the default, or the mirror image for a
+    negative default (a penalty stays a penalty)."""
+    return (min(2 * value, -1), 0) if value < 0 else (0, max(2 * value, 1))
+
+
+def spec_with(strategy: str, values: dict[str, float], game: str = DEFAULT_GAME) -> str:
     """The strategy spec with these parameter values (over the ones it gives): ``greedy:gold_weight=0.41,...``."""
-    spec = parse_spec(strategy)
+    spec = parse_spec(strategy, game)
     merged = {**spec.params, **{k: _text(v) for k, v in values.items()}}
     name = spec.text.split(":", 1)[0]
-    head = name if name in BUILTINS else spec.target
+    head = name if name in builtins(game) else spec.target
     return head + (":" + ",".join(f"{k}={v}" for k, v in merged.items()) if merged else "")
 
 
@@ -134,28 +145,29 @@ def _text(value: float) -> str:
 
 
 @functools.cache
-def _components(path: str | None):
-    from palais_sim.components import load_components
-
-    return load_components(path)
+def _context(game: str, rules: str) -> object:
+    """The game's context (component set, rule options) for the rule settings ``rules`` (JSON): built once per
+    worker, since every trial of a tuning plays under the same rules."""
+    return get_game(game).context(json.loads(rules))
 
 
 def play_games(task: tuple[dict, int, int]) -> list[Row]:
     """Play games ``first .. first + count - 1`` of a schedule: the first listed strategy's result in each (a
     top-level function: worker processes run it too)."""
-    from palais_sim.engine.game import play_game
     from palais_sim.registry import load_strategy
 
     settings_dict, first, count = task
     settings = Settings.from_dict(settings_dict)
     schedule = Schedule(settings)
-    options = settings.rule_options()
-    comps = _components(settings.components)
+    game = get_game(settings.game)
+    rules = {k: v for k, v in settings_dict.items() if k not in ("strategies", "seed", "games", "format")}
+    context = _context(game.name, json.dumps(rules, sort_keys=True))
     rows: list[Row] = []
-    for game in schedule.games(first, count):
-        result = play_game(comps, options, game.seed, [load_strategy(s) for s in game.matchup])
-        seat = game.rotation % settings.players  # rotation r seats the first listed strategy in seat r + 1
-        rows.append((game.group, result.seats[seat].win, result.finished))
+    for spec in schedule.games(first, count):
+        result = game.play(context, spec.seed, [load_strategy(s, game.name) for s in spec.matchup])
+        seat = spec.rotation % settings.players  # rotation r seats the first listed strategy in seat r + 1
+        win = 1.0 / len(result.winners) if seat in result.winners else 0.0  # a shared win counts as a share
+        rows.append((spec.group, win, result.finished))
     return rows
 
 
@@ -255,10 +267,13 @@ class TuneSettings:
     components: str | None
     gold_limit: int | None
     max_rounds: int
+    game: str = DEFAULT_GAME
 
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)
         data["format"] = FORMAT
+        if self.game == DEFAULT_GAME:
+            del data["game"]  # as before games were named: a tuning directory of then still resumes
         return json.loads(json.dumps(data))  # tuples as lists, as read back
 
     def groups(self, games: int) -> int:
@@ -279,6 +294,7 @@ class TuneSettings:
             components=self.components,
             gold_limit=self.gold_limit,
             max_rounds=self.max_rounds,
+            game=self.game,
         )
 
     def gauntlet(self, focus: str, root: int, games: int) -> Settings:
@@ -319,6 +335,10 @@ def run_tuning(settings: TuneSettings, out: Path, workers: int, progress: bool |
     from tqdm import tqdm
 
     _prepare(out, settings)
+
+    def spec_of(values: dict[str, float]) -> str:
+        return spec_with(settings.strategy, values, settings.game)
+
     result_path = out / "result.json"
     if result_path.exists():
         return json.loads(result_path.read_text(encoding="utf-8"))
@@ -364,7 +384,7 @@ def run_tuning(settings: TuneSettings, out: Path, workers: int, progress: bool |
                     values[d.name] = trial.suggest_int(d.name, int(d.low), int(d.high))
                 else:
                     values[d.name] = trial.suggest_float(d.name, d.low, d.high, step=0.01)
-            rows = games.play(settings.gauntlet(spec_with(settings.strategy, values), settings.seed, trial_games))
+            rows = games.play(settings.gauntlet(spec_of(values), settings.seed, trial_games))
             study.tell(trial, share_of(rows).share)
             done.append(trial)
             bar.set_postfix(best=f"{study.best_value:.3f}", trials=len(done))
@@ -376,12 +396,12 @@ def run_tuning(settings: TuneSettings, out: Path, workers: int, progress: bool |
         for t in ranked:
             if str(t.number) in confirmed:
                 continue
-            spec = spec_with(settings.strategy, _values(space, t.params))
+            spec = spec_of(_values(space, t.params))
             s = share_of(games.play(settings.gauntlet(spec, settings.seed + 2, confirm_games)))
             confirmed[str(t.number)] = [s.share, s.low, s.high]
             confirm_path.write_text(json.dumps(confirmed, indent=1), encoding="utf-8")
         best = max(ranked, key=lambda t: confirmed[str(t.number)][0])
-        tuned = spec_with(settings.strategy, _values(space, best.params))
+        tuned = spec_of(_values(space, best.params))
         untuned = settings.strategy
         # Validation on fresh seeds (root seed + 1).
         root = settings.seed + 1
@@ -400,9 +420,9 @@ def run_tuning(settings: TuneSettings, out: Path, workers: int, progress: bool |
         "against": list(settings.against),
         "trials": n_trials,
         "trial_games": trial_games,
-        "search_best": {"spec": spec_with(settings.strategy, _values(space, search_best.params)),
+        "search_best": {"spec": spec_of(_values(space, search_best.params)),
                         "share": search_best.value},
-        "remeasured": [[spec_with(settings.strategy, _values(space, t.params)), *confirmed[str(t.number)]]
+        "remeasured": [[spec_of(_values(space, t.params)), *confirmed[str(t.number)]]
                        for t in ranked],
         "validation_root_seed": root,
         "head_to_head": dataclasses.asdict(head),
@@ -444,8 +464,13 @@ def result_text(result: dict) -> str:
 
 def tune(
     strategy: str = typer.Argument(..., help="The strategy spec to tune, e.g. greedy (its given values are kept)"),
-    against: str = typer.Option(STYLES_POOL, "--against", help="The opponents' pool: comma-separated specs"),
-    players: int = typer.Option(2, "--players", "-p", help="Players per game, 2 to 4"),
+    game: str = GameOpt,
+    against: str | None = typer.Option(
+        None,
+        "--against",
+        help=f"The opponents' pool: comma-separated specs \\[default: {STYLES_POOL}; Palastgeflüster: heuristic]",
+    ),
+    players: int | None = typer.Option(None, "--players", "-p", help="Players per game \\[default: 2; the game's]"),
     budget: int = typer.Option(20000, "--budget", help="Games for the search and the re-measurement"),
     params: str | None = typer.Option(
         None, "--params", help="Parameters to tune: a,b or a=low:high (default: all numeric ones)"
@@ -458,34 +483,42 @@ def tune(
     layout: str = LayoutOpt,
     components: Path | None = ComponentsOpt,
     gold_limit: int | None = GoldLimitOpt,
-    max_rounds: int = MaxRoundsOpt,
+    max_rounds: int | None = MaxRoundsGameOpt,
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: a tty)"),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
 ) -> None:
     """Search a strategy's numeric parameters for the highest win share against a pool (optuna, resumable)."""
     try:
-        if not 2 <= players <= 4:
-            raise TuneError(f"--players must be 2, 3 or 4, got {players}")
+        the_game = get_game(game)
+        if players is None:
+            players = the_game.default_players
+        if not the_game.min_players <= players <= the_game.max_players:
+            raise TuneError(
+                f"--players must be {the_game.min_players} to {the_game.max_players} for {the_game.title}, "
+                f"got {players}"
+            )
         if workers < 1 or trial_games < 1 or validate < 1 or budget < 1:
             raise TuneError("--workers, --trial-games, --validate and --budget must be at least 1")
-        pool = tuple(split_strategy_list(against))
+        pool = tuple(split_strategy_list(against or DEFAULT_POOL.get(the_game.name, STYLES_POOL), the_game.name))
         for spec in (strategy, *pool):
-            resolve(spec)
+            resolve(spec, the_game.name)
         settings = TuneSettings(
             strategy=strategy,
             against=pool,
             players=players,
             budget=budget,
-            space=tuple(search_space(strategy, params)),
+            space=tuple(search_space(strategy, params, the_game.name)),
             seed=seed,
             trial_games=trial_games,
             validate_games=validate,
             layout=layout,
             components=str(components.resolve()) if components is not None else None,
             gold_limit=gold_limit,
-            max_rounds=max_rounds,
+            max_rounds=max_rounds or the_game.default_max_rounds,
+            game=the_game.name,
         )
         Schedule(settings.gauntlet(strategy, seed, 1))  # the pool and the options make a schedule
+        the_game.context(settings.gauntlet(strategy, seed, 1).to_dict())  # the rule options suit the game
         result = run_tuning(settings, out, workers, progress)
     except KeyboardInterrupt:
         fail(f"interrupted: the trials played are kept in {out}; run the same command again to go on", 130)
