@@ -34,7 +34,7 @@ TIE = 0.01  # mean reward by which another candidate must beat the base style's 
 
 
 class LookaheadStrategy:
-    """Strongest: Monte Carlo rollouts of the styles' candidate plans over re-sampled hidden information."""
+    """Monte Carlo rollouts of the styles' candidate plans over re-sampled hidden information (a cheap search)."""
 
     name = "lookahead"
 
