@@ -405,3 +405,38 @@ def test_workers_die_with_a_killed_parent_and_the_run_resumes(tmp_path, whole_ha
     assert result.exit_code == 0, result.output
     assert f"({400 - 10 * (2 + len(hung))} of them in this session)" in result.output
     assert_same_tables(whole_hang_run, out)
+
+
+@pytest.mark.parametrize(
+    ("game", "strategies", "players", "engine_file", "strategy_file"),
+    [
+        ("palais-royal", ("greedy", "random"), 2, "engine/rules.py", "heuristic.py"),
+        (
+            "palastgefluester",
+            ("heuristic", "random"),
+            3,
+            "games/palastgefluester/rules.py",
+            "palastgefluester/heuristic.py",
+        ),
+    ],
+)
+def test_a_run_played_by_other_code_is_not_resumed(tmp_path, game, strategies, players, engine_file, strategy_file):
+    """Each game's fingerprint covers its own rules and built-in strategies (and not the other game's), and a run
+    whose stored fingerprint differs is refused on resume, with what differs."""
+    from palais_sim.tournament.fingerprint import code_fingerprint, sources
+
+    mine = {str(p) for p in sources(game)}
+    assert any(p.endswith(engine_file) for p in mine) and any(p.endswith("strategies/" + strategy_file) for p in mine)
+    other = "palastgefluester" if game == "palais-royal" else "palais-royal"
+    assert not mine & {str(p) for p in sources(other)}
+    s = small(game=game, strategies=strategies, players=players, games=2 * players, max_rounds=20, format="gauntlet")
+    out = tmp_path / "r"
+    run(s, out, workers=1, chunk_size=players)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["code_fingerprint"] == code_fingerprint(game)
+    manifest["code_fingerprint"] = "0" * 12
+    manifest["state"] = "interrupted"
+    manifest["chunks"][-1]["state"] = "pending"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(RunDirError, match="code_fingerprint"):
+        run(s, out, workers=1, chunk_size=players, resume=True)

@@ -26,7 +26,7 @@ def play_arm(settings: Settings, out: Path, workers: int, progress: bool | None 
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
     if stored is not None and stored.data.get("state") == "done" and stored.settings == settings:
         if (stored.data.get("code_fingerprint"), stored.data.get("engine_version")) != (
-            code_fingerprint(),
+            code_fingerprint(settings.game),
             __version__,
         ):
             raise RunDirError(

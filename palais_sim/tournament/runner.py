@@ -143,7 +143,7 @@ def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tup
     game = get_game(settings.game)
     fresh = Manifest.new(
         settings, schedule.total, schedule.group_size, chunk_size, __version__, game.components_hash(context),
-        records.SCHEMA_VERSION, code_fingerprint(),
+        records.SCHEMA_VERSION, code_fingerprint(game.name),
     )  # fmt: skip
     fresh.data["game"] = game.name
     fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies, game.name)
