@@ -144,6 +144,10 @@ def test_version_option_and_command() -> None:
     for args in (["--version"], ["version"]):
         result = run(*args)
         assert result.exit_code == 0 and __version__ in result.output
+    from palais_sim.tournament.fingerprint import code_fingerprint
+
+    prints = run("version").output
+    assert all(f"{game} {code_fingerprint(game)}" in prints for game in ("palais-royal", "palastgefluester"))
 
 
 def _help(*args: str) -> str:

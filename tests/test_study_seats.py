@@ -79,6 +79,11 @@ def test_cli_writes_the_study_files_and_reuses_finished_arms(tmp_path: Path) -> 
 
     index = publish(tmp_path, tmp_path / "published").read_text()
     assert "[s](s/study.md)" in index and "Robust verdicts" in index
+    # Which code played the arms is recorded and published (`palais version` prints the current fingerprint).
+    from palais_sim.tournament.fingerprint import code_fingerprint
+
+    assert {g["code_fingerprint"] for g in data["games"].values()} == {code_fingerprint()}
+    assert f"fingerprint `{code_fingerprint()}`" in index
     copied = sorted(p.name for p in (tmp_path / "published" / "s").rglob("*") if p.is_file())
     assert copied == ["seats_0.png", "seats_1.png", "study.json", "study.md"]  # no runs, no html
 

@@ -51,6 +51,7 @@ class Ledger:
     games: dict[str, int] = field(default_factory=dict)
     played_now: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    code: dict[str, str] = field(default_factory=dict)  # the code fingerprint its arms were played by
 
     def play(self, spec: StudySpec, strategy: str, settings: Settings, out: Path) -> Path:
         start = time.perf_counter()
@@ -65,11 +66,21 @@ class Ledger:
         else:
             seconds = _recorded_seconds(out)  # an arm played earlier: the wall time its manifest recorded
         self.seconds[strategy] = self.seconds.get(strategy, 0.0) + seconds
+        self.code[strategy] = _recorded_code(out)  # one for all its arms: play_arm refuses arms of other code
         return out
 
     def to_dict(self) -> dict:
-        return {s: {"games": g, "played_now": self.played_now.get(s, 0), "seconds": round(self.seconds.get(s, 0.0), 1)}
+        return {s: {"games": g, "played_now": self.played_now.get(s, 0), "seconds": round(self.seconds.get(s, 0.0), 1),
+                    "code_fingerprint": self.code.get(s)}
                 for s, g in self.games.items()}  # fmt: skip
+
+
+def _recorded_code(run_dir: Path) -> str | None:
+    """The code fingerprint a run's manifest records (``palais version`` prints the current one)."""
+    from palais_sim.tournament.manifest import Manifest
+
+    stored = Manifest.load(run_dir)
+    return stored.data.get("code_fingerprint") if stored is not None else None
 
 
 def _recorded_seconds(run_dir: Path) -> float:

@@ -26,6 +26,13 @@ def _summary(name: str, data: dict) -> list[str]:
         )
         + "."
     )
+    codes = sorted({g["code_fingerprint"] for g in games.values() if g.get("code_fingerprint")})
+    lines.append(
+        f"Played by the code with fingerprint {', '.join(f'`{c}`' for c in codes)} (`palais version` prints the "
+        "current one: another means the rules or the strategies changed since)."
+        if codes
+        else "Played by code of unrecorded fingerprint (before studies recorded it)."
+    )
     lines.append("")
     decided = [r for r in rows if r["verdict"] in ("favoured", "disfavoured", "balanced")]
     robust = sorted({(r["subject"], str(r["key"]), r.get("players"), r["verdict"]) for r in decided if r["robust"]})
