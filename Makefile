@@ -59,11 +59,15 @@ ladder: $(STAMP)  ## the strategy ladder: every built-in, ratings and decisions/
 STUDIES := runs/studies/standard
 PRIVILEGES := reinforce_plus2,move_plus2,diagonal_move,mint_plus2,king_plus1,madame_plus1,cards_plus3,servants_plus1,servants_plus3
 
-reports: $(STAMP)  ## the standard set's balance studies into reports/standard/ (hours on 2 cores; reruns reuse arms)
-	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 300 --gold-factorial
-	$(BIN)/palais study layouts --out $(STUDIES)/layouts
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --strategy seals --groups 500
-	$(BIN)/palais study nobles --out $(STUDIES)/privileges --nobles $(PRIVILEGES) --groups 100
+STUDY_WORKERS ?= 2
+
+# After a change of the rules or the strategies the studies refuse their old arms (another code fingerprint):
+# remove $(STUDIES) first, and every arm is played again.
+reports: $(STAMP)  ## the standard set's balance studies into reports/standard/ (about 40 minutes on 2 cores; reruns reuse arms)
+	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 1500 --gold-factorial --workers $(STUDY_WORKERS)
+	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 3000 --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --strategy seals --groups 500 --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/privileges --nobles $(PRIVILEGES) --groups 500 --workers $(STUDY_WORKERS)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
