@@ -63,7 +63,7 @@ STUDY_WORKERS ?= 2
 
 # After a change of the rules or the strategies the studies refuse their old arms (another code fingerprint):
 # remove $(STUDIES) first, and every arm is played again.
-reports: $(STAMP)  ## the standard set's balance studies into reports/standard/ (about 40 minutes on 2 cores; reruns reuse arms)
+reports: $(STAMP)  ## the standard set's balance studies into reports/standard/ (about 35 minutes on 2 cores; reruns reuse arms)
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 1500 --gold-factorial --workers $(STUDY_WORKERS)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 3000 --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --strategy seals --groups 500 --workers $(STUDY_WORKERS)
