@@ -20,23 +20,21 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import statistics
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from palais_sim.components import load_components
-from palais_sim.engine import rules
-from palais_sim.engine.scoring import final_scores, winners
-from palais_sim.engine.setup import new_game
+from palais_sim.engine.game import play_game
 from palais_sim.engine.state import RuleOptions
-from palais_sim.engine.view import PlayerView
 from palais_sim.registry import load_strategy
 from palais_sim.tournament.schedule import group_seed
+from palais_sim.tournament.worker import TimedStrategy
 
 
 @dataclass
 class SeedResult:
-    """A seed's two games, seen from the first strategy: its lines, shares, scores and each spec's decision times."""
+    """A seed's two games, seen from the first strategy: its lines, shares, scores and each spec's decisions and
+    their CPU seconds."""
 
     lines: list[str] = field(default_factory=list)
     shares: list[float] = field(default_factory=list)
@@ -44,31 +42,22 @@ class SeedResult:
     scores_b: list[int] = field(default_factory=list)
     unfinished: int = 0
     failed: int = 0
-    clock: dict[str, list[float]] = field(default_factory=dict)
+    clock: dict[str, list] = field(default_factory=dict)  # spec: [decisions, CPU seconds]
 
 
-def play(specs: tuple[str, str], seed: int, clock: dict[str, list[float]]) -> tuple[list[float], list[int], int, bool]:
-    """One game of ``specs`` in seat order: each seat's win share, the scores, rounds and whether it finished."""
-    comps = load_components(None)
-    state = new_game(comps, RuleOptions(players=2), seed)
-    seats = [load_strategy(specs[0]), load_strategy(specs[1])]
-    while not state.over:
-        dec = rules.decision(state)
-        start = time.process_time()
-        choice = seats[dec.seat].choose(PlayerView(state, dec.seat), dec)
-        clock[specs[dec.seat]].append(time.process_time() - start)
-        rules.apply(state, choice)
-    scores = final_scores(state)
-    best = winners(scores)
-    share = [1 / len(best) if s in best else 0.0 for s in range(2)]
-    return share, [sc.total for sc in scores], state.round, state.finished
+def play(specs: tuple[str, str], seed: int, clock: dict[str, list]) -> tuple[list[float], list[int], int, bool]:
+    """One game of ``specs`` in seat order, played by the engine's own loop with every decision timed into
+    ``clock``: each seat's win share, the scores, rounds and whether it finished."""
+    seats = [TimedStrategy(load_strategy(spec), clock[spec]) for spec in specs]
+    result = play_game(load_components(None), RuleOptions(players=2), seed, seats)
+    return [s.win for s in result.seats], [s.score.total for s in result.seats], result.rounds, result.finished
 
 
 def play_seed(job: tuple[str, str, int, int]) -> SeedResult:
     """Both seatings of seed number ``g``."""
     a, b, root, g = job
     seed = group_seed(root, g)
-    result = SeedResult(clock={a: [], b: []})
+    result = SeedResult(clock={a: [0, 0.0], b: [0, 0.0]})
     for specs in ((a, b), (b, a)):
         try:
             share, total, rounds, finished = play(specs, seed, result.clock)
@@ -98,7 +87,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     a, b = args.first, args.second
-    clock: dict[str, list[float]] = {a: [], b: []}
+    clock: dict[str, list] = {a: [0, 0.0], b: [0, 0.0]}  # spec: [decisions, CPU seconds]
     per_seed: list[float] = []
     scores_a: list[int] = []
     scores_b: list[int] = []
@@ -120,7 +109,7 @@ def main() -> None:
             unfinished += result.unfinished
             failed += result.failed
             for spec in (a, b):
-                clock[spec] += result.clock[spec]
+                clock[spec] = [x + y for x, y in zip(clock[spec], result.clock[spec], strict=True)]
         n = len(per_seed)
         share = statistics.mean(per_seed)
         half = 1.96 * statistics.stdev(per_seed) / n**0.5 if n > 1 else float("nan")
@@ -130,10 +119,10 @@ def main() -> None:
             f"{statistics.mean(scores_b):.1f}; {unfinished} unfinished, {failed} failed\n"
         )
         for spec in (a, b):
-            times = clock[spec]
+            n, seconds = clock[spec]
             out.write(
-                f"{spec}: {len(times)} decisions, {1000 * statistics.mean(times):.3f} ms CPU per decision "
-                f"({len(times) / max(sum(times), 1e-9):.0f} decisions per CPU-second)\n"
+                f"{spec}: {n} decisions, {1000 * seconds / max(n, 1):.3f} ms CPU per decision "
+                f"({n / max(seconds, 1e-9):.0f} decisions per CPU-second)\n"
             )
 
 
