@@ -203,6 +203,14 @@ def _card(choice: object, where: str) -> int:
     return choice
 
 
+def _hand_card(choice: object, hand: list[int], where: str) -> int:
+    """The card ``choice`` names, which must be in ``hand``."""
+    card = _card(choice, where)
+    if card not in hand:
+        raise IllegalChoice(f"{where}: card {card} is not in the hand {sorted(hand)}")
+    return card
+
+
 def _cards(choice: object, count: int, hand: list[int], where: str) -> list[int]:
     if not isinstance(choice, tuple | list) or len(choice) != count:
         raise IllegalChoice(f"{where}: expected {count} card id(s), got {choice!r}")
@@ -263,10 +271,8 @@ def apply(state: PgState, choice: object) -> None:
 
 def _apply_play(state: PgState, choice: object) -> None:
     seat = state.current
-    card = _card(choice, "play")
     hand = state.hands[seat]
-    if card not in hand:
-        raise IllegalChoice(f"play: card {card} is not in the hand {sorted(hand)}")
+    card = _hand_card(choice, hand, "play")
     comps = state.components
     hand.remove(card)
     state.known[card] = 0
@@ -343,10 +349,8 @@ def _apply_swap(state: PgState, choice: object) -> None:
 
 def _apply_discard(state: PgState, choice: object) -> None:
     seat = state.current
-    card = _card(choice, "discard")
     hand = state.hands[seat]
-    if card not in hand:
-        raise IllegalChoice(f"discard: card {card} is not in the hand {sorted(hand)}")
+    card = _hand_card(choice, hand, "discard")
     bit = 1 << seat
     hand.remove(card)
     state.discards.append(card)
