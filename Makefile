@@ -9,8 +9,8 @@ TEST_STAMP := $(VENV)/.installed-dev,ray
 # The install compiles the engine with mypyc (setup.py, about 30 s; without a C compiler it installs the pure Python
 # engine and says so). BUILT is younger than the engine's sources while the compiled modules are current.
 BUILT := $(VENV)/.built
-ENGINE_SOURCES := $(wildcard palais_sim/*.py palais_sim/engine/*.py strategies/*.py \
-	palais_sim/games/palastgefluester/*.py strategies/palastgefluester/*.py) setup.py
+# The compiled list is each game package's own (palais_sim/_build.py reads it): any source of a game or the core.
+ENGINE_SOURCES := $(wildcard palais_sim/core/*.py palais_sim/games/*/*.py strategies/*/*.py) setup.py palais_sim/_build.py
 REBUILD := @$(MAKE) --no-print-directory $(BUILT)
 
 .PHONY: demo test lint bench ladder reports golden playthroughs generate build clean
@@ -78,7 +78,7 @@ playthroughs: $(STAMP)  ## regenerate the random playthroughs and legal-choice c
 	$(BIN)/python -m palais_sim.games.palastgefluester.playthroughs
 
 generate: $(STAMP)  ## rewrite the code that follows from the state's field list (engine/state.py FIELDS)
-	$(BIN)/python -m palais_sim.engine.codegen
+	$(BIN)/python -m palais_sim.games.palais_royal.codegen
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache build palais_sim/_build.json

@@ -23,9 +23,9 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from palais_sim.components import load_components
-from palais_sim.engine.game import play_game
-from palais_sim.engine.state import RuleOptions
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategy
 from palais_sim.tournament.schedule import group_seed
 from palais_sim.tournament.worker import TimedStrategy

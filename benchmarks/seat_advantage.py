@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from palais_sim.components import load_components
-from palais_sim.engine import rules
-from palais_sim.engine.scoring import final_scores, winners
-from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import RuleOptions
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.scoring import final_scores, winners
+from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import RuleOptions
+from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
 from palais_sim.tournament.schedule import group_seed
 

@@ -5,9 +5,8 @@ Run it from the repository root against the built-ins:
     palais ladder --strategies examples.my_strategy:MyStrategy:min_points=5,greedy,cards --games 100
 """
 
-from palais_sim.engine.rules import Decision
-from palais_sim.engine.view import PlayerView
-from strategies.greedy import GreedyStrategy
+from palais_sim.strategy import Decision, PlayerView
+from strategies.palais_royal.greedy import GreedyStrategy
 
 
 class MyStrategy:

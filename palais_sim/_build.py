@@ -14,6 +14,7 @@ This module is never compiled itself.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -28,30 +29,37 @@ PROJECT = Path(__file__).resolve().parent.parent  # holds palais_sim/ and strate
 RECORD = Path(__file__).resolve().parent / "_build.json"
 EXTENSION_SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
-# The modules the compiled build compiles (setup.py reads this list): the engine, the seat view, the play loop and
-# the built-in heuristic strategies.
-COMPILED_SOURCES: tuple[str, ...] = (
-    "palais_sim/board.py",
-    "palais_sim/components.py",
-    "palais_sim/engine/state.py",
-    "palais_sim/engine/cards.py",
-    "palais_sim/engine/rules.py",
-    "palais_sim/engine/scoring.py",
-    "palais_sim/engine/setup.py",
-    "palais_sim/engine/options.py",
-    "palais_sim/engine/view.py",
-    "palais_sim/engine/game.py",
-    "strategies/heuristic.py",
-    "strategies/styles.py",
-    "strategies/greedy.py",
-    "palais_sim/games/palastgefluester/components.py",
-    "palais_sim/games/palastgefluester/state.py",
-    "palais_sim/games/palastgefluester/rules.py",
-    "palais_sim/games/palastgefluester/view.py",
-    "palais_sim/games/palastgefluester/game.py",
-    "strategies/palastgefluester/heuristic.py",
-    "strategies/palastgefluester/random_play.py",
-)
+# The modules the compiled build compiles (setup.py reads this list): the core play loop, and each game's engine,
+# seat view and built-in heuristic strategies as its package declares them (``COMPILED`` and
+# ``COMPILED_STRATEGIES`` in ``palais_sim/games/<game>/__init__.py``, read here as data: nothing is imported yet).
+CORE_COMPILED: tuple[str, ...] = ()
+
+
+def _declared(package: Path, name: str) -> tuple[str, ...]:
+    """The literal tuple ``name`` of a package's ``__init__.py`` (empty when it declares none)."""
+    tree = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and target.id == name and node.value is not None:
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
+def game_packages() -> list[Path]:
+    """Every game package under ``palais_sim/games/`` (a directory with an ``__init__.py``)."""
+    games = PROJECT / "palais_sim" / "games"
+    return sorted(p for p in games.iterdir() if (p / "__init__.py").is_file())
+
+
+def compiled_sources() -> tuple[str, ...]:
+    paths = list(CORE_COMPILED)
+    for package in game_packages():
+        paths += [f"palais_sim/games/{package.name}/{name}" for name in _declared(package, "COMPILED")]
+        paths += [f"strategies/{package.name}/{name}" for name in _declared(package, "COMPILED_STRATEGIES")]
+    return tuple(paths)
+
+
+COMPILED_SOURCES: tuple[str, ...] = compiled_sources()
 GROUP = "palais_sim._compiled"  # the shared library of the compiled modules: palais_sim/_compiled__mypyc.*.so
 
 _state: dict[str, object] = {"compiled": False, "reason": "not decided yet"}

@@ -11,42 +11,19 @@ import importlib.util
 import inspect
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-# The built-in strategies by name, as ``module:Class``: imported only when asked for, so this registry sits below the
-# strategies in the layers (the lookahead strategy loads its candidate styles through it).
-BUILTINS: dict[str, str] = {
-    "random": "strategies.random_play:RandomStrategy",
-    "greedy": "strategies.greedy:GreedyStrategy",
-    "economy": "strategies.styles:EconomyStrategy",
-    "seals": "strategies.styles:SealsStrategy",
-    "park": "strategies.styles:ParkStrategy",
-    "cards": "strategies.styles:CardsStrategy",
-    "lookahead": "strategies.lookahead:LookaheadStrategy",
-    "restricted": "strategies.restricted:RestrictedStrategy",
-    "ismcts": "strategies.ismcts:IsmctsStrategy",
-}
-
-DEFAULT_GAME = "palais-royal"
-# Each game's built-ins (``palais games`` lists the games; ``palais_sim.games`` describes them).
-GAME_BUILTINS: dict[str, dict[str, str]] = {
-    DEFAULT_GAME: BUILTINS,
-    "palastgefluester": {
-        "random": "strategies.palastgefluester.random_play:RandomStrategy",
-        "heuristic": "strategies.palastgefluester.heuristic:HeuristicStrategy",
-        "restricted": "strategies.palastgefluester.restricted:RestrictedStrategy",
-        "search": "strategies.palastgefluester.search:SearchStrategy",
-    },
-}
+from palais_sim.games import DEFAULT_GAME, UnknownGame, get_game
 
 
-def builtins(game: str = DEFAULT_GAME) -> dict[str, str]:
-    """The built-in strategies of ``game`` by name."""
+def builtins(game: str = DEFAULT_GAME) -> Mapping[str, str]:
+    """The built-in strategies of ``game`` by name (``GAME.strategies``)."""
     try:
-        return GAME_BUILTINS[game]
-    except KeyError:
-        raise StrategySpecError(f"unknown game {game!r}; games: {', '.join(GAME_BUILTINS)}") from None
+        return get_game(game).strategies
+    except UnknownGame as exc:
+        raise StrategySpecError(str(exc)) from None
 
 
 class StrategySpecError(ValueError):

@@ -11,12 +11,12 @@ owner's supply, no gold and no cards, so a test sets exactly the position the ru
 
 from __future__ import annotations
 
-from palais_sim.board import ROOM_INDEX
-from palais_sim.components import ComponentSet, standard_components
-from palais_sim.engine import rules
-from palais_sim.engine.rules import Decision
-from palais_sim.engine.setup import PLAYER_SERVANTS, SERVANTS_PER_COLOUR, new_game
-from palais_sim.engine.state import EMPTY, FIELD_NAMES, GameState, RuleOptions, servant_code
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.board import ROOM_INDEX
+from palais_sim.games.palais_royal.components import ComponentSet, standard_components
+from palais_sim.games.palais_royal.rules import Decision
+from palais_sim.games.palais_royal.setup import PLAYER_SERVANTS, SERVANTS_PER_COLOUR, new_game
+from palais_sim.games.palais_royal.state import EMPTY, FIELD_NAMES, GameState, RuleOptions, servant_code
 
 FIRST_GAME = "PMS/KGD/COB"
 STANDARD: ComponentSet = standard_components()

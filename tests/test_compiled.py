@@ -33,9 +33,9 @@ if not COMPILED:
 PLAY = r"""
 import json, sys
 from palais_sim import build_info
-from palais_sim.components import load_components
-from palais_sim.engine.game import play_game
-from palais_sim.engine.state import RuleOptions
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategies
 
 variant = sys.argv[1]
@@ -85,9 +85,9 @@ def test_the_compiled_and_the_pure_engine_play_identical_games(tmp_path: Path) -
 PG_PLAY = r"""
 import json, pickle
 from palais_sim import build_info
-from palais_sim.games.palastgefluester.adapter import GAME, Context
+from palais_sim.games.palastgefluester.game import GAME, Context
 from palais_sim.games.palastgefluester.components import standard_pg_components
-from palais_sim.games.palastgefluester.game import play_game
+from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.state import PgOptions
 from palais_sim.registry import load_strategy
 
@@ -136,8 +136,9 @@ def test_palastgefluester_compiled_and_pure_play_identical_games() -> None:
 
 def test_palais_pure_forces_the_python_source() -> None:
     code = (
-        "import palais_sim.engine.rules as r, strategies.heuristic as h, palais_sim.games.palastgefluester.rules as "
-        "pr, strategies.palastgefluester.heuristic as ph; print(r.__file__, h.__file__, pr.__file__, ph.__file__)"
+        "import palais_sim.games.palais_royal.rules as r, strategies.palais_royal.heuristic as h, "
+        "palais_sim.games.palastgefluester.rules as pr, strategies.palastgefluester.heuristic as ph; "
+        "print(r.__file__, h.__file__, pr.__file__, ph.__file__)"
     )
     env = {**CLEAN_ENV, "PALAIS_PURE": "1"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
@@ -153,10 +154,11 @@ def test_an_edited_source_never_runs_against_its_compiled_copy(tmp_path: Path) -
     its source (they share native classes), with one warning naming the edited file."""
     for package in ("palais_sim", "strategies"):
         shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
-    rules = tmp_path / "palais_sim" / "engine" / "rules.py"
+    rules = tmp_path / "palais_sim" / "games" / "palais_royal" / "rules.py"
     rules.write_text(rules.read_text(encoding="utf-8") + "\n# edited after the build\n", encoding="utf-8")
     code = (
-        "import warnings\nwarnings.simplefilter('always')\nimport palais_sim, palais_sim.engine.state as s\n"
+        "import warnings\nwarnings.simplefilter('always')\n"
+        "import palais_sim, palais_sim.games.palais_royal.state as s\n"
         "print(palais_sim.build_info()['compiled'], s.__file__)"
     )
     done = subprocess.run(
@@ -166,7 +168,7 @@ def test_an_edited_source_never_runs_against_its_compiled_copy(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     compiled, state_file = done.stdout.split()
     assert compiled == "False" and state_file.endswith("state.py")  # not only the edited module: all of them
-    assert "palais_sim/engine/rules.py changed since the engine was compiled" in done.stderr
+    assert "palais_sim/games/palais_royal/rules.py changed since the engine was compiled" in done.stderr
     assert done.stderr.count("changed since the engine was compiled") == 1
 
 

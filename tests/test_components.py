@@ -8,10 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from palais_sim.components import CARD_KEYS, ComponentError, load_components, parse_components, standard_components
-from palais_sim.engine.scoring import park_points
-from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import RuleOptions, servant_code
+from palais_sim.games.palais_royal.components import (
+    CARD_KEYS,
+    ComponentError,
+    load_components,
+    parse_components,
+    standard_components,
+)
+from palais_sim.games.palais_royal.scoring import park_points
+from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import RuleOptions, servant_code
 
 STANDARD_TEXT = resources.files("palais_sim").joinpath("data/standard.toml").read_text(encoding="utf-8")
 

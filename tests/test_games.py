@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from palais_sim.analytics import report
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
+from palais_sim.core.game import missing_common_columns
 from palais_sim.games import GAMES, get_game
-from palais_sim.games.base import missing_common_columns
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import ScheduleError, Settings
 

@@ -10,7 +10,7 @@ import difflib
 
 import pytest
 
-from palais_sim.engine.notation import verify_replay
+from palais_sim.games.palais_royal.notation import verify_replay
 from tests.golden.make_golden import GOLDEN_DIR, GOLDEN_GAMES, golden_text
 
 

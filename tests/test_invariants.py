@@ -13,16 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from palais_sim.components import standard_components
-from palais_sim.engine import rules
-from palais_sim.engine.game import play_game
-from palais_sim.engine.options import legal_options, random_moves
-from palais_sim.engine.rules import IllegalChoice
-from palais_sim.engine.setup import SERVANTS_PER_COLOUR, new_game
-from palais_sim.engine.state import GameState, RuleOptions
-from palais_sim.engine.view import PlayerView
-from strategies.greedy import GreedyStrategy
-from strategies.random_play import RandomStrategy
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.components import standard_components
+from palais_sim.games.palais_royal.options import legal_options, random_moves
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.rules import IllegalChoice
+from palais_sim.games.palais_royal.setup import SERVANTS_PER_COLOUR, new_game
+from palais_sim.games.palais_royal.state import GameState, RuleOptions
+from palais_sim.games.palais_royal.view import PlayerView
+from strategies.palais_royal.greedy import GreedyStrategy
+from strategies.palais_royal.random_play import RandomStrategy
 
 STANDARD = standard_components()
 FULL_DECK = Counter(STANDARD.deck())

@@ -9,14 +9,14 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.components import standard_components
-from palais_sim.engine import rules
-from palais_sim.engine.notation import save_position
-from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import PH_TURN_START, RuleOptions
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.components import standard_components
+from palais_sim.games.palais_royal.notation import save_position
+from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import PH_TURN_START, RuleOptions
+from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
-from strategies.ismcts import IsmctsStrategy
+from strategies.palais_royal.ismcts import IsmctsStrategy
 
 COMPONENTS = standard_components()
 

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from palais_sim.components import load_components
-from palais_sim.engine.game import play_game, result_of, run_to_end
-from palais_sim.engine.notation import (
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.notation import (
     NotationError,
     ReplayWriter,
     export_position,
     import_position,
     verify_replay,
 )
-from palais_sim.engine.state import RuleOptions
+from palais_sim.games.palais_royal.play import play_game, result_of, run_to_end
+from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategies
 
 
@@ -141,8 +141,8 @@ def test_malformed_replay_names_the_file_and_line(tmp_path: Path) -> None:
 def test_strategy_error_survives_pickling() -> None:
     import pickle
 
-    from palais_sim.engine.game import StrategyError
-    from palais_sim.engine.rules import Decision
+    from palais_sim.games.palais_royal.play import StrategyError
+    from palais_sim.games.palais_royal.rules import Decision
 
     error = StrategyError("mine", 1, Decision("cards", 1, window="move"), 42, "raised ValueError()")
     copy = pickle.loads(pickle.dumps(error))
@@ -161,9 +161,9 @@ def _written_by_hand(position: dict) -> dict:
 def test_a_position_written_by_hand_is_dealt_its_hidden_information_from_the_seed(tmp_path: Path) -> None:
     from collections import Counter
 
-    from palais_sim.components import standard_components
-    from palais_sim.engine.game import continue_game
-    from palais_sim.engine.notation import export_position, import_position
+    from palais_sim.games.palais_royal.components import standard_components
+    from palais_sim.games.palais_royal.notation import export_position, import_position
+    from palais_sim.games.palais_royal.play import continue_game
 
     seen: list = []
     play_game(
@@ -184,8 +184,8 @@ def test_a_position_written_by_hand_is_dealt_its_hidden_information_from_the_see
 
 
 def test_a_position_names_its_components_by_hash_and_the_hash_is_checked() -> None:
-    from palais_sim.components import standard_components
-    from palais_sim.engine.notation import NotationError, export_position, import_position
+    from palais_sim.games.palais_royal.components import standard_components
+    from palais_sim.games.palais_royal.notation import NotationError, export_position, import_position
 
     seen: list = []
     play_game(standard_components(), RuleOptions(players=2), 2, load_strategies("greedy", 2),

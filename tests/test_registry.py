@@ -8,9 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.registry import BUILTINS, StrategySpecError, load_strategies, load_strategy, strategy_parameters
-from strategies.heuristic import HeuristicStrategy
-from strategies.styles import EconomyStrategy
+from palais_sim.games.palais_royal.game import STRATEGIES as BUILTINS
+from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, strategy_parameters
+from strategies.palais_royal.heuristic import HeuristicStrategy
+from strategies.palais_royal.styles import EconomyStrategy
 
 
 def test_builtins_load_with_parameters() -> None:
@@ -49,7 +50,7 @@ def test_bad_value_and_bad_class() -> None:
     with pytest.raises(StrategySpecError, match="not a valid float"):
         load_strategy("greedy:gold_weight=lots")
     with pytest.raises(StrategySpecError, match="no class"):
-        load_strategy("strategies.greedy:Nope")
+        load_strategy("strategies.palais_royal.greedy:Nope")
     with pytest.raises(StrategySpecError, match="Strategy protocol"):
         load_strategy("palais_sim.registry:StrategySpec")
     with pytest.raises(StrategySpecError, match="cannot import"):

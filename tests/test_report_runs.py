@@ -23,7 +23,7 @@ from palais_sim.cli import app
 from palais_sim.tournament import records
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
-from strategies.greedy import GreedyStrategy
+from strategies.palais_royal.greedy import GreedyStrategy
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -10,13 +10,13 @@ from math import comb
 
 import pytest
 
-from palais_sim.board import BACK, GATE, KING, MADAME, MINT, OFFICE, STAIRWAY
-from palais_sim.engine import rules
-from palais_sim.engine.notation import export_position, import_position
-from palais_sim.engine.options import legal_options, recruit_options, seal_options
-from palais_sim.engine.rules import FROM_SUPPLY, IllegalChoice
-from palais_sim.engine.state import PH_TURN_START, servant_code
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.board import BACK, GATE, KING, MADAME, MINT, OFFICE, STAIRWAY
+from palais_sim.games.palais_royal.notation import export_position, import_position
+from palais_sim.games.palais_royal.options import legal_options, recruit_options, seal_options
+from palais_sim.games.palais_royal.rules import FROM_SUPPLY, IllegalChoice
+from palais_sim.games.palais_royal.state import PH_TURN_START, servant_code
+from palais_sim.games.palais_royal.view import PlayerView
 from tests.helpers import (
     advance_to,
     blank_state,

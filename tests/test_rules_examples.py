@@ -11,14 +11,21 @@ from collections.abc import Callable
 
 import pytest
 
-from palais_sim.board import BACK, GATE, KING, MADAME, MINT, OFFICE, PARADE, STAIRWAY
-from palais_sim.engine import rules
-from palais_sim.engine.game import play_game
-from palais_sim.engine.rules import IllegalChoice
-from palais_sim.engine.scoring import SeatScore, final_scores, park_points, row_points, row_strength, winners
-from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import EMPTY, PRIV_INDEX, GameState, RuleOptions, servant_code
-from strategies.random_play import RandomStrategy
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.board import BACK, GATE, KING, MADAME, MINT, OFFICE, PARADE, STAIRWAY
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.rules import IllegalChoice
+from palais_sim.games.palais_royal.scoring import (
+    SeatScore,
+    final_scores,
+    park_points,
+    row_points,
+    row_strength,
+    winners,
+)
+from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import EMPTY, PRIV_INDEX, GameState, RuleOptions, servant_code
+from strategies.palais_royal.random_play import RandomStrategy
 from tests.helpers import (
     NOTHING,
     STANDARD,

@@ -17,12 +17,12 @@ from collections import Counter
 
 import pytest
 
-from palais_sim.components import standard_components
-from palais_sim.engine import rules
-from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import FIELDS, OWN, PUBLIC, SECRET, SIZE, RuleOptions
-from palais_sim.engine.view import VIEW_ATTRIBUTES, PlayerView
-from strategies.greedy import GreedyStrategy
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.components import standard_components
+from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import FIELDS, OWN, PUBLIC, SECRET, SIZE, RuleOptions
+from palais_sim.games.palais_royal.view import VIEW_ATTRIBUTES, PlayerView
+from strategies.palais_royal.greedy import GreedyStrategy
 
 STANDARD = standard_components()
 GAMES = 300
@@ -202,7 +202,7 @@ def test_sample_state_re_deals_hidden_information_with_fresh_chance() -> None:
 
 
 def test_a_new_game_and_its_copy_and_a_sampled_state_set_every_field() -> None:
-    from palais_sim.engine.state import FIELD_NAMES
+    from palais_sim.games.palais_royal.state import FIELD_NAMES
 
     state = new_game(STANDARD, RuleOptions(players=4), 12)
     sampled = PlayerView(state, 2).sample_state(random.Random(0))
@@ -212,9 +212,7 @@ def test_a_new_game_and_its_copy_and_a_sampled_state_set_every_field() -> None:
 
 
 def test_the_code_generated_from_the_field_list_is_up_to_date() -> None:
-    from palais_sim.engine import codegen
+    from palais_sim.games.palais_royal import codegen
 
     stale = codegen.stale()
-    assert not stale, (
-        f"the generated part of {stale} is out of date: run `make generate` (python -m palais_sim.engine.codegen)"
-    )
+    assert not stale, f"the generated part of {stale} is out of date: run `make generate`"

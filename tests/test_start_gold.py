@@ -7,10 +7,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from palais_sim.components import load_components
-from palais_sim.engine.game import play_game
-from palais_sim.engine.setup import SetupError, new_game
-from palais_sim.engine.state import RuleOptions
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.game import rule_options
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.setup import SetupError, new_game
+from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategy
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Schedule, Settings, group_seed
@@ -51,7 +52,7 @@ def test_settings_round_trip_and_old_manifests_still_match() -> None:
     assert "start_gold" not in plain.to_dict() and "first_group" not in plain.to_dict()
     s = Settings(start_gold=(2, 2), first_group=5)
     assert Settings.from_dict(s.to_dict()) == s
-    assert s.rule_options().start_gold == (2, 2)
+    assert rule_options(s.to_dict()).start_gold == (2, 2)
 
 
 def test_first_group_continues_the_seeds_of_an_unbroken_run() -> None:

@@ -8,12 +8,13 @@ import gc
 import pytest
 
 import palais_sim
-from palais_sim.components import standard_components
-from palais_sim.engine import rules
-from palais_sim.engine.game import StrategyError, play_game, run_to_end
-from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import FIELD_NAMES, GameState, RuleOptions
-from palais_sim.registry import BUILTINS, load_strategy
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.components import standard_components
+from palais_sim.games.palais_royal.game import STRATEGIES as BUILTINS
+from palais_sim.games.palais_royal.play import StrategyError, play_game, run_to_end
+from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import FIELD_NAMES, GameState, RuleOptions
+from palais_sim.registry import load_strategy
 from palais_sim.strategy import PlayerView
 from palais_sim.tournament.schedule import group_seed
 
@@ -106,7 +107,11 @@ def _reachable(obj: object, depth: int = 3) -> list[object]:
         nxt = []
         for o in frontier:
             for r in gc.get_referents(o):
-                if id(r) not in seen and not isinstance(r, type) and r.__class__.__module__ != "palais_sim.components":
+                if (
+                    id(r) not in seen
+                    and not isinstance(r, type)
+                    and r.__class__.__module__ != "palais_sim.games.palais_royal.components"
+                ):
                     seen[id(r)] = r
                     nxt.append(r)
         frontier = nxt

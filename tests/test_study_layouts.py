@@ -12,8 +12,8 @@ import polars as pl
 from typer.testing import CliRunner
 
 from palais_sim.analytics.setup_balance import layout_features
-from palais_sim.board import random_layout_code
 from palais_sim.cli import app
+from palais_sim.games.palais_royal.board import random_layout_code
 from palais_sim.study.layouts import joint_model, variance_share
 
 

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.components import load_components
-from palais_sim.engine.game import StrategyError, play_game
-from palais_sim.engine.state import RuleOptions
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.play import StrategyError, play_game
+from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategy
 from palais_sim.study.common import StudySpec
 from palais_sim.study.nobles import NoblesPlan, compute, fit_line
@@ -55,7 +55,7 @@ def test_eager_takes_the_noble_whenever_it_can() -> None:
 
 
 def test_the_wrapper_hides_forbidden_nobles_from_legal_options() -> None:
-    from strategies.restricted import masked
+    from strategies.palais_royal.restricted import masked
 
     hidden = masked(COMPS, frozenset({"N01"}))
     assert hidden.nobles[0].gold > 10**5 and hidden.nobles[1].gold == COMPS.nobles[1].gold

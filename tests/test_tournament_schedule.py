@@ -6,7 +6,8 @@ from collections import Counter
 
 import pytest
 
-from palais_sim.engine.state import RuleOptions
+from palais_sim.games.palais_royal.game import rule_options
+from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.tournament.schedule import Schedule, ScheduleError, Settings, group_seed, rotate
 
 
@@ -100,5 +101,5 @@ def test_settings_round_trip():
 
 def test_rule_options_come_from_the_settings():
     s = Settings(players=3, layout="first-game", gold_limit=57, max_rounds=12, strategies=("a", "b", "c"))
-    assert s.rule_options() == RuleOptions(players=3, layout="first-game", gold_limit=57, max_rounds=12)
-    assert Settings().rule_options() == RuleOptions(players=2)
+    assert rule_options(s.to_dict()) == RuleOptions(players=3, layout="first-game", gold_limit=57, max_rounds=12)
+    assert rule_options(Settings().to_dict()) == RuleOptions(players=2)

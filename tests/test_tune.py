@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app
 from palais_sim.cli.tune import TuneError, TuneSettings, run_tuning, search_space, share_of, spec_with
+from palais_sim.games.palais_royal.game import rule_options
 
 
 def test_the_space_of_a_heuristic_is_its_tuning_space() -> None:
@@ -102,8 +103,8 @@ def test_the_command_prints_the_spec_and_the_validation(tmp_path) -> None:
 def test_the_games_a_tuning_plays_are_the_engine_s_games() -> None:
     """Through the game interface, a Palais Royal trial's rows are exactly ``play_game``'s wins (shared wins split)."""
     from palais_sim.cli.tune import play_games
-    from palais_sim.components import load_components
-    from palais_sim.engine.game import play_game
+    from palais_sim.games.palais_royal.components import load_components
+    from palais_sim.games.palais_royal.play import play_game
     from palais_sim.registry import load_strategy
     from palais_sim.tournament.schedule import Schedule
 
@@ -112,7 +113,7 @@ def test_the_games_a_tuning_plays_are_the_engine_s_games() -> None:
     comps = load_components(None)
     expected = []
     for spec in Schedule(settings).games(0, 12):
-        result = play_game(comps, settings.rule_options(), spec.seed, [load_strategy(s) for s in spec.matchup])
+        result = play_game(comps, rule_options(settings.to_dict()), spec.seed, [load_strategy(s) for s in spec.matchup])
         expected.append((spec.group, result.seats[spec.rotation % 2].win, result.finished))
     assert rows == expected
 

@@ -22,7 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-from palais_sim.board import ROOM_CODES, ROOM_KEYS
+from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
 
 ROOM_LABEL = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
 PNG_DPI = 200  # a 7-inch-wide chart is 1400 pixels: sharp in print and on screen

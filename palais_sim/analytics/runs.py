@@ -23,8 +23,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 
-from palais_sim.components import ComponentError, ComponentSet, load_components
 from palais_sim.games import DEFAULT_GAME
+from palais_sim.games.palais_royal.components import ComponentError, ComponentSet, load_components
 from palais_sim.tournament import records
 from palais_sim.tournament.records import SCHEMA_VERSION, TABLES, game_of
 

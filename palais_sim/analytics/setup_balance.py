@@ -28,7 +28,7 @@ from scipy import stats as sstats
 from palais_sim.analytics import stats
 from palais_sim.analytics.design import confounded_player_counts
 from palais_sim.analytics.runs import Run, collect_all
-from palais_sim.board import ROOM_CODES, ROOM_KEYS
+from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
 
 ROOM_NAME = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
 FIRST_GAME_DEFAULT = "PMS/KGD/COB"

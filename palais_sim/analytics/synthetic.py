@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from palais_sim.board import ROOM_CODES
-from palais_sim.components import ComponentSet, load_components
+from palais_sim.games.palais_royal.board import ROOM_CODES
+from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.tournament.records import SCHEMA_VERSION, TABLES
 
 DEFAULT_EXTRA = {"engine": "synthetic", "gold_limit": None, "max_rounds": 100}

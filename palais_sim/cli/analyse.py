@@ -33,11 +33,11 @@ def analyse(
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON"),
 ) -> None:
     """The candidate choices at a position's pending decision with their estimated value and visit counts."""
-    from palais_sim.engine import rules
-    from palais_sim.engine.account import TurnAccount
-    from palais_sim.engine.notation import NotationError, encode_choice, load_position
-    from palais_sim.engine.state import PH_TURN_START
-    from palais_sim.engine.view import PlayerView, describe_decision
+    from palais_sim.games.palais_royal import rules
+    from palais_sim.games.palais_royal.account import TurnAccount
+    from palais_sim.games.palais_royal.notation import NotationError, encode_choice, load_position
+    from palais_sim.games.palais_royal.state import PH_TURN_START
+    from palais_sim.games.palais_royal.view import PlayerView, describe_decision
     from palais_sim.registry import load_strategy
 
     try:

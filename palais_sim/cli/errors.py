@@ -7,10 +7,10 @@ from typing import NoReturn
 
 import typer
 
-from palais_sim.board import LayoutError
-from palais_sim.components import ComponentError
-from palais_sim.engine.game import StrategyError
-from palais_sim.engine.setup import SetupError
+from palais_sim.games.palais_royal.board import LayoutError
+from palais_sim.games.palais_royal.components import ComponentError
+from palais_sim.games.palais_royal.play import StrategyError
+from palais_sim.games.palais_royal.setup import SetupError
 from palais_sim.registry import StrategySpecError
 
 USER_ERRORS = (ComponentError, LayoutError, SetupError, StrategySpecError, StrategyError, ValueError, OSError)

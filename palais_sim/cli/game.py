@@ -19,9 +19,9 @@ from palais_sim.cli.options import (
     TiebreakOpt,
     parse_start_gold,
 )
-from palais_sim.components import load_components
-from palais_sim.engine.game import play_game
-from palais_sim.engine.state import RuleOptions
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategies
 
 
@@ -75,9 +75,9 @@ def play(
     players = 2 if players is None else players
     strategies = "greedy" if strategies is None else strategies
     max_rounds = 100 if max_rounds is None else max_rounds
-    from palais_sim.engine.account import TurnAccount
-    from palais_sim.engine.game import continue_game
-    from palais_sim.engine.notation import NotationError, ReplayWriter, export_position, load_position
+    from palais_sim.games.palais_royal.account import TurnAccount
+    from palais_sim.games.palais_royal.notation import NotationError, ReplayWriter, export_position, load_position
+    from palais_sim.games.palais_royal.play import continue_game
 
     check_seed(seed)
     if log is not None:
@@ -106,7 +106,7 @@ def play(
 
         on_turn = None
         if positions:
-            from palais_sim.engine.notation import save_position
+            from palais_sim.games.palais_royal.notation import save_position
 
             def on_turn(state) -> None:
                 save_position(state, positions / f"turn-{state.turn_no:04d}.json")
@@ -170,7 +170,7 @@ def _play_other(
 
 
 def _position(path: Path):
-    from palais_sim.engine.notation import NotationError, load_position
+    from palais_sim.games.palais_royal.notation import NotationError, load_position
 
     try:
         return load_position(path)
@@ -183,7 +183,7 @@ def score(
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """Final scoring of a position as if the game ended now."""
-    from palais_sim.engine.scoring import final_scores, winners
+    from palais_sim.games.palais_royal.scoring import final_scores, winners
 
     state = _position(position)
     scores = final_scores(state)
@@ -208,8 +208,8 @@ def inspect(
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """What the seat to move would get now: majorities, reinforcement, movement, recruit costs."""
-    from palais_sim.board import ROOM_KEYS
-    from palais_sim.engine import rules
+    from palais_sim.games.palais_royal import rules
+    from palais_sim.games.palais_royal.board import ROOM_KEYS
 
     state = _position(position)
     seat = state.current
@@ -235,7 +235,7 @@ def replay(
     log: Path = typer.Argument(..., help="A replay log written by palais play --log"), game: str = GameOpt
 ) -> None:
     """Play a replay log back and verify it: every decision legal, the same final scores."""
-    from palais_sim.engine.notation import NotationError, verify_replay
+    from palais_sim.games.palais_royal.notation import NotationError, verify_replay
 
     the_game = _game(game)
     if the_game.name != "palais-royal":

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib
 
-from palais_sim.games.base import Game
+from palais_sim.core.game import Game
 
 DEFAULT_GAME = "palais-royal"
-# name -> "module:attribute" of the game object (see palais_sim.games.base.Game)
+# name -> "module:attribute" of the game object (see palais_sim.core.game.Game)
 GAMES: dict[str, str] = {
-    "palais-royal": "palais_sim.games.palais_royal:GAME",
-    "palastgefluester": "palais_sim.games.palastgefluester.adapter:GAME",
+    "palais-royal": "palais_sim.games.palais_royal.game:GAME",
+    "palastgefluester": "palais_sim.games.palastgefluester.game:GAME",
 }
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, paired_difference
 from palais_sim.analytics.runs import open_run
-from palais_sim.components import ComponentSet, load_components
+from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 from palais_sim.study.variants import repriced, write_variant

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from palais_sim.components import CARD_KEYS, ComponentSet, load_components
+from palais_sim.games.palais_royal.components import CARD_KEYS, ComponentSet, load_components
 
 
 def to_toml(comps: ComponentSet, note: str = "") -> str:

@@ -15,8 +15,8 @@ import polars as pl
 import pyarrow as pa
 
 from palais_sim import __version__
+from palais_sim.core.game import Column
 from palais_sim.games import DEFAULT_GAME, get_game
-from palais_sim.games.base import Column
 
 SCHEMA_VERSION = 2  # 2: games gained engine, gold_limit, max_rounds
 

@@ -19,8 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from palais_sim.engine.state import RuleOptions
-from palais_sim.games import DEFAULT_GAME, get_game, palais_royal
+from palais_sim.games import DEFAULT_GAME, get_game
 
 FORMATS = ("round-robin", "gauntlet", "fixed")
 
@@ -51,10 +50,6 @@ class Settings:
     def __post_init__(self) -> None:
         if self.start_gold is not None:
             object.__setattr__(self, "start_gold", tuple(self.start_gold))
-
-    def rule_options(self) -> RuleOptions:
-        """Palais Royal's rule options of every game of the run (other games: ``get_game(game).context``)."""
-        return palais_royal.rule_options(self.to_dict())
 
     def to_dict(self) -> dict:
         data = asdict(self)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from palais_sim.components import load_components
-from palais_sim.engine.game import play_game
-from palais_sim.engine.notation import ReplayWriter
-from palais_sim.engine.state import RuleOptions
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.notation import ReplayWriter
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategies
 from palais_sim.tournament.schedule import group_seed
 

@@ -9,7 +9,7 @@ import math
 import time
 from collections import Counter
 
-from palais_sim.games.palastgefluester.game import play_game
+from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.state import PgOptions
 from strategies.palastgefluester.heuristic import HeuristicStrategy
 from strategies.palastgefluester.random_play import RandomStrategy

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from palais_sim.games.palastgefluester.components import PERSONS
-from palais_sim.games.palastgefluester.game import play_game
+from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.rules import apply, decision, legal_options, new_game
 from palais_sim.games.palastgefluester.state import JESTER, REPEAT, SIX, PgOptions, PgState
 from strategies.palastgefluester.random_play import RandomStrategy

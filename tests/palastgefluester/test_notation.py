@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from palais_sim.games.palastgefluester.game import continue_game, play_game
 from palais_sim.games.palastgefluester.notation import (
     NotationError,
     ReplayRecorder,
@@ -14,6 +13,7 @@ from palais_sim.games.palastgefluester.notation import (
     import_position,
     replay,
 )
+from palais_sim.games.palastgefluester.play import continue_game, play_game
 from palais_sim.games.palastgefluester.rules import new_game
 from palais_sim.games.palastgefluester.state import PgOptions
 from strategies.palastgefluester.random_play import RandomStrategy

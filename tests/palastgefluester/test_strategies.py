@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from palais_sim.games.palastgefluester.game import play_game
+from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.state import PgOptions
 from palais_sim.games.palastgefluester.view import PlayerView

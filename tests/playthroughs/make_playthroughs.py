@@ -1,7 +1,7 @@
 """Random playthroughs and legal-choice counts (``make playthroughs``): golden files that guard the RULES.
 
 Modelled on OpenSpiel's playthroughs and python-chess's perft counts. Every decision of these games is a uniformly
-random legal choice (:func:`palais_sim.engine.options.sample_option`) drawn from a random stream owned by this
+random legal choice (``options.sample_option`` of Palais Royal) drawn from a random stream owned by this
 script, so no strategy module is involved: only the engine decides what happens. A change of the rules, the setup,
 the legal options or the scoring shows up here as a diff of plain text.
 
@@ -24,15 +24,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from palais_sim.board import ROOM_CODES, ROOM_KEYS
-from palais_sim.components import ComponentSet, load_components
-from palais_sim.engine import rules
-from palais_sim.engine.options import legal_options, sample_option
-from palais_sim.engine.rules import Decision
-from palais_sim.engine.scoring import final_scores, winners
-from palais_sim.engine.setup import new_game
-from palais_sim.engine.state import EMPTY, GameState, RuleOptions
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
+from palais_sim.games.palais_royal.components import ComponentSet, load_components
+from palais_sim.games.palais_royal.options import legal_options, sample_option
+from palais_sim.games.palais_royal.rules import Decision
+from palais_sim.games.palais_royal.scoring import final_scores, winners
+from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import EMPTY, GameState, RuleOptions
+from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.tournament.schedule import group_seed
 
 PLAYTHROUGH_DIR = Path(__file__).parent

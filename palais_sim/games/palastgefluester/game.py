@@ -1,208 +1,169 @@
-"""Play one whole game of Palastgeflüster: ask each seat's strategy at every decision, check and apply its answers.
-
-:class:`PgResult` has the generic fields every game's result has (``seed``, ``players``, ``strategies``, ``seats``,
-``winners``, ``rounds``, ``finished``, ``decisions``), so a tournament layer can treat the games alike, and this
-game's own figures besides.
-"""
+"""Palastgeflüster behind the game interface (:mod:`palais_sim.core.game`): its rule options from a run's settings,
+one game through its play loop, and its tables (games, seats and round_ends, one row per round that ended)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
 
-from mypy_extensions import mypyc_attr
+import polars as pl
 
-from palais_sim.games.palastgefluester.rules import Decision, IllegalChoice, apply, decision, new_game
-from palais_sim.games.palastgefluester.state import REPEAT, SIX, PgOptions, PgState, RoundEnd
-from palais_sim.games.palastgefluester.view import PlayerView, Strategy
+from palais_sim import __version__
+from palais_sim.core.game import PROJECT, SEAT1, Column, common_game_row, game_sources, table_columns
+from palais_sim.core.game import ZERO as ZERO_BASED
+from palais_sim.games.palastgefluester.components import PgComponents, load_pg_components
+from palais_sim.games.palastgefluester.notation import NotationError, ReplayRecorder, replay
+from palais_sim.games.palastgefluester.play import PgResult, continue_game, seat_json
+from palais_sim.games.palastgefluester.rules import new_game
+from palais_sim.games.palastgefluester.state import PgOptions
 
-GAME = "palastgefluester"
-
-
-@mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled
-class StrategyError(RuntimeError):
-    """A strategy raised or answered illegally; the message names the strategy, the seat, the decision and the
-    seed."""
-
-    def __init__(self, strategy: str, seat: int, decision: Decision, seed: int, problem: str) -> None:
-        super().__init__(
-            f"strategy {strategy!r} (seat {seat + 1}) failed at decision {decision.kind} in game seed {seed}: {problem}"
-        )
-        self.strategy = strategy
-        self.seat = seat
-        self.decision = decision.kind
-        self.seed = seed
-        self._args = (strategy, seat, decision, seed, problem)
-
-    def __reduce__(self):
-        """Picklable, so a failed game's error can travel back from a worker process."""
-        return (StrategyError, self._args)
+ROUND_END_KINDS = ("repeat", "six", "jester")
 
 
-class PgSeatResult(NamedTuple):
-    """One seat at the end of a game (seat 0-based)."""
+class Context(NamedTuple):
+    """A run's static data: the component set and the rule options of every game."""
 
-    seat: int
-    strategy: str
-    total: int  # points
-    rank: int  # 1 = best; tied totals share the better rank
-    win: float  # 1, 1/k for a win shared by k seats, or 0
-    display: int  # cards in the display at the end
-    noted: int  # the variant's noted total
-    rounds_won_six: int  # rounds this seat ended with six different persons
-    repeats: int  # rounds this seat ended with a repeat
-    plays: int
-    own_colour_replays: int  # own colour played, so played again
-    brown_played: int
+    components: PgComponents
+    options: PgOptions
 
 
-def seat_json(s: PgSeatResult) -> dict:
-    """One seat's figures with the seat 1-based: the ``--json`` form and the seats table's own columns."""
-    return {
-        "seat": s.seat + 1,
-        "strategy": s.strategy,
-        "total": s.total,
-        "rank": s.rank,
-        "win": s.win,
-        "display": s.display,
-        "noted": s.noted,
-        "rounds_won_six": s.rounds_won_six,
-        "repeats": s.repeats,
-        "plays": s.plays,
-        "own_colour_replays": s.own_colour_replays,
-        "brown_played": s.brown_played,
-    }
+GAMES_OWN = (
+    Column("components", pl.String(), "content hash of the component set"),
+    Column("tiebreak", pl.String(), "rule option: display (the rules) or noted (the variant)"),
+    Column("max_rounds", pl.Int16(), "rule option: a game still going after this round is stopped, unfinished"),
+    Column("ends_repeat", pl.Int16(), "rounds ended by a repeated person (every other player scores)"),
+    Column("ends_six", pl.Int16(), "rounds ended by six different persons in a display (its owner scores)"),
+    Column("ends_jester", pl.Int16(), "rounds ended by the Hofnarr under the Hofnarr king (every other player scores)"),
+)
+SEATS_OWN = (
+    Column("display", pl.Int8(), "cards in the seat's display when the game ended"),
+    Column("noted", pl.Int16(), "the variant's noted total (display sizes at each round end, repeats excepted)"),
+    Column("rounds_won_six", pl.Int16(), "rounds this seat ended with six different persons"),
+    Column("repeats", pl.Int16(), "rounds this seat ended by a repeat"),
+    Column("plays", pl.Int16(), "cards this seat played"),
+    Column("own_colour_replays", pl.Int16(), "cards of its own colour it played (so it played again)"),
+    Column("brown_played", pl.Int16(), "brown cards it played"),
+)
+COLUMNS: dict[str, tuple[Column, ...]] = {
+    **table_columns(GAMES_OWN, SEATS_OWN),
+    "round_ends": (
+        Column("game", pl.Int64(), "the game (games.game)", ZERO_BASED),
+        Column("round", pl.Int16(), "the round that ended", "1-based"),
+        Column("kind", pl.String(), "how it ended: repeat, six or jester"),
+        Column("seat", pl.Int8(), "the seat whose card ended it (it starts the next round)", SEAT1),
+        Column("scorers", pl.List(pl.Int8()), "the seats that scored a point", SEAT1),
+        Column("cards", pl.Int16(), "cards played in the round, the last one included"),
+    ),
+}
 
 
-@dataclass
-class PgResult:
-    """A finished (or stopped) game."""
-
-    seed: int
-    players: int
-    strategies: list[str]
-    seats: list[PgSeatResult]
-    winners: list[int]  # 0-based
-    rounds: int
-    finished: bool
-    decisions: int
-    round_ends: list[RoundEnd] = field(default_factory=list)
-    options: PgOptions | None = None
-    components_hash: str = ""
-    final_state: PgState | None = field(default=None, repr=False)
-
-    def to_json(self) -> dict:
-        """The ``--json`` form of ``palais play --game palastgefluester``: seats 1-based."""
-        return {
-            "game": GAME,
-            "seats": [seat_json(s) for s in self.seats],
-            "winners": [w + 1 for w in self.winners],
-            "rounds": self.rounds,
-            "finished": self.finished,
-            "decisions": self.decisions,
-            "seed": self.seed,
-            "options": self.options.to_dict() if self.options else None,
-            "components_hash": self.components_hash,
-            "round_ends": [
-                {
-                    "round": r.round,
-                    "kind": r.kind,
-                    "seat": r.seat + 1,
-                    "scorers": [s + 1 for s in r.scorers],
-                    "cards": r.cards,
-                }
-                for r in self.round_ends
-            ],  # fmt: skip
-        }
-
-
-Observer = Callable[[PgState, Decision, object], None]
-
-
-def ranks(totals: Sequence[int]) -> list[int]:
-    """1 = best; equal totals share the better rank."""
-    return [1 + sum(1 for other in totals if other > t) for t in totals]
-
-
-def run_to_end(state: PgState, strategies: Sequence[Strategy], observer: Observer | None = None) -> int:
-    """Play ``state`` to the end in place; returns the number of decisions made.
-    ``observer(state_before, decision, choice)`` sees every accepted decision."""
-    names = [getattr(s, "name", type(s).__name__) for s in strategies]
-    made = 0
-    while not state.over:
-        dec = decision(state)
-        try:
-            choice = strategies[dec.seat].choose(PlayerView(state, dec.seat), dec)
-        except Exception as exc:  # noqa: BLE001 - any failure of a strategy fails only its game
-            raise StrategyError(names[dec.seat], dec.seat, dec, state.seed, f"raised {exc!r}") from exc
-        before = state.copy() if observer is not None else None
-        try:
-            apply(state, choice)
-        except IllegalChoice as exc:
-            raise StrategyError(names[dec.seat], dec.seat, dec, state.seed, f"illegal choice: {exc}") from None
-        if observer is not None and before is not None:
-            observer(before, dec, choice)
-        made += 1
-    return made
-
-
-def result_of(state: PgState, strategies: Sequence[Strategy], decisions: int) -> PgResult:
-    names = [getattr(s, "name", type(s).__name__) for s in strategies]
-    n = state.n
-    seat_ranks = ranks(state.points)
-    six = [0] * n
-    repeats = [0] * n
-    for r in state.round_ends:
-        if r.kind == SIX:
-            six[r.seat] += 1
-        elif r.kind == REPEAT:
-            repeats[r.seat] += 1
-    best = list(state.winners)
-    seats = [
-        PgSeatResult(
-            seat=s,
-            strategy=names[s],
-            total=state.points[s],
-            rank=seat_ranks[s],
-            win=1.0 / len(best) if s in best else 0.0,
-            display=len(state.displays[s]),
-            noted=state.noted[s],
-            rounds_won_six=six[s],
-            repeats=repeats[s],
-            plays=state.plays[s],
-            own_colour_replays=state.own_replays[s],
-            brown_played=state.brown_played[s],
-        )
-        for s in range(n)
-    ]
-    return PgResult(
-        seed=state.seed,
-        players=n,
-        strategies=names,
-        seats=seats,
-        winners=best,
-        rounds=state.round,
-        finished=state.finished,
-        decisions=state.decisions,  # every decision of the game, also those before a continued position
-        round_ends=list(state.round_ends),
-        options=state.options,
-        components_hash=state.components.hash,
-        final_state=state,
+def rule_options(settings: Mapping[str, Any]) -> PgOptions:
+    """The rule options of every game of a run, from the run's settings."""
+    return PgOptions(
+        players=int(settings.get("players", 4)),
+        tiebreak=str(settings.get("tiebreak") or "display"),
+        max_rounds=int(settings.get("max_rounds") or 200),
     )
 
 
-def play_game(
-    options: PgOptions, seed: int, strategies: Sequence[Strategy], observer: Observer | None = None
-) -> PgResult:
-    """Set up a game from ``seed`` and play it to the end."""
-    if len(strategies) != options.players:
-        raise ValueError(f"{options.players} players need {options.players} strategies, got {len(strategies)}")
-    return continue_game(new_game(options, seed), strategies, observer)
+# The built-in strategies by name, as ``module:Class`` (imported only when asked for).
+STRATEGIES: dict[str, str] = {
+    "random": "strategies.palastgefluester.random_play:RandomStrategy",
+    "heuristic": "strategies.palastgefluester.heuristic:HeuristicStrategy",
+    "restricted": "strategies.palastgefluester.restricted:RestrictedStrategy",
+    "search": "strategies.palastgefluester.search:SearchStrategy",
+}
 
 
-def continue_game(state: PgState, strategies: Sequence[Strategy], observer: Observer | None = None) -> PgResult:
-    """Play a game on from ``state`` (for instance an imported position) to its end."""
-    if len(strategies) != state.n:
-        raise ValueError(f"{state.n} players need {state.n} strategies, got {len(strategies)}")
-    return result_of(state, strategies, run_to_end(state, strategies, observer))
+class Palastgefluester:
+    """Palastgeflüster (Roland Winner, 2010), 3 to 5 players: the engine in this package."""
+
+    name = "palastgefluester"
+    title = "Palastgeflüster"
+    min_players = 3
+    max_players = 5
+    default_players = 4
+    default_max_rounds = 200
+    strategies: Mapping[str, str] = STRATEGIES
+    sources = game_sources(Path(__file__).parent, PROJECT / "strategies" / "palastgefluester")
+    components_hint = "a Palastgeflüster component TOML (default: palais_sim/data/palastgefluester.toml)"
+
+    def context(self, settings: Mapping[str, Any]) -> Context:
+        layout = settings.get("layout", "random")
+        if layout not in (None, "random"):
+            raise ValueError("--layout is a Palais Royal option; Palastgeflüster has no room layout")
+        if settings.get("gold_limit") is not None or settings.get("start_gold") is not None:
+            raise ValueError("--gold-limit and --start-gold are Palais Royal options; Palastgeflüster has no gold")
+        options = rule_options(settings)
+        components = load_pg_components(settings.get("components"))
+        if options.players not in components.player_counts:
+            raise ValueError(f"component set {components.name!r} has no win threshold for {options.players} players")
+        return Context(components, options)
+
+    def components_hash(self, context: Context) -> str:
+        return context.components.hash
+
+    def components_name(self, context: Context) -> str:
+        return context.components.name
+
+    def play(self, context: Context, seed: int, strategies: Sequence[Any]) -> PgResult:
+        if len(strategies) != context.options.players:
+            raise ValueError(f"{context.options.players} players need as many strategies, got {len(strategies)}")
+        return continue_game(new_game(context.options, seed, context.components), strategies)
+
+    def play_logged(self, context: Context, seed: int, strategies: Sequence[Any], log: Path) -> PgResult:
+        """Play one game and write its replay log (JSON, ``palais replay --game palastgefluester`` checks it)."""
+        start = new_game(context.options, seed, context.components)
+        recorder = ReplayRecorder(start.copy(), [getattr(s, "name", type(s).__name__) for s in strategies])
+        result = continue_game(start, strategies, observer=recorder.record)
+        text = json.dumps(recorder.finish(result.final_state), separators=(",", ":"))
+        tmp = log.with_name(log.name + ".tmp")
+        tmp.write_text(text + "\n", encoding="utf-8")
+        tmp.replace(log)
+        return result
+
+    def verify_replay(self, log: Path) -> str:
+        """Replay a log written by :meth:`play_logged`; the summary line, or NotationError at the first difference."""
+        try:
+            data = json.loads(log.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise NotationError(f"{log}: not a JSON replay log ({exc})") from None
+        state = replay(data)
+        return f"{log}: {len(data.get('decisions', []))} decisions replayed, result identical (round {state.round})"
+
+    def columns(self) -> dict[str, tuple[Column, ...]]:
+        return COLUMNS
+
+    def rows(self, context: Context, result: PgResult, game: int, group: int, rotation: int) -> dict[str, list]:
+        head, tail = common_game_row(result, game, group, rotation, __version__)
+        kinds = Counter(r.kind for r in result.round_ends)
+        own = {
+            **self.failed_row(context, result.seed),
+            **{f"ends_{kind}": kinds.get(kind, 0) for kind in ROUND_END_KINDS},
+        }
+        seats = [{"game": game, "group": group, **seat_json(s)} for s in result.seats]
+        ends = [
+            {
+                "game": game,
+                "round": r.round,
+                "kind": r.kind,
+                "seat": r.seat + 1,
+                "scorers": [s + 1 for s in r.scorers],
+                "cards": r.cards,
+            }  # fmt: skip
+            for r in result.round_ends
+        ]
+        return {"games": [{**head, **own, **tail}], "seats": seats, "round_ends": ends}
+
+    def failed_row(self, context: Context, seed: int) -> dict:
+        return {
+            "components": context.components.hash,
+            "tiebreak": context.options.tiebreak,
+            "max_rounds": context.options.max_rounds,
+        }
+
+
+GAME = Palastgefluester()

@@ -7,9 +7,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
-from palais_sim.board import CARDINAL, PARK_ROWS
-from palais_sim.components import POINT_CARDS
-from palais_sim.engine.state import GameState
+from palais_sim.games.palais_royal.board import CARDINAL, PARK_ROWS
+from palais_sim.games.palais_royal.components import POINT_CARDS
+from palais_sim.games.palais_royal.state import GameState
 
 UNPLAYED_CARD_CAP: Final = 6
 ROW_FIRST: Final = 6

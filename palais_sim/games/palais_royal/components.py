@@ -17,7 +17,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from palais_sim.board import EDGE_FIELDS, PARK_SIZE, LayoutError, parse_layout
+from palais_sim.games.palais_royal.board import EDGE_FIELDS, PARK_SIZE, LayoutError, parse_layout
 
 CARD_KEYS: Final[tuple[str, ...]] = (
     "all_majorities",

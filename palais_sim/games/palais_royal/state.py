@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from palais_sim.board import Layout
-from palais_sim.components import PRIVILEGES, ComponentSet
+from palais_sim.games.palais_royal.board import Layout
+from palais_sim.games.palais_royal.components import PRIVILEGES, ComponentSet
 
 EMPTY: Final = -1  # park field with neither noble nor servant
 
@@ -219,7 +219,7 @@ class GameState:
     """Everything that changes during a game (its fields: ``FIELDS``). Seats are 0-based here; 1-based in every
     file and report."""
 
-    # BEGIN GENERATED from state.FIELDS by `python -m palais_sim.engine.codegen`: do not edit by hand
+    # BEGIN GENERATED from state.FIELDS by `make generate` (codegen.py): do not edit by hand
     __slots__ = (
         "components",
         "options",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import IO
 
-from palais_sim.board import IS_EDGE, ROOM_KEYS
-from palais_sim.engine.rules import FROM_SUPPLY, Decision, recruit_cost
-from palais_sim.engine.state import GameState
+from palais_sim.games.palais_royal.board import IS_EDGE, ROOM_KEYS
+from palais_sim.games.palais_royal.rules import FROM_SUPPLY, Decision, recruit_cost
+from palais_sim.games.palais_royal.state import GameState
 
 
 def _room(r: int) -> str:

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-from palais_sim.components import PRIVILEGES, ComponentSet
-from palais_sim.engine.rules import Decision
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal.components import PRIVILEGES, ComponentSet
+from palais_sim.games.palais_royal.rules import Decision
+from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import StrategySpecError, load_strategy
 
 OUT_OF_REACH = 1_000_000  # gold: more than any game can hold

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
-from palais_sim.components import POINT_CARDS
-from palais_sim.engine.state import W_END, W_MOVE, W_RECRUIT, W_START, GameState
+from palais_sim.games.palais_royal.components import POINT_CARDS
+from palais_sim.games.palais_royal.state import W_END, W_MOVE, W_RECRUIT, W_START, GameState
 
 GOLD4_GAIN: Final = 4
 ANY_TIME: Final[tuple[str, ...]] = ("gold4", "points2", "points4")

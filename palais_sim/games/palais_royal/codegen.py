@@ -2,10 +2,10 @@
 ``copy``, and the seat view's annotations, slots, constructor and the public part of ``sample_state``.
 
 The field list is the one place a field is declared; this writes the straight-line code between the ``BEGIN
-GENERATED`` / ``END GENERATED`` markers of ``engine/state.py`` and ``engine/view.py`` (straight-line, because a view
+GENERATED`` / ``END GENERATED`` markers of ``state.py`` and ``view.py`` (straight-line, because a view
 is built at every decision and a search copies states in its inner loop, and because the compiled build needs
-plain typed attribute code). After adding or changing a field: ``python -m palais_sim.engine.codegen`` (``make
-generate``); a test fails while the files are out of date.
+plain typed attribute code). After adding or changing a field: ``make generate``; a test fails while the files
+are out of date.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from palais_sim.engine.state import (
+from palais_sim.games.palais_royal.state import (
     DRAWER,
     FIELDS,
     LIST,
@@ -27,7 +27,7 @@ from palais_sim.engine.state import (
 )
 
 ENGINE = Path(__file__).parent
-BEGIN = "    # BEGIN GENERATED from state.FIELDS by `python -m palais_sim.engine.codegen`: do not edit by hand\n"
+BEGIN = "    # BEGIN GENERATED from state.FIELDS by `make generate` (codegen.py): do not edit by hand\n"
 END = "    # END GENERATED\n"
 
 

@@ -1,19 +1,20 @@
-"""Palais Royal behind the game interface (:mod:`palais_sim.games.base`): its rule options from a run's settings,
+"""Palais Royal behind the game interface (:mod:`palais_sim.core.game`): its rule options from a run's settings,
 one game through the engine's play loop, and its three tables (games, seats, recruits)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import polars as pl
 
 from palais_sim import __version__
-from palais_sim.components import ComponentSet, load_components
-from palais_sim.engine.game import GameResult, play_game
-from palais_sim.engine.setup import check_options, resolve_layout
-from palais_sim.engine.state import RuleOptions
-from palais_sim.games.base import ONE, SEAT1, ZERO, Column, common_game_row
+from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, common_game_row, game_sources
+from palais_sim.games.palais_royal.components import ComponentSet, load_components
+from palais_sim.games.palais_royal.play import GameResult, play_game
+from palais_sim.games.palais_royal.setup import check_options, resolve_layout
+from palais_sim.games.palais_royal.state import RuleOptions
 
 
 class Context(NamedTuple):
@@ -102,8 +103,23 @@ def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
     )
 
 
+# The built-in strategies by name, as ``module:Class``: imported only when asked for (the strategies sit above the
+# games in the layers; the lookahead strategy loads its candidate styles through the registry).
+STRATEGIES: dict[str, str] = {
+    "random": "strategies.palais_royal.random_play:RandomStrategy",
+    "greedy": "strategies.palais_royal.greedy:GreedyStrategy",
+    "economy": "strategies.palais_royal.styles:EconomyStrategy",
+    "seals": "strategies.palais_royal.styles:SealsStrategy",
+    "park": "strategies.palais_royal.styles:ParkStrategy",
+    "cards": "strategies.palais_royal.styles:CardsStrategy",
+    "lookahead": "strategies.palais_royal.lookahead:LookaheadStrategy",
+    "restricted": "strategies.palais_royal.restricted:RestrictedStrategy",
+    "ismcts": "strategies.palais_royal.ismcts:IsmctsStrategy",
+}
+
+
 class PalaisRoyal:
-    """Palais Royal (Xavier Georges, 2008), 2 to 4 players: the engine in ``palais_sim.engine``."""
+    """Palais Royal (Xavier Georges, 2008), 2 to 4 players: the engine in ``palais_sim.games.palais_royal``."""
 
     name = "palais-royal"
     title = "Palais Royal"
@@ -112,6 +128,8 @@ class PalaisRoyal:
     default_players = 2
     default_max_rounds = 100
     components_hint = "a component-set TOML (default: the standard set)"
+    strategies: Mapping[str, str] = STRATEGIES
+    sources = game_sources(Path(__file__).parent, PROJECT / "strategies" / "palais_royal")
 
     def context(self, settings: Mapping[str, Any]) -> Context:
         comps = load_components(settings.get("components"))

@@ -1,6 +1,6 @@
-"""The named heuristic styles: the shared turn plan of :mod:`strategies.heuristic` with a plan of their own.
+"""The named heuristic styles: the shared turn plan of :mod:`~strategies.palais_royal.heuristic`, a plan of their own.
 
-Each style changes the defaults of :class:`~strategies.heuristic.HeuristicStrategy` in its ``DEFAULTS`` (so
+Each style changes the defaults of :class:`~strategies.palais_royal.heuristic.HeuristicStrategy` in its ``DEFAULTS`` (so
 ``palais strategies`` shows its own defaults and ``economy:mint=4`` still works) and plans differently where its
 idea of the game asks for it:
 
@@ -22,10 +22,10 @@ from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from palais_sim.board import BACK, IS_EDGE, KING, MADAME, MINT, PARK_ROWS
-from palais_sim.engine.rules import Decision
-from palais_sim.engine.view import PlayerView
-from strategies.heuristic import CARD_VALUE, TUNING_SPACE, Distances, HeuristicStrategy, _best_other
+from palais_sim.games.palais_royal.board import BACK, IS_EDGE, KING, MADAME, MINT, PARK_ROWS
+from palais_sim.games.palais_royal.rules import Decision
+from palais_sim.games.palais_royal.view import PlayerView
+from strategies.palais_royal.heuristic import CARD_VALUE, TUNING_SPACE, Distances, HeuristicStrategy, _best_other
 
 # The edge rows' fields, in the order of ``view.row_strengths()``.
 ROW_FIELDS: Final[tuple[tuple[int, ...], ...]] = tuple(PARK_ROWS.values())

@@ -1,9 +1,9 @@
 """The seat contract: the ``Strategy`` protocol and the ``PlayerView``, what one seat may know at a decision.
 
-A strategy gets a :class:`PlayerView` and the pending :class:`~palais_sim.engine.rules.Decision` and returns a
-choice. The view is built from the state's field list (``state.FIELDS``) by who may see each field: public fields
-as tuples, the seat's own hand and the sizes of the others, the size of the deck, the drawn cards only for the seat
-that drew them. It holds no reference to the state and nothing from which hidden information follows: not the game
+A strategy gets a :class:`PlayerView` and the pending :class:`~.rules.Decision` and returns a choice.
+The view is built from the state's field list (``state.FIELDS``) by who may see each field: public fields as tuples,
+the seat's own hand and the sizes of the others, the size of the deck, the drawn cards only for the seat that drew
+them. It holds no reference to the state and nothing from which hidden information follows: not the game
 seed, not the deck order, not the other hands, not the unseen nobles. Its random stream (``view.rng``) comes from a
 key of this seat's own (a one-way image of the seed) and where the decision stands in the game, so a game replays
 identically and a position exported at the start of a turn continues identically.
@@ -16,11 +16,11 @@ import random
 from collections import Counter
 from typing import Protocol
 
-from palais_sim.board import Layout
-from palais_sim.components import ComponentSet
-from palais_sim.engine import cards, rules, scoring
-from palais_sim.engine.rules import Decision
-from palais_sim.engine.state import (
+from palais_sim.games.palais_royal import cards, rules, scoring
+from palais_sim.games.palais_royal.board import Layout
+from palais_sim.games.palais_royal.components import ComponentSet
+from palais_sim.games.palais_royal.rules import Decision
+from palais_sim.games.palais_royal.state import (
     DRAWER,
     FIELDS,
     HISTORY,
@@ -43,7 +43,7 @@ class Strategy(Protocol):
     name: str
 
     def choose(self, view: PlayerView, decision: Decision) -> object:
-        """Return a legal choice for ``decision`` (see ``palais_sim.engine.rules`` for the forms)."""
+        """Return a legal choice for ``decision`` (see ``palais_sim.games.palais_royal.rules`` for the forms)."""
         ...
 
 
@@ -72,7 +72,7 @@ class PlayerView:
     (``majority``, ``recruit_cost``, ...) below run the engine's own code on the view.
     """
 
-    # BEGIN GENERATED from state.FIELDS by `python -m palais_sim.engine.codegen`: do not edit by hand
+    # BEGIN GENERATED from state.FIELDS by `make generate` (codegen.py): do not edit by hand
     __slots__ = (
         "seat",
         "_stream_key",

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from palais_sim.board import (
+from palais_sim.games.palais_royal import cards
+from palais_sim.games.palais_royal.board import (
     BACK,
     CARDINAL,
     GATE,
@@ -41,9 +42,8 @@ from palais_sim.board import (
     PARK_NEIGHBOURS,
     STAIRWAY,
 )
-from palais_sim.engine import cards
-from palais_sim.engine.setup import SETUP_PLACEMENT
-from palais_sim.engine.state import (
+from palais_sim.games.palais_royal.setup import SETUP_PLACEMENT
+from palais_sim.games.palais_royal.state import (
     EMPTY,
     P_CARDS,
     P_DIAGONAL,

@@ -10,6 +10,7 @@ game length and the paired tests read) plus columns of its own, and may add tabl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import polars as pl
@@ -80,6 +81,8 @@ class Game(Protocol):
     default_players: int
     default_max_rounds: int
     components_hint: str  # what --components takes, for the help and errors
+    strategies: Mapping[str, str]  # the built-in strategies by name, as "module:Class" (imported when asked for)
+    sources: tuple[Path, ...]  # the files whose contents decide a game's outcome: the code fingerprint
 
     def context(self, settings: Mapping[str, Any]) -> Any:
         """The static data of a run (component set, rule options), checked: raises ValueError subclasses with a
@@ -143,3 +146,15 @@ def missing_common_columns(columns: Mapping[str, tuple[Column, ...]]) -> list[st
         have = {c.name: c.dtype for c in columns.get(table, ())}
         missing += [f"{table}.{c.name}" for c in common if have.get(c.name) != c.dtype]
     return missing
+
+
+CORE = Path(__file__).resolve().parent
+PROJECT = CORE.parent.parent
+COMMON_STRATEGIES = PROJECT / "strategies" / "common"
+
+
+def game_sources(package: Path, strategies: Path | None = None) -> tuple[Path, ...]:
+    """A game's source files for its code fingerprint: the core play loop, the game's package, its strategies'
+    package and the generic strategies (any of them may change how a game of it goes)."""
+    folders = (CORE, package, *(() if strategies is None else (strategies,)), COMMON_STRATEGIES)
+    return tuple(path for folder in folders for path in sorted(folder.glob("*.py")))

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import IO
 
 from palais_sim import __version__
-from palais_sim.board import PARK_SIZE, ROOM_INDEX, ROOM_KEYS, LayoutError, parse_layout
-from palais_sim.components import (
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.board import PARK_SIZE, ROOM_INDEX, ROOM_KEYS, LayoutError, parse_layout
+from palais_sim.games.palais_royal.components import (
     CARD_KEYS,
     DEFAULT_COMPONENTS,
     POINT_CARDS,
@@ -24,11 +25,10 @@ from palais_sim.components import (
     ComponentSet,
     load_components,
 )
-from palais_sim.engine import rules
-from palais_sim.engine.rules import FROM_SUPPLY, Decision, IllegalChoice
-from palais_sim.engine.scoring import final_scores, winners
-from palais_sim.engine.setup import PLAYER_SERVANTS, SERVANTS_PER_COLOUR, new_game
-from palais_sim.engine.state import (
+from palais_sim.games.palais_royal.rules import FROM_SUPPLY, Decision, IllegalChoice
+from palais_sim.games.palais_royal.scoring import final_scores, winners
+from palais_sim.games.palais_royal.setup import PLAYER_SERVANTS, SERVANTS_PER_COLOUR, new_game
+from palais_sim.games.palais_royal.state import (
     EMPTY,
     FIELDS,
     LIST,

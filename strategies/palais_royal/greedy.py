@@ -1,10 +1,10 @@
 """``greedy``: each turn, the best noble it can bring together now, over a balanced standing distribution.
 
-The shared turn plan of :class:`strategies.heuristic.HeuristicStrategy` with no valuation of its own, its weights
-tuned by simulation: ``palais tune greedy --against greedy,economy,seals,park,cards --players 2 --budget 100000
---trial-games 400 --validate 4000 --seed 101`` (200 trials). On fresh seeds these weights beat the heuristic's
-untuned defaults in 65% of 2-player games (4000 games, seats swapped) and win 62% against the styles pool where the
-untuned defaults win 46% (README, "Tuning by simulation").
+The shared turn plan of :class:`~strategies.palais_royal.heuristic.HeuristicStrategy` with no valuation of its
+own, its weights tuned by simulation: ``palais tune greedy --against greedy,economy,seals,park,cards --players 2
+--budget 100000 --trial-games 400 --validate 4000 --seed 101`` (200 trials). On fresh seeds these weights beat the
+heuristic's untuned defaults in 65% of 2-player games (4000 games, seats swapped) and win 62% against the styles pool
+where the untuned defaults win 46% (README, "Tuning by simulation").
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
-from strategies.heuristic import HeuristicStrategy
+from strategies.palais_royal.heuristic import HeuristicStrategy
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

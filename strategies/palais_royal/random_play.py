@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from palais_sim.engine.options import sample_option
-from palais_sim.engine.rules import Decision
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal.options import sample_option
+from palais_sim.games.palais_royal.rules import Decision
+from palais_sim.games.palais_royal.view import PlayerView
 
 
 class RandomStrategy:

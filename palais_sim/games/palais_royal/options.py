@@ -20,10 +20,10 @@ from collections import Counter
 from collections.abc import Iterator
 from itertools import combinations, combinations_with_replacement
 
-from palais_sim.board import GATE, IS_EDGE, KING, MADAME, OFFICE
-from palais_sim.engine import cards
-from palais_sim.engine.rules import FROM_SUPPLY, Decision
-from palais_sim.engine.state import WINDOW_NAMES
+from palais_sim.games.palais_royal import cards
+from palais_sim.games.palais_royal.board import GATE, IS_EDGE, KING, MADAME, OFFICE
+from palais_sim.games.palais_royal.rules import FROM_SUPPLY, Decision
+from palais_sim.games.palais_royal.state import WINDOW_NAMES
 
 NOT_ENUMERATED = frozenset(("move",))
 

@@ -1,7 +1,7 @@
 """The shared heuristic behind ``greedy`` and the named styles: plan one turn around a target noble.
 
 Every style is this class with other weights and, where its plan asks for it, a valuation or standing list of its
-own (see ``strategies/styles.py``). A turn goes:
+own (see ``strategies/palais_royal/styles.py``). A turn goes:
 
 - cards(start): all_majorities when it adds enough bonuses, free_reinforce with a large supply,
   reinforce2_move6 when the plan needs movement; gold4 whenever gold is short for the plan.
@@ -42,7 +42,8 @@ from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from palais_sim.board import (
+from palais_sim.games.palais_royal import cards
+from palais_sim.games.palais_royal.board import (
     BACK,
     CARDINAL,
     GATE,
@@ -55,11 +56,10 @@ from palais_sim.board import (
     PARK_ROWS,
     STAIRWAY,
 )
-from palais_sim.engine import cards
-from palais_sim.engine.rules import END_TRIGGER_NOBLES as END_TRIGGER
-from palais_sim.engine.rules import Decision, noble_cost
-from palais_sim.engine.state import P_DIAGONAL, P_KING, P_MADAME, P_MOVE, P_REINFORCE
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal.rules import END_TRIGGER_NOBLES as END_TRIGGER
+from palais_sim.games.palais_royal.rules import Decision, noble_cost
+from palais_sim.games.palais_royal.state import P_DIAGONAL, P_KING, P_MADAME, P_MOVE, P_REINFORCE
+from palais_sim.games.palais_royal.view import PlayerView
 
 # The edge rows each park field belongs to, in the order of ``view.row_strengths()``.
 Distances = tuple[tuple[int, ...], ...]  # room-to-room movement costs (Layout.distances)

@@ -23,10 +23,10 @@ from __future__ import annotations
 import math
 import random
 
-from palais_sim.engine import rules
-from palais_sim.engine.scoring import final_scores, winners
-from palais_sim.engine.state import GameState
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.scoring import final_scores, winners
+from palais_sim.games.palais_royal.state import GameState
+from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
 
 SEARCHED = frozenset(("move", "recruit", "cards"))

@@ -9,13 +9,13 @@ from typing import NamedTuple
 from mypy_extensions import mypyc_attr
 
 from palais_sim import __version__
-from palais_sim.components import ComponentSet
-from palais_sim.engine import rules
-from palais_sim.engine.rules import Decision, IllegalChoice
-from palais_sim.engine.scoring import SeatScore, final_scores, ranks, winners
-from palais_sim.engine.setup import new_game, start_gold
-from palais_sim.engine.state import PH_TURN_START, GameState, RuleOptions
-from palais_sim.engine.view import PlayerView, Strategy
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.components import ComponentSet
+from palais_sim.games.palais_royal.rules import Decision, IllegalChoice
+from palais_sim.games.palais_royal.scoring import SeatScore, final_scores, ranks, winners
+from palais_sim.games.palais_royal.setup import new_game, start_gold
+from palais_sim.games.palais_royal.state import PH_TURN_START, GameState, RuleOptions
+from palais_sim.games.palais_royal.view import PlayerView, Strategy
 
 
 @mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled

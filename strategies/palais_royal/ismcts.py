@@ -48,14 +48,14 @@ import random
 import time
 from dataclasses import dataclass
 
-from palais_sim.board import KING, MADAME, OFFICE
-from palais_sim.engine import rules
-from palais_sim.engine.options import card_options
-from palais_sim.engine.rules import Decision, IllegalChoice
-from palais_sim.engine.state import P_KING, P_MADAME, GameState
-from palais_sim.engine.view import PlayerView
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.board import KING, MADAME, OFFICE
+from palais_sim.games.palais_royal.options import card_options
+from palais_sim.games.palais_royal.rules import Decision, IllegalChoice
+from palais_sim.games.palais_royal.state import P_KING, P_MADAME, GameState
+from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
-from strategies.lookahead import TIE, choice_key, clearly_better, deal_policies, outcome_reward, play_out
+from strategies.palais_royal.lookahead import TIE, choice_key, clearly_better, deal_policies, outcome_reward, play_out
 
 ROOTS = ("halving", "ucb")  # how the root's candidates are compared (see the module docstring)
 MAX_CARD_OPTIONS = 12  # above this many card combinations: the styles' choices, each single card and none
@@ -349,7 +349,7 @@ class IsmctsStrategy:
         valuer = self._valuer
         if valuer is None:
             return []
-        from strategies.heuristic import _fill  # the heuristic's own movement helper
+        from strategies.palais_royal.heuristic import _fill  # the heuristic's own movement helper
 
         seat = view.seat
         mine = view.my_rooms()

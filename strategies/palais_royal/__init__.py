@@ -1,0 +1,1 @@
+"""Strategies for Palais Royal: the heuristic and its styles, the searches, the restricted player and random."""
