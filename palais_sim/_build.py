@@ -39,9 +39,14 @@ def _declared(package: Path, name: str) -> tuple[str, ...]:
     """The literal tuple ``name`` of a package's ``__init__.py`` (empty when it declares none)."""
     tree = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
     for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
-        if isinstance(target, ast.Name) and target.id == name and node.value is not None:
-            return tuple(ast.literal_eval(node.value))
+        if isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == name:
+            return tuple(ast.literal_eval(value))
     return ()
 
 
