@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib
 import json
 import math
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from matplotlib.figure import Figure
 
 from palais_sim.analytics import charts, nobles, setup_balance, stats, winrates
 from palais_sim.analytics.runs import Run, RunError, collect
+from palais_sim.games import get_game
 
 REPORTS = ("winrates", "nobles", "setup")
 FORMATS = ("md", "html", "json")
@@ -155,14 +157,11 @@ def settings_rows(run: Run) -> list[list[str]]:
         ["players", str(s.get("players", "?"))],
         ["games", f"{read:,} read of {planned:,} planned" if read is not None and planned else str(planned)],
         ["root seed", str(m.get("root_seed", s.get("seed", "?")))],
+        ["game", get_game(run.game).title],
         *(
-            [
-                ["layout", str(s.get("layout", "?"))],
-                ["gold limit", "unlimited" if s.get("gold_limit") is None else str(s["gold_limit"])],
-            ]
-            if run.game == "palais-royal"
-            else [["game", run.game], ["tie-break", str(s.get("tiebreak", "display"))]]
-        ),
+            [name.replace("_", " "), unset if s.get(name) is None else _setting(s[name])]
+            for name, unset in get_game(run.game).rule_settings.items()
+        ),  # fmt: skip
         ["max rounds", str(s.get("max_rounds", "?"))],
         ["component set", f"{comps or s.get('components') or 'standard'} ({m.get('components_hash', '?')})"],
         ["engine", f"{m.get('engine_version', '?')}, compiled: {_compiled(m)}"],
@@ -699,17 +698,25 @@ def palastgefluester_section(rep: Report, run: Run) -> None:
         rep.p(note)
 
 
+# Each game's reports (a game's "setup" report is about what its setup and seats decide); a game names its own in
+# GAME.report_sections.
 SECTIONS = {"winrates": winrates_section, "nobles": nobles_section, "setup": setup_section}
-# Each game's reports (a game's "setup" report is about what its setup and seats decide).
-GAME_SECTIONS = {
-    "palais-royal": SECTIONS,
-    "palastgefluester": {"winrates": winrates_section, "setup": palastgefluester_section},
-}
+PALASTGEFLUESTER_SECTIONS = {"winrates": winrates_section, "setup": palastgefluester_section}
+
+
+def game_sections(run: Run) -> dict:
+    """The report sections of the run's game, by name."""
+    module, _, attribute = get_game(run.game).report_sections.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _setting(value: object) -> str:
+    return ",".join(str(v) for v in value) if isinstance(value, list | tuple) else str(value)
 
 
 def sections_of(run: Run, which: str) -> list[str]:
     """The report names ``which`` stands for in the run's game; raises RunError for one the game has not."""
-    available = GAME_SECTIONS.get(run.game, SECTIONS)
+    available = game_sections(run)
     if which == "all":
         return list(available)
     if which not in available:
@@ -728,7 +735,7 @@ def build(run: Run, which: list[str], out: Path, draw: bool = True) -> Report:
     head = len(rep.blocks)  # the summary goes here, once the sections have found what it says
     games_section(rep, run)
     for name in which:
-        GAME_SECTIONS.get(run.game, SECTIONS)[name](rep, run)
+        game_sections(run)[name](rep, run)
     summary_blocks: list[tuple[str, object]] = [("h", "Summary"), ("list", list(rep.headline))]
     rep.blocks[head:head] = summary_blocks
     from palais_sim.analytics.design import confound_warning

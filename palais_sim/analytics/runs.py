@@ -23,7 +23,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 
-from palais_sim.games import DEFAULT_GAME
+from palais_sim.games import DEFAULT_GAME, get_game
 from palais_sim.games.palais_royal.components import ComponentError, ComponentSet, load_components
 from palais_sim.tournament import records
 from palais_sim.tournament.records import SCHEMA_VERSION, TABLES, game_of
@@ -37,9 +37,6 @@ class RunError(ValueError):
 
 CHUNK_FILE = re.compile(r"chunk-(\d+)\.parquet")
 TABLE_NAMES = tuple(TABLES)  # Palais Royal's; a run's own: ``table_names(manifest)``
-# The column that breaks a tie on total score, per game (and Palastgeflüster's variant): ranks, head-to-head and the
-# paired tests use it, so they agree with the engine's ``win`` column.
-TIE_COLUMNS = {"palais-royal": "cardinal", "palastgefluester": "display", "palastgefluester/noted": "noted"}
 
 
 def table_names(manifest: dict) -> tuple[str, ...]:
@@ -178,9 +175,9 @@ class Run:
 
     @property
     def tie_column(self) -> str:
-        """The seats column that breaks a tie on total score in this run's game and rules."""
-        variant = (self.manifest.get("settings") or {}).get("tiebreak")
-        return TIE_COLUMNS.get(f"{self.game}/{variant}") or TIE_COLUMNS[self.game]
+        """The seats column that breaks a tie on total score in this run's game and rules (ranks, head-to-head and
+        the paired tests use it, so they agree with the engine's ``win`` column)."""
+        return get_game(self.game).tie_column(self.manifest.get("settings") or {})
 
     @property
     def problems(self) -> list[str]:

@@ -19,19 +19,7 @@ from palais_sim.cli.options import (
     TiebreakOpt,
     parse_start_gold,
 )
-from palais_sim.games.palais_royal.components import load_components
-from palais_sim.games.palais_royal.play import play_game
-from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategies
-
-
-def rule_options(
-    players: int, layout: str, gold_limit: int | None, max_rounds: int, start_gold: str | None = None
-) -> RuleOptions:
-    return RuleOptions(
-        players=players, layout=layout, gold_limit=gold_limit, max_rounds=max_rounds,
-        start_gold=parse_start_gold(start_gold, players),
-    )  # fmt: skip
 
 
 def play(
@@ -65,66 +53,39 @@ def play(
 ) -> None:
     """Play one game and print a turn-by-turn account (or the result as JSON)."""
     the_game = _game(game)
-    if the_game.name != "palais-royal":
-        other = {"--layout": layout, "--gold-limit": gold_limit, "--start-gold": start_gold, "--from": start}
-        given = [k for k, v in other.items() if v not in (None, "random")]
-        if given or positions is not None:
-            fail(f"{', '.join(given) or '--positions'}: Palais Royal options; {the_game.title} does not take them")
-        _play_other(the_game, players, seed, strategies, components, max_rounds, tiebreak, log, as_json)
-        return
-    players = 2 if players is None else players
-    strategies = "greedy" if strategies is None else strategies
-    max_rounds = 100 if max_rounds is None else max_rounds
-    from palais_sim.games.palais_royal.account import TurnAccount
-    from palais_sim.games.palais_royal.notation import NotationError, ReplayWriter, export_position, load_position
-    from palais_sim.games.palais_royal.play import continue_game
-
+    given = {"layout": layout != "random", "gold_limit": gold_limit is not None, "start_gold": start_gold is not None,
+             "tiebreak": tiebreak != "display"}  # fmt: skip
+    foreign = [f"--{name.replace('_', '-')}" for name, is_given in given.items() if is_given]
+    foreign = [flag for flag in foreign if flag[2:].replace("-", "_") not in the_game.rule_settings]
+    if foreign:
+        fail(f"{', '.join(foreign)}: not an option of {the_game.title}")
     check_seed(seed)
     if log is not None:
         writable_file(log, "--log")
     if positions is not None:
         fresh_directory(positions, "--positions", "turn-*.json")
+    players = the_game.comparison_players if players is None else players
     try:
-        if start is not None:
-            state = load_position(start, seed)
-            comps, options, seed = state.components, state.options, state.seed
-            players = state.n
-        else:
-            state = None
-            comps = load_components(components)
-            options = rule_options(players, layout, gold_limit, max_rounds, start_gold)
-        seats = load_strategies(strategies, players)
-        account = None if as_json else TurnAccount(sys.stdout)
-        begin = export_position(state) if state is not None else None
-        writer = ReplayWriter(log, comps, options, seed, [s.name for s in seats], begin) if log else None
+        settings = {
+            "players": players, "layout": layout, "gold_limit": gold_limit, "tiebreak": tiebreak,
+            "max_rounds": max_rounds or the_game.default_max_rounds,
+            "components": str(components) if components is not None else None,
+            "start_gold": parse_start_gold(start_gold, players),
+        }  # fmt: skip
+        context = the_game.context(settings) if start is None else None
+        spec = strategies or the_game.default_strategy
 
-        def observe(before, decision, choice) -> None:
-            if writer:
-                writer.record(decision, choice)
-            if account:
-                account.record(before, decision, choice)
+        def seats(n: int) -> list:  # the number of players is the position's with --from
+            return load_strategies(spec, n, the_game.name)
 
-        on_turn = None
-        if positions:
-            from palais_sim.games.palais_royal.notation import save_position
-
-            def on_turn(state) -> None:
-                save_position(state, positions / f"turn-{state.turn_no:04d}.json")
-
-        if state is not None:
-            result = continue_game(state, seats, observer=observe, on_turn_start=on_turn)
-        else:
-            result = play_game(comps, options, seed, seats, observer=observe, on_turn_start=on_turn)
-        if writer:
-            writer.finish(result)
-    except (NotationError, *USER_ERRORS) as exc:
+        out = None if as_json else sys.stdout
+        result = the_game.play_session(context, seed, seats, out, log, positions, start)
+    except USER_ERRORS as exc:
         fail(explain(exc))
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
-    else:
-        account.summary(result)
-        if log:
-            typer.echo(f"replay log written to {log}")
+    elif log:
+        typer.echo(f"replay log written to {log}")
 
 
 def _game(name: str):
@@ -137,121 +98,43 @@ def _game(name: str):
         fail(str(exc))
 
 
-def _play_other(
-    game, players: int | None, seed: int, strategies: str | None, components: Path | None, max_rounds: int | None,
-    tiebreak: str, log: Path | None, as_json: bool,
-) -> None:  # fmt: skip
-    """``palais play`` for a game other than Palais Royal, through the game interface (and its replay log)."""
-    check_seed(seed)
-    if log is not None:
-        writable_file(log, "--log")
-    players = game.default_players if players is None else players
-    settings = {
-        "players": players, "components": str(components) if components else None, "tiebreak": tiebreak,
-        "max_rounds": max_rounds or game.default_max_rounds,
-    }  # fmt: skip
-    try:
-        context = game.context(settings)
-        seats = load_strategies(strategies or "heuristic", players, game.name)
-        result = game.play_logged(context, seed, seats, log) if log else game.play(context, seed, seats)
-    except USER_ERRORS as exc:
-        fail(explain(exc))
-    payload = result.to_json()
-    if as_json:
-        typer.echo(json.dumps(payload, indent=2))
-        return
-    typer.echo(f"{game.title}, {players} players, seed {seed}: {result.rounds} rounds, {result.decisions} decisions")
-    for seat in payload["seats"]:
-        typer.echo(f"  seat {seat['seat']} {seat['strategy']:<14} {seat['total']:>3} points")
-    status = "" if result.finished else f" (stopped unfinished at round {result.rounds})"
-    typer.echo(f"winner: seat {', '.join(str(w + 1) for w in result.winners) or 'none'}{status}")
-    if log:
-        typer.echo(f"replay log written to {log}")
-
-
-def _position(path: Path):
-    from palais_sim.games.palais_royal.notation import NotationError, load_position
-
-    try:
-        return load_position(path)
-    except NotationError as exc:
-        fail(str(exc))
-
-
 def score(
     position: Path = typer.Argument(..., help="A position file (palais-position/1)"),
+    game: str = GameOpt,
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """Final scoring of a position as if the game ended now."""
-    from palais_sim.games.palais_royal.scoring import final_scores, winners
-
-    state = _position(position)
-    scores = final_scores(state)
-    best = winners(scores)
-    payload = {
-        "seats": [s.to_json() for s in scores],
-        "winners": [w + 1 for w in best],
-    }
-    if as_json:
-        typer.echo(json.dumps(payload, indent=2))
-        return
-    for row in payload["seats"]:
-        typer.echo(
-            f"seat {row['seat']}: {row['total']} points (nobles {row['nobles']}, played cards {row['cards_played']}, "
-            f"hand {row['cards_unplayed']}, park {row['park']}; cardinal {row['cardinal']})"
-        )
-    typer.echo(f"winners: {', '.join(str(w) for w in payload['winners'])}")
+    _position_command(_game(game).score_position, position, as_json)
 
 
 def inspect(
     position: Path = typer.Argument(..., help="A position file (palais-position/1)"),
+    game: str = GameOpt,
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """What the seat to move would get now: majorities, reinforcement, movement, recruit costs."""
-    from palais_sim.games.palais_royal import rules
-    from palais_sim.games.palais_royal.board import ROOM_KEYS
+    _position_command(_game(game).inspect_position, position, as_json)
 
-    state = _position(position)
-    seat = state.current
-    payload = {
-        "seat": seat + 1,
-        "majority": {key: rules.has_majority(state, seat, i) for i, key in enumerate(ROOM_KEYS)},
-        "reinforce": rules.reinforce_count(state, seat),
-        "movement": rules.movement_points(state, seat),
-        "mint": rules.mint_income(state, seat),
-        "recruit_cost": {str(f): rules.recruit_cost(state, f) for f in range(36) if state.park[f] >= 0},
-    }
-    if as_json:
-        typer.echo(json.dumps(payload, indent=2))
-        return
-    typer.echo(f"seat {payload['seat']} to move")
-    typer.echo("majority in: " + (", ".join(k for k, v in payload["majority"].items() if v) or "no room"))
-    typer.echo(f"reinforce {payload['reinforce']}, movement {payload['movement']}, mint {payload['mint']}")
-    costs = ", ".join(f"{f}:{c}" for f, c in payload["recruit_cost"].items())
-    typer.echo(f"recruit cost by field: {costs}")
+
+def _position_command(command, position: Path, as_json: bool) -> None:
+    try:
+        payload, text = command(position)
+    except USER_ERRORS as exc:
+        fail(explain(exc))
+    typer.echo(json.dumps(payload, indent=2) if as_json else text)
 
 
 def replay(
     log: Path = typer.Argument(..., help="A replay log written by palais play --log"), game: str = GameOpt
 ) -> None:
     """Play a replay log back and verify it: every decision legal, the same final scores."""
-    from palais_sim.games.palais_royal.notation import NotationError, verify_replay
-
     the_game = _game(game)
-    if the_game.name != "palais-royal":
-        try:
-            typer.echo(the_game.verify_replay(log))
-        except OSError as exc:
-            fail(explain(exc))
-        except ValueError as exc:  # the game's NotationError
-            fail(str(exc), code=1 if "result:" in str(exc) or "waits for" in str(exc) else 2)
-        return
     try:
-        result = verify_replay(log)
-    except NotationError as exc:
+        typer.echo(the_game.replay_text(log))
+    except OSError as exc:
+        fail(explain(exc))
+    except ValueError as exc:  # the game's NotationError: 1 for a log whose game went otherwise, 2 for a bad log
         fail(str(exc), code=1 if "result:" in str(exc) or "waits for" in str(exc) else 2)
-    totals = ", ".join(f"seat {i + 1}: {t}" for i, t in enumerate(result["totals"]))
-    typer.echo(f"replay verified: {totals}; winners {result['winners']}; {result['rounds']} rounds")
 
 
 def version() -> None:

@@ -66,7 +66,7 @@ def match(
         if workers < 1:
             raise ValueError(f"--workers must be at least 1, got {workers}")
         the_game = get_game(game)
-        players = players or (2 if the_game.name == "palais-royal" else the_game.default_players)
+        players = players or the_game.comparison_players
         base = Settings(
             seed=seed, layout=layout, components=str(components.resolve()) if components is not None else None,
             gold_limit=gold_limit, max_rounds=max_rounds or the_game.default_max_rounds,

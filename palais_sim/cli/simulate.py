@@ -9,31 +9,23 @@ import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, explain, fail
 from palais_sim.cli.options import GameOpt, parse_start_gold
+from palais_sim.games import DEFAULT_GAME
 from palais_sim.registry import split_strategy_list
 from palais_sim.tournament.schedule import FORMATS, Settings
 
-# `palais simulate --out runs/demo` alone shows what the tool is for: the five built-in heuristic styles in a
-# two-player round robin, each setup seed played in both seatings (500 rotation groups, 100 games per pair of
-# styles). About 5 s on two cores; every report section gets content (strategy gaps, the second seat's edge,
-# noble values, layout effects). `random` is left out: it loses every game and its games drag on. Options are
-# None here so --resume can take the stored run's settings and only check the ones given.
-DEMO_STRATEGIES = ("greedy", "economy", "seals", "park", "cards")
-DEFAULTS = Settings(games=1000, players=2, strategies=DEMO_STRATEGIES, format="round-robin", rotate_seats=True)
-# Another game's defaults: its heuristic against random opponents (a gauntlet, seats rotated) at its usual player count.
-OTHER_GAMES = {
-    "palastgefluester": Settings(
-        games=1000, players=4, strategies=("heuristic", "random"), format="gauntlet", game="palastgefluester",
-        max_rounds=200,
-    ),
-}  # fmt: skip
+# Options are None here so --resume can take the stored run's settings and only check the ones given; a run starts
+# from its game's demo settings (GAME.demo: for Palais Royal the five heuristic styles in a two-player round robin).
 
 
 def game_defaults(game: str | None) -> Settings:
-    """The settings a run of ``game`` starts from (Palais Royal's demo when no game is named)."""
+    """The settings a run of ``game`` starts from: its GAME's demo settings (Palais Royal's when no game is named)."""
     from palais_sim.games import get_game
 
-    name = get_game(game).name
-    return OTHER_GAMES.get(name, DEFAULTS)
+    the_game = get_game(game)
+    return Settings.from_dict({**the_game.demo, "game": the_game.name})
+
+
+DEFAULTS = game_defaults(DEFAULT_GAME)  # for the help: the default game's demo settings
 
 
 def _settings(base: Settings, **given) -> Settings:
@@ -49,7 +41,7 @@ def simulate(
     ),
     games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play \\[default: {DEFAULTS.games}]"),
     players: int | None = typer.Option(
-        None, "--players", "-p", help=f"Players, 2 to 4 \\[default: {DEFAULTS.players}]"
+        None, "--players", "-p", help=f"Players \\[default: {DEFAULTS.players}] (another game: its demo's)"
     ),
     strategies: str | None = typer.Option(
         None, "--strategies", help=f"Comma-separated strategy specs \\[default: {','.join(DEFAULTS.strategies)}]"
@@ -104,7 +96,7 @@ def simulate(
             base,
             games=games,
             players=players,
-            strategies=tuple(split_strategy_list(strategies)) if strategies is not None else None,
+            strategies=tuple(split_strategy_list(strategies, base.game)) if strategies is not None else None,
             format=fmt,
             rotate_seats=rotate_seats,
             seed=seed,
@@ -165,9 +157,9 @@ def bench(
     try:
         the_game = get_game(game)
         if players is None:
-            players = 4 if the_game.name == "palais-royal" else the_game.default_players
+            players = the_game.bench_players
         if strategies is None:
-            strategies = "greedy" if the_game.name == "palais-royal" else "heuristic"
+            strategies = the_game.default_strategy
         result = run_bench(
             players, tuple(split_strategy_list(strategies, the_game.name)), games, workers, compare_pure, the_game.name
         )

@@ -34,9 +34,6 @@ from palais_sim.games import GAMES, get_game
 from palais_sim.registry import builtins, split_strategy_list, strategy_class, strategy_description, strategy_parameters
 from palais_sim.tournament.schedule import Settings
 
-DEFAULT_LADDER = "random,greedy,economy,seals,park,cards"
-
-
 # ---------------------------------------------------------------------------------------------- strategies
 
 
@@ -52,6 +49,9 @@ def games_listing() -> list[dict]:
                 "players": [game.min_players, game.max_players],
                 "default_players": game.default_players,
                 "strategies": list(builtins(game.name)),
+                "default_strategy": game.default_strategy,
+                "ladder": list(game.ladder),
+                "skill_levels": list(game.skill_levels),
             }
         )
     return out
@@ -67,6 +67,7 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="Print the lis
         low, high = item["players"]
         typer.echo(f"{item['name']:<18} {item['title']}, {low} to {high} players")
         typer.echo(f"{'':<18} strategies: {', '.join(item['strategies'])}")
+        typer.echo(f"{'':<18} ladder: {', '.join(item['ladder'])}; study levels: {', '.join(item['skill_levels'])}")
 
 
 def strategies_listing(game: str | None = None) -> list[dict]:
@@ -105,11 +106,6 @@ def list_strategies(
 
 
 # ---------------------------------------------------------------------------------------------- ladder
-
-
-def _game_ladder(game: str) -> str:
-    """A game's default ladder: its built-ins but the restricted-play wrapper."""
-    return ",".join(n for n in builtins(game) if n != "restricted")
 
 
 @contextmanager
@@ -191,7 +187,7 @@ def ladder(
     game: str = GameOpt,
     games: int = typer.Option(200, "--games", "-n", help="Games per matchup (seeds x seat rotations, rounded up)"),
     strategies: str | None = typer.Option(
-        None, "--strategies", help=f"Comma-separated strategy specs \\[default: {DEFAULT_LADDER}; the game's built-ins]"
+        None, "--strategies", help="Comma-separated strategy specs \\[default: the game's ladder (`palais games`)]"
     ),
     players: int | None = typer.Option(None, "--players", "-p", help="Players per game \\[default: 2; the game's]"),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (1 = in-process)"),
@@ -221,9 +217,9 @@ def ladder(
     try:
         the_game = get_game(game)
         if players is None:
-            players = 2 if the_game.name == "palais-royal" else the_game.default_players
+            players = the_game.comparison_players
         if strategies is None:
-            strategies = DEFAULT_LADDER if the_game.name == "palais-royal" else _game_ladder(the_game.name)
+            strategies = ",".join(the_game.ladder)
         specs = tuple(split_strategy_list(strategies, the_game.name))
         twice = sorted({s for s in specs if specs.count(s) > 1})
         if twice:

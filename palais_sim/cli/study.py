@@ -47,7 +47,7 @@ def _spec(
     game: str = "palais-royal", tiebreak: str = "display",
 ):  # fmt: skip
     from palais_sim.games import get_game
-    from palais_sim.study.common import DEFAULT_SKILLS, GAME_SKILLS, StudySpec
+    from palais_sim.study.common import StudySpec
     from palais_sim.tournament.schedule import Settings
 
     the_game = get_game(game)
@@ -56,7 +56,7 @@ def _spec(
         gold_limit=gold_limit, max_rounds=max_rounds or the_game.default_max_rounds, start_gold=start_gold,
         game=the_game.name, tiebreak=tiebreak,
     )  # fmt: skip
-    skills = tuple(strategies) if strategies else GAME_SKILLS.get(the_game.name, DEFAULT_SKILLS)
+    skills = tuple(strategies) if strategies else the_game.skill_levels
     return StudySpec(
         strategies=skills, groups=groups, seed=seed, margin=margin, workers=workers, base=base, command=_command()
     )
@@ -135,6 +135,7 @@ def seats(
 @app.command("nobles")
 def nobles(
     out: Path = OutOpt,
+    game: str = GameOpt,
     players: int = typer.Option(2, "--players", "-p", help="Players, 2 to 4"),
     strategies: list[str] | None = StrategyOpt,
     groups: int = typer.Option(100, "--groups", "-g", help="Seat-rotation groups per arm"),
@@ -170,7 +171,7 @@ def nobles(
 
     def go():
         spec = _spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds,
-                     parse_start_gold(start_gold, players))  # fmt: skip
+                     parse_start_gold(start_gold, players), game)  # fmt: skip
         try:
             offsets = tuple(int(x) for x in prices.split(",") if x.strip())
         except ValueError:
@@ -220,6 +221,7 @@ def persons(
 @app.command("layouts")
 def layouts(
     out: Path = OutOpt,
+    game: str = GameOpt,
     players: str = typer.Option("2", "--players", "-p", help="Player counts, comma-separated"),
     strategies: list[str] | None = StrategyOpt,
     groups: int = typer.Option(600, "--groups", "-g", help="Games with a random layout each (the joint model)"),
@@ -241,7 +243,9 @@ def layouts(
     from palais_sim.study.layouts import LayoutsPlan, run_study
 
     def go():
-        spec = _spec(strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds)
+        spec = _spec(
+            strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
+        )
         return run_study(LayoutsPlan(spec, players=_players(players), layouts=n_layouts, setups=setups), out)
 
     _run(go)

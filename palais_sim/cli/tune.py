@@ -47,9 +47,6 @@ from palais_sim.registry import (
 )
 from palais_sim.tournament.schedule import Schedule, Settings
 
-STYLES_POOL = "greedy,economy,seals,park,cards"
-# The opponents' pool when --against is not given, per game (Palastgeflüster has one heuristic: itself, untuned).
-DEFAULT_POOL = {DEFAULT_GAME: STYLES_POOL, "palastgefluester": "heuristic"}
 SEARCH_SHARE = 0.8  # of the budget; the rest re-measures the best trials
 CONFIRM_TOP = 5
 FORMAT = "palais-tune/1"
@@ -468,7 +465,7 @@ def tune(
     against: str | None = typer.Option(
         None,
         "--against",
-        help=f"The opponents' pool: comma-separated specs \\[default: {STYLES_POOL}; Palastgeflüster: heuristic]",
+        help="The opponents' pool: comma-separated specs \\[default: the game's tune pool (`palais games --json`)]",
     ),
     players: int | None = typer.Option(None, "--players", "-p", help="Players per game \\[default: 2; the game's]"),
     budget: int = typer.Option(20000, "--budget", help="Games for the search and the re-measurement"),
@@ -499,7 +496,7 @@ def tune(
             )
         if workers < 1 or trial_games < 1 or validate < 1 or budget < 1:
             raise TuneError("--workers, --trial-games, --validate and --budget must be at least 1")
-        pool = tuple(split_strategy_list(against or DEFAULT_POOL.get(the_game.name, STYLES_POOL), the_game.name))
+        pool = tuple(split_strategy_list(against or the_game.tune_pool, the_game.name))
         for spec in (strategy, *pool):
             resolve(spec, the_game.name)
         settings = TuneSettings(

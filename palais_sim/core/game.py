@@ -9,9 +9,9 @@ game length and the paired tests read) plus columns of its own, and may add tabl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TextIO
 
 import polars as pl
 
@@ -83,6 +83,22 @@ class Game(Protocol):
     components_hint: str  # what --components takes, for the help and errors
     strategies: Mapping[str, str]  # the built-in strategies by name, as "module:Class" (imported when asked for)
     sources: tuple[Path, ...]  # the files whose contents decide a game's outcome: the code fingerprint
+    # What the commands start from when the user names nothing:
+    default_strategy: str  # the usual player (play, bench): Palais Royal's "greedy"
+    demo: Mapping[str, Any]  # `palais simulate`'s run settings (games, players, strategies, format, ...)
+    bench_players: int  # `palais bench`'s player count
+    comparison_players: int  # the player count of `palais match` and `palais ladder`
+    ladder: tuple[str, ...]  # `palais ladder`'s strategies
+    tune_pool: str  # `palais tune`'s opponents
+    skill_levels: tuple[str, ...]  # every study's default levels, weakest first
+    # The run settings it reads beyond players, max_rounds and components, each with what it means when unset:
+    # {"gold_limit": "unlimited", ...}; a report lists them, a command refuses one the game does not read.
+    rule_settings: Mapping[str, str]
+    report_sections: str  # "module:attribute" of its report sections (analytics), loaded when a report asks
+
+    def tie_column(self, settings: Mapping[str, Any]) -> str:
+        """The seats column that breaks a tie of totals under a run's settings (for the analytics' tie rates)."""
+        ...
 
     def context(self, settings: Mapping[str, Any]) -> Any:
         """The static data of a run (component set, rule options), checked: raises ValueError subclasses with a
@@ -107,6 +123,35 @@ class Game(Protocol):
 
     def failed_row(self, context: Any, seed: int) -> dict:
         """The game's own columns of the games row of a failed game (the common ones are filled in by the caller)."""
+        ...
+
+    # One game at the command line (`palais play`, `replay`, `score`, `inspect`): a game without position files
+    # raises ValueError with a one-line message where one is asked for.
+    def play_session(
+        self, context: Any, seed: int, seats: Callable[[int], Sequence[object]], out: TextIO | None,
+        log: Path | None, positions: Path | None, start: Path | None,
+    ) -> Any:  # fmt: skip
+        """Play one game between ``seats(players)``, narrating it to ``out`` (None: silent) and writing its replay
+        log to ``log``; with ``positions``, a position file per turn into that directory; with ``start``, on from
+        that position file."""
+        ...
+
+    def replay_text(self, log: Path) -> str:
+        """Verify a replay log (ValueError at the first difference; "result:" in it for a different result)."""
+        ...
+
+    def score_position(self, path: Path) -> tuple[dict, str]:
+        """A position's final scoring as if the game ended now: JSON payload and text."""
+        ...
+
+    def inspect_position(self, path: Path) -> tuple[dict, str]:
+        """What the seat to move in a position would get now: JSON payload and text."""
+        ...
+
+    def analyse_position(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
+        """The candidates at a position's pending decision as ``searcher.analyse(view, decision)`` rates them (the
+        decisions before the first of kind ``decision`` in the turn answered by ``helper``): position, round, seat,
+        decision, seconds and candidates (choice, description, visits, value, played)."""
         ...
 
 

@@ -6,12 +6,11 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from palais_sim.games import DEFAULT_GAME, get_game
 from palais_sim.study.arms import play_arm, slug
 from palais_sim.tournament.schedule import Settings
 
-DEFAULT_SKILLS = ("greedy", "lookahead:budget=8,horizon=2")  # a heuristic and a search strategy (+96 Elo over greedy)
-# Other games' default skill levels (Palastgeflüster has no search player yet: its heuristic, and random play).
-GAME_SKILLS: dict[str, tuple[str, ...]] = {"palastgefluester": ("heuristic", "random")}
+DEFAULT_SKILLS = get_game(DEFAULT_GAME).skill_levels  # a study's levels when none are named: its game's (GAME)
 DEFAULT_MARGIN = 2.0  # percentage points of win share: "balanced within +-2 pp"
 
 
@@ -24,6 +23,11 @@ class StudySpec:
     workers: int = 1
     base: Settings = field(default_factory=Settings)  # rule options (layout, components, gold_limit, max_rounds, ...)
     command: str = ""  # the command line that made the study, for the page's header
+
+    def require_game(self, study: str, game: str) -> None:
+        """A study of one game's components (nobles, persons, layouts) refuses a run of another game."""
+        if self.base.game != game:
+            raise ValueError(f"palais study {study} is a study of {get_game(game).title}: add --game {game}")
 
     def check(self) -> None:
         if not self.strategies:

@@ -37,7 +37,7 @@ class SeatsPlan:
     @property
     def gold(self) -> bool:
         """Whether the game has start gold (Palais Royal): the arms are then start-gold assignments."""
-        return self.spec.base.game == "palais-royal"
+        return "start_gold" in get_game(self.spec.base.game).rule_settings
 
     def check(self) -> None:
         self.spec.check()

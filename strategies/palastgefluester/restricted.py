@@ -22,7 +22,7 @@ from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.view import PlayerView
 from palais_sim.registry import StrategySpecError, load_strategy
 
-GAME = "palastgefluester"
+GAME_NAME = "palastgefluester"
 _ALIASES = {"wächter": "waechter"}
 
 
@@ -46,7 +46,7 @@ class RestrictedStrategy:
     name = "restricted"
 
     def __init__(self, base: str = "heuristic", forbid: str = "", eager: str = "") -> None:
-        self.base = load_strategy(base.replace(";", ","), GAME)
+        self.base = load_strategy(base.replace(";", ","), GAME_NAME)
         self.forbid = person_indices(forbid)
         self.eager = person_indices(eager)
         if not self.forbid and not self.eager:

@@ -3,9 +3,9 @@ one game through the engine's play loop, and its three tables (games, seats, rec
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
 import polars as pl
 
@@ -130,6 +130,25 @@ class PalaisRoyal:
     components_hint = "a component-set TOML (default: the standard set)"
     strategies: Mapping[str, str] = STRATEGIES
     sources = game_sources(Path(__file__).parent, PROJECT / "strategies" / "palais_royal")
+    default_strategy = "greedy"
+    # `palais simulate` alone shows what the tool is for: the five heuristic styles in a two-player round robin, each
+    # setup seed played in both seatings (`random` loses every game and its games drag on).
+    demo: Mapping[str, Any] = {
+        "games": 1000, "players": 2, "strategies": ("greedy", "economy", "seals", "park", "cards"),
+        "format": "round-robin", "rotate_seats": True,
+    }  # fmt: skip
+    bench_players = 4
+    comparison_players = 2
+    ladder = ("random", "greedy", "economy", "seals", "park", "cards")
+    tune_pool = "greedy,economy,seals,park,cards"
+    skill_levels = ("greedy", "lookahead:budget=8,horizon=2")  # a heuristic and a search (+96 Elo over greedy)
+    rule_settings: Mapping[str, str] = {
+        "layout": "random", "gold_limit": "unlimited", "start_gold": "the rulebook's 0,1,2,3",
+    }  # fmt: skip
+    report_sections = "palais_sim.analytics.report:SECTIONS"
+
+    def tie_column(self, settings: Mapping[str, Any]) -> str:
+        return "cardinal"  # the Cardinal's holder wins a tie of totals
 
     def context(self, settings: Mapping[str, Any]) -> Context:
         comps = load_components(settings.get("components"))
@@ -152,6 +171,34 @@ class PalaisRoyal:
     def rows(self, context: Context, result: GameResult, game: int, group: int, rotation: int) -> dict[str, list]:
         game_row, seat_rows, recruit_rows = result_rows(result, game, group, rotation)
         return {"games": [game_row], "seats": seat_rows, "recruits": recruit_rows}
+
+    def play_session(
+        self, context: Context | None, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None,
+        log: Path | None, positions: Path | None, start: Path | None,
+    ) -> GameResult:  # fmt: skip
+        from palais_sim.games.palais_royal.session import play_session
+
+        return play_session(context, seed, seats, out, log, positions, start)
+
+    def replay_text(self, log: Path) -> str:
+        from palais_sim.games.palais_royal.session import replay_text
+
+        return replay_text(log)
+
+    def score_position(self, path: Path) -> tuple[dict, str]:
+        from palais_sim.games.palais_royal.session import score_position
+
+        return score_position(path)
+
+    def inspect_position(self, path: Path) -> tuple[dict, str]:
+        from palais_sim.games.palais_royal.session import inspect_position
+
+        return inspect_position(path)
+
+    def analyse_position(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
+        from palais_sim.games.palais_royal.session import analyse_position
+
+        return analyse_position(path, seed, searcher, helper, decision)
 
     def failed_row(self, context: Context, seed: int) -> dict:
         try:

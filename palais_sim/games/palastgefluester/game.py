@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
 import polars as pl
 
@@ -21,6 +21,20 @@ from palais_sim.games.palastgefluester.rules import new_game
 from palais_sim.games.palastgefluester.state import PgOptions
 
 ROUND_END_KINDS = ("repeat", "six", "jester")
+
+
+class NoPositions(ValueError):
+    """Asked for a position file, which this game does not have."""
+
+
+def result_text(title: str, seed: int, result: PgResult) -> str:
+    """A finished game in a few lines: the totals by seat and the winner."""
+    payload = result.to_json()
+    lines = [f"{title}, {result.players} players, seed {seed}: {result.rounds} rounds, {result.decisions} decisions"]
+    lines += [f"  seat {seat['seat']} {seat['strategy']:<14} {seat['total']:>3} points" for seat in payload["seats"]]
+    status = "" if result.finished else f" (stopped unfinished at round {result.rounds})"
+    lines.append(f"winner: seat {', '.join(str(w + 1) for w in result.winners) or 'none'}{status}")
+    return "\n".join(lines)
 
 
 class Context(NamedTuple):
@@ -89,6 +103,22 @@ class Palastgefluester:
     default_max_rounds = 200
     strategies: Mapping[str, str] = STRATEGIES
     sources = game_sources(Path(__file__).parent, PROJECT / "strategies" / "palastgefluester")
+    default_strategy = "heuristic"
+    # its heuristic against random opponents (a gauntlet, seats rotated) at its usual player count
+    demo: Mapping[str, Any] = {
+        "games": 1000, "players": 4, "strategies": ("heuristic", "random"), "format": "gauntlet", "max_rounds": 200,
+    }  # fmt: skip
+    bench_players = 4
+    comparison_players = 4
+    ladder = ("random", "heuristic", "search")
+    tune_pool = "heuristic"
+    skill_levels = ("heuristic", "random")  # no search player at study speed yet: its heuristic, and random play
+    rule_settings: Mapping[str, str] = {"tiebreak": "display"}
+    report_sections = "palais_sim.analytics.report:PALASTGEFLUESTER_SECTIONS"
+
+    def tie_column(self, settings: Mapping[str, Any]) -> str:
+        return "noted" if settings.get("tiebreak") == "noted" else "display"
+
     components_hint = "a Palastgeflüster component TOML (default: palais_sim/data/palastgefluester.toml)"
 
     def context(self, settings: Mapping[str, Any]) -> Context:
@@ -114,25 +144,45 @@ class Palastgefluester:
             raise ValueError(f"{context.options.players} players need as many strategies, got {len(strategies)}")
         return continue_game(new_game(context.options, seed, context.components), strategies)
 
-    def play_logged(self, context: Context, seed: int, strategies: Sequence[Any], log: Path) -> PgResult:
-        """Play one game and write its replay log (JSON, ``palais replay --game palastgefluester`` checks it)."""
-        start = new_game(context.options, seed, context.components)
-        recorder = ReplayRecorder(start.copy(), [getattr(s, "name", type(s).__name__) for s in strategies])
-        result = continue_game(start, strategies, observer=recorder.record)
-        text = json.dumps(recorder.finish(result.final_state), separators=(",", ":"))
-        tmp = log.with_name(log.name + ".tmp")
-        tmp.write_text(text + "\n", encoding="utf-8")
-        tmp.replace(log)
+    def play_session(
+        self, context: Context | None, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None,
+        log: Path | None, positions: Path | None, start: Path | None,
+    ) -> PgResult:  # fmt: skip
+        """Play one game; with ``log``, write its replay log (JSON, ``palais replay --game palastgefluester`` checks
+        it); with ``out``, its seats' totals and the winner (no turn-by-turn account yet)."""
+        if positions is not None or start is not None:
+            raise NoPositions(f"{self.title} has no position files (--positions and --from are Palais Royal's)")
+        assert context is not None  # without --from a context is always given
+        strategies = seats(context.options.players)
+        begin = new_game(context.options, seed, context.components)
+        recorder = ReplayRecorder(begin.copy(), [getattr(s, "name", type(s).__name__) for s in strategies])
+        result = continue_game(begin, strategies, observer=recorder.record if log else None)
+        if log is not None:
+            text = json.dumps(recorder.finish(result.final_state), separators=(",", ":"))
+            tmp = log.with_name(log.name + ".tmp")
+            tmp.write_text(text + "\n", encoding="utf-8")
+            tmp.replace(log)
+        if out is not None:
+            out.write(result_text(self.title, seed, result) + "\n")
         return result
 
-    def verify_replay(self, log: Path) -> str:
-        """Replay a log written by :meth:`play_logged`; the summary line, or NotationError at the first difference."""
+    def replay_text(self, log: Path) -> str:
+        """Replay a log written by :meth:`play_session`; the summary line, or NotationError at the first difference."""
         try:
             data = json.loads(log.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise NotationError(f"{log}: not a JSON replay log ({exc})") from None
         state = replay(data)
         return f"{log}: {len(data.get('decisions', []))} decisions replayed, result identical (round {state.round})"
+
+    def score_position(self, path: Path) -> tuple[dict, str]:
+        raise NoPositions(f"{self.title} has no position files to score")
+
+    def inspect_position(self, path: Path) -> tuple[dict, str]:
+        raise NoPositions(f"{self.title} has no position files to inspect")
+
+    def analyse_position(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
+        raise NoPositions(f"{self.title} has no position files to analyse")
 
     def columns(self) -> dict[str, tuple[Column, ...]]:
         return COLUMNS
