@@ -20,6 +20,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from palais_sim import __version__
 from palais_sim.cli import analyse, game, match, report, simulate, strategies, study, tune
+from palais_sim.tournament import exits
 
 
 def _no_type(ctx: object) -> None:
@@ -81,7 +82,7 @@ app = typer.Typer(
     add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    help="Palais Royal simulator: play games, run tournaments, analyse the results.",
+    help="Board-game simulator (Palais Royal, Palastgeflüster): play games, run tournaments, analyse the results.",
 )
 
 
@@ -91,7 +92,7 @@ def _main(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit"
     ),
 ) -> None:
-    """Palais Royal simulator: play games, run tournaments, analyse the results."""
+    """Board-game simulator (Palais Royal, Palastgeflüster): play games, run tournaments, analyse the results."""
 
 
 COMMANDS = {
@@ -111,8 +112,9 @@ COMMANDS = {
     "analyse": analyse.analyse,
 }
 
+PLAYING = ("simulate", "ladder", "match")  # commands whose exit status counts failed games (exits.HELP)
 for _name, _command in COMMANDS.items():
-    app.command(_name, cls=Command)(_command)
+    app.command(_name, cls=Command, epilog=exits.HELP if _name in PLAYING else None)(_command)
 app.add_typer(study.app, name="study")
 
 

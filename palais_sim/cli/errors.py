@@ -74,3 +74,21 @@ def fresh_directory(path: Path, option: str, pattern: str) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(f"{option} {path} cannot be created: {explain(exc)}")
+
+
+def exit_for_failures(folder: Path, what: str, allow: bool) -> None:
+    """After a command that played games into ``folder``: the count of failed games as its last line and exit
+    status 3 (``exits.FAILED_GAMES``) when some failed, unless ``allow``."""
+    from palais_sim.tournament import exits
+
+    exit_for_failed(exits.failed_games(folder), what, allow)
+
+
+def exit_for_failed(failed: int, what: str, allow: bool) -> None:
+    """:func:`exit_for_failures` with the count of failed games known."""
+    from palais_sim.tournament import exits
+
+    if failed:
+        typer.echo(exits.failure_line(failed, what), err=True)
+        if not allow:
+            raise typer.Exit(exits.FAILED_GAMES)

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.errors import USER_ERRORS, exit_for_failed, fail
 from palais_sim.cli.options import (
+    AllowFailuresOpt,
     ComponentsOpt,
     GameOpt,
     GoldLimitOpt,
@@ -49,6 +50,7 @@ def match(
         None, "--out", "-o", help="Keep the batches' runs here (and resume from them) \\[default: a temporary one]"
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
+    allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """A/B test of two strategies on paired games (each seed in every seating), with a pentanomial SPRT.
 
@@ -87,3 +89,4 @@ def match(
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.text())
+    exit_for_failed(result.failed_games, "the match", allow_failures)

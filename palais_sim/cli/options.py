@@ -40,3 +40,8 @@ def parse_start_gold(text: str | None, players: int | None = None) -> tuple[int,
     if any(g < 0 for g in gold):
         raise ValueError(f"--start-gold must not be negative, got {text!r}")
     return gold
+
+
+AllowFailuresOpt = typer.Option(
+    False, "--allow-failures", help="Exit 0 even when some games failed (they are kept with seed and error)"
+)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, explain, fail
-from palais_sim.cli.options import GameOpt, parse_start_gold
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, explain, fail
+from palais_sim.cli.options import AllowFailuresOpt, GameOpt, parse_start_gold
 from palais_sim.games import DEFAULT_GAME
 from palais_sim.registry import split_strategy_list
 from palais_sim.tournament.schedule import FORMATS, Settings
@@ -66,6 +66,7 @@ def simulate(
     ),
     resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (its settings are kept)"),
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed game instead of recording it"),
+    allow_failures: bool = AllowFailuresOpt,
     backend: str = typer.Option(
         "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim\\[ray]')"
     ),
@@ -128,6 +129,7 @@ def simulate(
     except (RunDirError, ScheduleError, *USER_ERRORS) as exc:
         fail(explain(exc))
     typer.echo(summary.text())
+    exit_for_failures(out, "the run", allow_failures)
 
 
 def bench(

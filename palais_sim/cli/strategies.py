@@ -19,8 +19,9 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, check_seed, explain, fail
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, check_seed, exit_for_failed, explain, fail
 from palais_sim.cli.options import (
+    AllowFailuresOpt,
     ComponentsOpt,
     GameOpt,
     GoldLimitOpt,
@@ -202,6 +203,7 @@ def ladder(
         None, "--out", "-o", help="Keep the run in this directory (for `palais report`) \\[default: a temporary one]"
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON"),
+    allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """Seat-rotated round robin: win rates, mean scores and ratings with 95% intervals, each strategy's decisions per
     CPU-second, the head-to-head matrix."""
@@ -288,6 +290,7 @@ def ladder(
             "ratings": _rows(rates.ratings),
         }
         typer.echo(json.dumps(payload, indent=2))
+        exit_for_failed(facts["failed"], "the ladder", allow_failures)
         return
     header = (
         f"{facts['games']} games, {players} players: {_count(matchups, 'matchup')} x {per_matchup} games, seats "
@@ -297,3 +300,4 @@ def ladder(
     typer.echo(ladder_text(header, table, matrix))
     if out is not None:
         typer.echo(f"\nThe run is kept in {out}: palais report all {out}")
+    exit_for_failed(facts["failed"], "the ladder", allow_failures)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.errors import USER_ERRORS, exit_for_failures, fail
 from palais_sim.cli.options import (
+    AllowFailuresOpt,
     ComponentsOpt,
     GameOpt,
     GoldLimitOpt,
@@ -23,6 +24,7 @@ from palais_sim.cli.options import (
     TiebreakOpt,
     parse_start_gold,
 )
+from palais_sim.tournament import exits
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -69,7 +71,7 @@ def _players(text: str) -> tuple[int, ...]:
         raise ValueError(f"--players must be numbers separated by commas, got {text!r}") from None
 
 
-def _run(fn, *args) -> None:
+def _run(fn, allow_failures: bool = False) -> None:
     import os
 
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -79,15 +81,16 @@ def _run(fn, *args) -> None:
     from palais_sim.tournament.schedule import ScheduleError
 
     try:
-        paths = fn(*args)
+        paths = fn()
     except RunStopped as exc:
         fail(str(exc) + " (run the same study command again to resume)", exc.code)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
+    exit_for_failures(paths["md"].parent, "the study's arms", allow_failures)
 
 
-@app.command("seats")
+@app.command("seats", epilog=exits.HELP)
 def seats(
     out: Path = OutOpt,
     game: str = GameOpt,
@@ -110,6 +113,7 @@ def seats(
     gold_limit: int | None = GoldLimitOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     tiebreak: str = TiebreakOpt,
+    allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """Mirror play: the seat edge per player count at each skill level (and start gold apart, --gold-factorial).
 
@@ -129,10 +133,10 @@ def seats(
         plan = SeatsPlan(spec, players=counts, start_gold=parse_start_gold(start_gold), factorial=gold_factorial)
         return run_study(plan, out)
 
-    _run(go)
+    _run(go, allow_failures)
 
 
-@app.command("nobles")
+@app.command("nobles", epilog=exits.HELP)
 def nobles(
     out: Path = OutOpt,
     game: str = GameOpt,
@@ -159,6 +163,7 @@ def nobles(
     start_gold: str | None = typer.Option(
         None, "--start-gold", help="Start gold of seat 1, 2, ... \\[default: 0,1,...]"
     ),
+    allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """Restricted play per noble and privilege kind (never take it vs take it whenever possible), and repricing.
 
@@ -180,10 +185,10 @@ def nobles(
         plan = NoblesPlan(spec, players=players, subjects=wanted, reprice=reprice, offsets=offsets)
         return run_study(plan, out)
 
-    _run(go)
+    _run(go, allow_failures)
 
 
-@app.command("persons")
+@app.command("persons", epilog=exits.HELP)
 def persons(
     out: Path = OutOpt,
     game: str = typer.Option("palastgefluester", "--game", help="The game (persons are Palastgeflüster's)"),
@@ -201,6 +206,7 @@ def persons(
     components: Path | None = ComponentsOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     tiebreak: str = TiebreakOpt,
+    allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """Palastgeflüster: restricted play per person (never play it but to escape a repeat vs whenever it is safe).
 
@@ -215,10 +221,10 @@ def persons(
         wanted = tuple(x.strip().lower() for x in subjects.split(",") if x.strip()) if subjects else None
         return run_study(PersonsPlan(spec, players=players, subjects=wanted), out)
 
-    _run(go)
+    _run(go, allow_failures)
 
 
-@app.command("layouts")
+@app.command("layouts", epilog=exits.HELP)
 def layouts(
     out: Path = OutOpt,
     game: str = GameOpt,
@@ -233,6 +239,7 @@ def layouts(
     components: Path | None = ComponentsOpt,
     gold_limit: int | None = GoldLimitOpt,
     max_rounds: int = MaxRoundsOpt,
+    allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """Mirror play over room layouts: one joint model of the layout features, the share of variance the layout
     explains, and the first-game layout against random ones.
@@ -248,4 +255,4 @@ def layouts(
         )
         return run_study(LayoutsPlan(spec, players=_players(players), layouts=n_layouts, setups=setups), out)
 
-    _run(go)
+    _run(go, allow_failures)

@@ -24,7 +24,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from palais_sim import __version__, build_info
-from palais_sim.games import DEFAULT_GAME, get_game
+from palais_sim.games import get_game
 from palais_sim.registry import load_strategy, parse_spec, strategy_class
 from palais_sim.registry import strategy_parameters as registry_parameters
 from palais_sim.tournament import records
@@ -78,8 +78,9 @@ class RunSummary:
         err = "no game failed" if not self.errors else f"{self.errors} failed (kept with seed and error; see run.log)"
         resumed = "" if self.played_now == self.games else f" ({self.played_now} of them in this session)"
         tables = list(records.columns(s.game))
-        layout = f", layout {s.layout}" if s.game == DEFAULT_GAME else ""
-        game = "" if s.game == DEFAULT_GAME else f"{get_game(s.game).title}: "
+        the_game = get_game(s.game)
+        layout = f", layout {s.layout}" if "layout" in the_game.rule_settings else ""
+        game = f"{the_game.title}: "
         return (
             f"{game}Played {self.games} games{resumed} of {s.format} {','.join(s.strategies)} for {s.players} players "
             f"{rot}{layout}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s with "
