@@ -34,10 +34,14 @@ class _Alias(importlib.abc.Loader):
         self.target = target
 
     def create_module(self, spec):  # noqa: ANN001 - the importlib protocol
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        self.original_spec = module.__spec__
+        return module
 
     def exec_module(self, module) -> None:  # noqa: ANN001 - already executed under its new name
-        pass
+        # importlib has just set the alias spec on the shared module object (it always does): give the module its
+        # own spec back, or find_spec of its real name would return one without a file.
+        module.__spec__ = self.original_spec
 
 
 class MovedModules(importlib.abc.MetaPathFinder):

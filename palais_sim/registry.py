@@ -111,8 +111,9 @@ def strategy_description(cls: type) -> str:
     """The class's docstring; for a compiled class (which keeps none at run time) read from its source file."""
     if cls.__doc__:
         return cls.__doc__.strip()
-    spec = importlib.util.find_spec(cls.__module__)
-    source = Path(spec.origin).with_name(cls.__module__.rsplit(".", 1)[-1] + ".py") if spec and spec.origin else None
+    module = sys.modules.get(cls.__module__)
+    origin = getattr(module, "__file__", None)
+    source = Path(origin).with_name(cls.__module__.rsplit(".", 1)[-1] + ".py") if origin else None
     if source is None or not source.exists():
         return ""
     for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):

@@ -44,3 +44,11 @@ def test_old_names_are_the_new_modules() -> None:
 
     for old, new in MOVED.items():
         assert importlib.import_module(old) is importlib.import_module(new), old
+
+
+def test_an_old_name_leaves_the_module_its_own_spec() -> None:
+    """Importing an old name hands out the new module; its spec must still point at its own file (a compiled
+    strategy's description is read from the source beside it)."""
+    new = importlib.import_module("strategies.palais_royal.greedy")
+    importlib.import_module("strategies.greedy")
+    assert new.__spec__.name == "strategies.palais_royal.greedy" and new.__spec__.origin
