@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from palais_sim.analytics import winrates
 from palais_sim.analytics.runs import open_run
 from palais_sim.cli import app
+from tests.helpers import chunk_states
 
 runner = CliRunner()
 STANDARD = Path(__file__).resolve().parent.parent / "palais_sim" / "data" / "standard.toml"
@@ -51,8 +52,7 @@ def test_ladder_rates_every_strategy_and_times_its_decisions(tmp_path: Path) -> 
         assert r["decisions_per_cpu_second"] == pytest.approx(r["decisions_timed"] / r["cpu_seconds"], rel=1e-2)
     assert rows["greedy"]["rating"] > rows["random"]["rating"]
     # Every decision of the games is timed, once, for the strategy that made it.
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert sum(r["decisions_timed"] for r in rows.values()) == sum(c["decisions"] for c in manifest["chunks"])
+    assert sum(r["decisions_timed"] for r in rows.values()) == sum(c["decisions"] for c in chunk_states(out))
     text = ladder("--games", "6", "--strategies", "greedy,random,economy", "--seed", "5").output
     assert "rating" in text and "dec/CPU-s" in text
 

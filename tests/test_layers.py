@@ -296,9 +296,12 @@ def test_the_checks_catch_what_they_are_for() -> None:
     ]
 
 
+RUN_FORMAT = ("palais_sim.tournament.records", "palais_sim.tournament.ledger")  # the run directory's format
+
+
 def test_analytics_play_no_games() -> None:
     """Analytics read Parquet only: of a game only its static data (board, components) and its ``GAME`` (columns,
-    report sections), no rules, no strategy or registry, and of the tournament only the schema."""
+    report sections), no rules, no strategy or registry, and of the tournament only the run format (schema, ledger)."""
     playing = ("palais_sim.strategy", "palais_sim.registry", "strategies")
     static = ("board", "components", "game")
 
@@ -311,9 +314,6 @@ def test_analytics_play_no_games() -> None:
         f"{e.importer} imports {e.imported}"
         for e in EDGES
         if e.importer.startswith("palais_sim.analytics")
-        and (
-            plays(e.imported)
-            or (e.imported.startswith("palais_sim.tournament") and e.imported != "palais_sim.tournament.records")
-        )
+        and (plays(e.imported) or (e.imported.startswith("palais_sim.tournament") and e.imported not in RUN_FORMAT))
     ]
     assert not bad, "analytics must read Parquet only:\n  " + "\n  ".join(bad)

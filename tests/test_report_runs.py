@@ -24,6 +24,7 @@ from palais_sim.tournament import records
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
 from strategies.palais_royal.greedy import GreedyStrategy
+from tests.helpers import unmark_chunk
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -175,9 +176,9 @@ def test_a_missing_chunk_file_is_said_at_the_top_and_on_the_console(real: Path, 
 def test_an_unfinished_run_is_said_at_the_top(real: Path, tmp_path: Path) -> None:
     cut = copy_of(real, tmp_path / "cut")
     manifest = json.loads((cut / "manifest.json").read_text())
-    manifest["chunks"][2]["state"] = "pending"
     manifest["state"] = "interrupted"
     (cut / "manifest.json").write_text(json.dumps(manifest))
+    unmark_chunk(cut, 2)
     for table in ("games", "seats", "recruits"):
         (cut / table / "chunk-000002.parquet").unlink()
     result = report_cli("all", str(cut), "--out", str(tmp_path / "rep"))
@@ -188,9 +189,7 @@ def test_an_unfinished_run_is_said_at_the_top(real: Path, tmp_path: Path) -> Non
 
 def test_chunks_complete_on_disk_but_not_marked_done_are_counted_and_said(real: Path, tmp_path: Path) -> None:
     killed = copy_of(real, tmp_path / "killed")
-    manifest = json.loads((killed / "manifest.json").read_text())
-    manifest["chunks"][2]["state"] = "pending"  # a killed parent never marked it
-    (killed / "manifest.json").write_text(json.dumps(manifest))
+    unmark_chunk(killed, 2)  # a killed parent never marked it
     checked = open_run(killed)
     assert checked.summary["games"] == 60
     assert any("not marked done" in p for p in checked.problems)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -20,6 +19,7 @@ from typer.testing import CliRunner  # noqa: E402
 from palais_sim.cli import app  # noqa: E402
 from palais_sim.tournament import ray_backend  # noqa: E402
 from palais_sim.tournament.runner import RunStopped, run  # noqa: E402
+from tests.helpers import chunk_states
 from tests.test_tournament_runner import assert_same_tables, small  # noqa: E402
 
 RAY = Path(sys.executable).with_name("ray")
@@ -111,8 +111,7 @@ def test_resume_across_backends(tmp_path, ray_address, monkeypatch):
     assert info.value.code == 130
     monkeypatch.undo()
     # two chunks were reported; chunks the actors finished before they were stopped count too, from the disk
-    manifest = json.loads((tmp_path / "r2l" / "manifest.json").read_text())
-    done = {c["chunk"] for c in manifest["chunks"] if c["state"] == "done"}
+    done = {c["chunk"] for c in chunk_states(tmp_path / "r2l") if c["state"] == "done"}
     on_disk = {int(p.name[6:12]) for p in (tmp_path / "r2l" / "games").glob("chunk-*.parquet")}
     assert len(done) >= 2 and done == on_disk
     summary = run(s, tmp_path / "r2l", workers=2, resume=True)

@@ -23,6 +23,7 @@ from palais_sim.tournament.manifest import RunDirError
 from palais_sim.tournament.runner import RunStopped, run
 from palais_sim.tournament.schedule import Settings
 from strategies.palais_royal.greedy import GreedyStrategy
+from tests.helpers import chunk_states, unmark_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 SORT = {"games": ["game"], "seats": ["game", "seat"], "recruits": ["game", "order"]}
@@ -74,7 +75,7 @@ def test_tables_identical_for_any_workers_and_chunk_size(tmp_path):
     assert len(list((tmp_path / "w2c7" / "games").glob("chunk-*.parquet"))) == 5
     manifest = json.loads((tmp_path / "w2c7" / "manifest.json").read_text())
     assert manifest["state"] == "done" and manifest["total_games"] == 30
-    assert all(c["state"] == "done" for c in manifest["chunks"])
+    assert all(c["state"] == "done" for c in chunk_states(tmp_path / "w2c7"))
 
 
 def test_a_failing_strategy_fails_only_its_game(tmp_path):
@@ -106,7 +107,7 @@ def test_fail_fast_stops_at_the_first_failed_game_inside_the_chunk(tmp_path, wor
     assert info.value.code == 1 and "--resume" in str(info.value)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["state"] == "failed"
-    assert all(c["state"] == "pending" for c in manifest["chunks"])
+    assert all(c["state"] == "pending" for c in chunk_states(out))
     assert not list((out / "games").glob("*.parquet"))  # a stopped chunk writes nothing
     failures = [line for line in (out / "run.log").read_text().splitlines() if "failed:" in line]
     assert 1 <= len(failures) <= workers  # one per chunk in flight, not a third of 40 games
@@ -165,12 +166,11 @@ def _wait_for_chunks(out: Path, proc: subprocess.Popen, wanted: int, timeout: fl
     while time.monotonic() < deadline:
         assert proc.poll() is None, "the run ended before it could be interrupted"
         try:
-            manifest = json.loads((out / "manifest.json").read_text())
-            done = sum(c["state"] == "done" for c in manifest["chunks"])
+            done = sum(c["state"] == "done" for c in chunk_states(out))
             if done >= wanted:
                 return done
-        except (OSError, json.JSONDecodeError):
-            pass
+        except (OSError, json.JSONDecodeError, AssertionError, RunDirError):
+            pass  # not written yet, or caught mid-write
         time.sleep(0.05)
     raise AssertionError("no chunk finished in time")
 
@@ -190,7 +190,7 @@ def test_killed_run_resumes_to_identical_tables(tmp_path, sig, workers):
         if proc.poll() is None:
             proc.kill()
     manifest = json.loads((out / "manifest.json").read_text())
-    pending = sum(c["state"] != "done" for c in manifest["chunks"])
+    pending = sum(c["state"] != "done" for c in chunk_states(out))
     assert pending > 0, "the run finished before the signal"
     if sig == signal.SIGINT:
         assert proc.returncode == 130 and "--resume" in err and manifest["state"] == "interrupted"
@@ -315,7 +315,7 @@ def _complete_on_disk(out: Path) -> set[int]:
 
 
 def _done_in_manifest(out: Path) -> set[int]:
-    return {c["chunk"] for c in json.loads((out / "manifest.json").read_text())["chunks"] if c["state"] == "done"}
+    return {c["chunk"] for c in chunk_states(out) if c["state"] == "done"}
 
 
 def _wait(condition, proc: subprocess.Popen | None, what: str, timeout: float = 120) -> None:
@@ -437,7 +437,7 @@ def test_a_run_played_by_other_code_is_not_resumed(tmp_path, game, strategies, p
     assert manifest["code_fingerprint"] == code_fingerprint(game)
     manifest["code_fingerprint"] = "0" * 12
     manifest["state"] = "interrupted"
-    manifest["chunks"][-1]["state"] = "pending"
     (out / "manifest.json").write_text(json.dumps(manifest))
+    unmark_chunk(out, len(chunk_states(out)) - 1)
     with pytest.raises(RunDirError, match="code_fingerprint"):
         run(s, out, workers=1, chunk_size=players, resume=True)

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from palais_sim.games import DEFAULT_GAME, get_game
 from palais_sim.games.palais_royal.components import ComponentError, ComponentSet, load_components
 from palais_sim.tournament import records
+from palais_sim.tournament.ledger import LEDGER, chunk_plan, read_ledger
 from palais_sim.tournament.records import SCHEMA_VERSION, TABLES, game_of
 
 ENGINE = "streaming"
@@ -255,6 +256,13 @@ def open_run(path: Path, components: Path | None = None) -> Run:
         raise RunError(f"{manifest_path} cannot be read ({exc})") from None
     if not isinstance(manifest, dict):
         raise RunError(f"{manifest_path} is not a run manifest")
+    if "chunks" not in manifest:  # the chunk states are in the run's ledger
+        try:
+            done = read_ledger(path / LEDGER)
+            plan = chunk_plan(int(manifest["total_games"]), int(manifest["chunk_size"]), done)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RunError(f"{manifest_path}: no chunk plan ({exc})") from None
+        manifest = {**manifest, "chunks": plan}
     version = manifest.get("schema_version")
     if not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION:
         raise RunError(f"{path}: schema version {version!r} is not one this version reads (1 to {SCHEMA_VERSION})")

@@ -214,7 +214,7 @@ def repair(out: Path, manifest: Manifest) -> list[int]:
     returns their numbers. Only the Parquet footers are read, so this is quick even for a large run."""
     lost = []
     game = records.game_of(manifest.data)
-    for entry in manifest.data["chunks"]:
+    for entry in manifest.chunks():
         if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"], game):
             remove_chunk_files(out, entry["chunk"], game)
             manifest.mark_pending(entry["chunk"])
@@ -377,7 +377,7 @@ def _run(
                 log.info(
                     "%s %s: %d games in %d chunks (%d pending), %d workers, engine %s, components %s",
                     "resuming" if resume else "starting", out, manifest.data["total_games"],
-                    len(manifest.data["chunks"]), len(pending), workers, __version__, manifest.data["components_hash"],
+                    manifest.chunk_count, len(pending), workers, __version__, manifest.data["components_hash"],
                 )  # fmt: skip
                 executor = make_executor(workers, init_worker, (settings.to_dict(), context), backend, address)
                 if executor.log_queue is not None:
@@ -398,8 +398,7 @@ def _run(
                 for rep in executor.imap_unordered(run_chunk, tasks):
                     if rep.stopped:
                         raise _FailFast(rep)
-                    manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)
-                    manifest.save(out)
+                    manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)  # one ledger line
                     played_now += rep.games
                     bar.update(rep.games)
                     first_error = first_error or rep.first_error
@@ -460,6 +459,6 @@ def _stop(exc: BaseException, out: Path, manifest: Manifest) -> RunStopped | Non
 def _stopped(out: Path, manifest: Manifest, why: str) -> str:
     t = manifest.totals()
     return (
-        f"{why}: {t['chunks_done']} of {len(manifest.data['chunks'])} chunks are safe in {out}; "
+        f"{why}: {t['chunks_done']} of {manifest.chunk_count} chunks are safe in {out}; "
         f"finish with: palais simulate --out {out} --resume"
     )
