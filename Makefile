@@ -35,11 +35,15 @@ demo: $(STAMP)  ## run the main job on its defaults and say where the results ar
 	else $(BIN)/palais simulate --out runs/demo; fi
 	$(BIN)/palais report all runs/demo --format html
 
-test: $(TEST_STAMP)  ## the whole test suite, on the compiled engine and again on its Python source
+# The tests in parallel over the cores (pytest-xdist; worksteal balances the slow end-to-end tests), every test on the
+# compiled build, then the tests of the compiled code (marked `engine` in tests/conftest.py) on its Python source.
+PYTEST := $(BIN)/python -m pytest -n auto --dist worksteal
+
+test: $(TEST_STAMP)  ## the whole test suite on the compiled engine, and the engine's tests on its Python source
 	$(REBUILD)
 	@$(BIN)/palais version
-	PALAIS_REQUIRE_COMPILED=$${PALAIS_REQUIRE_COMPILED-1} $(BIN)/python -m pytest
-	PALAIS_PURE=1 $(BIN)/python -m pytest
+	PALAIS_REQUIRE_COMPILED=$${PALAIS_REQUIRE_COMPILED-1} $(PYTEST)
+	PALAIS_PURE=1 $(PYTEST) -m engine
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -19,7 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
@@ -103,22 +103,37 @@ def head_to_head(h2h: pl.DataFrame) -> Figure:
     k = len(names)
     index = {s: i for i, s in enumerate(names)}
     grid = np.full((k, k), np.nan)
+    real = np.ones((k, k), dtype=bool)  # differs from even after Holm's adjustment (every cell if no p_holm column)
     for row in h2h.iter_rows(named=True):
-        grid[index[row["strategy"]], index[row["opponent"]]] = row["ahead"]
+        i, j = index[row["strategy"]], index[row["opponent"]]
+        grid[i, j] = row["ahead"]
+        if "p_holm" in h2h.columns:
+            real[i, j] = row["p_holm"] is not None and row["p_holm"] < 0.05
     spread = np.nanmax(np.abs(grid - 0.5)) if np.isfinite(grid).any() else 0.0
     limit = min(0.5, max(0.1, float(spread)))
     size = 2.8 + 0.75 * k
-    fig = _figure(size + 1.4, size)
+    fig = _figure(size + 1.4, size + 0.3)
     ax = fig.add_subplot()
-    image = ax.imshow(grid, cmap="RdBu", norm=TwoSlopeNorm(vcenter=0.5, vmin=0.5 - limit, vmax=0.5 + limit))
+    shown = np.where(real, grid, np.nan)
+    image = ax.imshow(shown, cmap="RdBu", norm=TwoSlopeNorm(vcenter=0.5, vmin=0.5 - limit, vmax=0.5 + limit))
     for i in range(k):
         for j in range(k):
             if i == j:
                 ax.text(j, i, "–", ha="center", va="center", color=GREY)
-            elif not np.isnan(grid[i, j]):
+            elif np.isnan(grid[i, j]):
+                continue
+            elif real[i, j]:
                 dark = abs(grid[i, j] - 0.5) > 0.6 * limit
-                ax.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center",
+                ax.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center", fontweight="bold",
                         color="white" if dark else "black")  # fmt: skip
+            else:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#f4f4f4", hatch="///",
+                                       edgecolor="#dddddd", linewidth=0))  # fmt: skip
+                ax.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center", color=GREY,
+                        bbox={"facecolor": "#f4f4f4", "edgecolor": "none", "pad": 1})  # fmt: skip
+    if "p_holm" in h2h.columns:
+        fig.text(0.02, 0.005, "Coloured: differs from 50% (95%, Holm-adjusted over the pairs). Pale, hatched: "
+                 "within noise.", fontsize=8, color=GREY, ha="left", va="bottom")  # fmt: skip
     ax.set_xticks(range(k), names, rotation=45, ha="right")
     ax.set_yticks(range(k), names)
     ax.set_xlabel("opponent")
@@ -230,34 +245,62 @@ CASTLE_TITLE = "Start player's win share by where each room stands, relative to 
 @_styled
 def castle(positions: pl.DataFrame, centre: float = 0.0, title: str = CASTLE_TITLE) -> Figure:
     """Nine small 3 x 3 castles, one per room, each cell coloured by the start player's win share (percentage
-    points above ``centre``, e.g. the start player's overall excess over 1/P) when the room stands there."""
+    points above ``centre``, e.g. the start player's overall excess over 1/P) when the room stands there.
+
+    Only the cells that differ from ``centre`` after Holm's adjustment over all cells (the ``distinguishable``
+    column of ``setup_balance.finish_positions``) get a colour and a frame; the others are drawn pale and hatched
+    with their interval, so chance hot spots of a few hundred games are not painted as findings."""
     width = 9.0
-    fig = _figure(width, 9.6)
+    fig = _figure(width, 9.9)
     axes = fig.subplots(3, 3)
     effect = 100 * (positions["effect"].to_numpy() - centre) if len(positions) else np.array([])
     finite = effect[np.isfinite(effect)]
     limit = max(1.0, float(np.max(np.abs(finite)))) if len(finite) else 1.0  # never a colour scale below 1 pp
     norm = TwoSlopeNorm(vcenter=0, vmin=-limit, vmax=limit)
+    has_ci = "distinguishable" in positions.columns
     image = None
     for ax, code in zip(axes.flat, ROOM_CODES, strict=True):
         grid = np.full(9, np.nan)
         games = np.zeros(9, dtype=int)
+        half = np.full(9, np.nan)
+        real = np.zeros(9, dtype=bool)
         for row in positions.filter(pl.col("code") == code).iter_rows(named=True):
-            grid[row["cell"]] = 100 * (row["effect"] - centre)
-            games[row["cell"]] = row["games"]
-        image = ax.imshow(grid.reshape(3, 3), cmap="RdBu_r", norm=norm)
+            cell = row["cell"]
+            grid[cell] = 100 * (row["effect"] - centre)
+            games[cell] = row["games"]
+            if has_ci:
+                half[cell] = 100 * (row["ci_high"] - row["ci_low"]) / 2
+                real[cell] = bool(row["distinguishable"])
+            else:
+                real[cell] = True
+        image = ax.imshow(np.where(real, grid, np.nan).reshape(3, 3), cmap="RdBu_r", norm=norm)
         for cell in range(9):
             r, c = divmod(cell, 3)
-            if not np.isnan(grid[cell]):
+            if np.isnan(grid[cell]):
+                continue
+            spread = f" ± {half[cell]:.1f}" if np.isfinite(half[cell]) else ""
+            label = f"{grid[cell]:+.1f}{spread}\nn={games[cell]:,}"
+            if real[cell]:
                 dark = abs(grid[cell]) > 0.6 * limit
-                ax.text(c, r, f"{grid[cell]:+.1f}\nn={games[cell]:,}", ha="center", va="center", fontsize=7.5,
+                ax.add_patch(Rectangle((c - 0.47, r - 0.47), 0.94, 0.94, fill=False, edgecolor="black", linewidth=1.6))
+                ax.text(c, r, label, ha="center", va="center", fontsize=7.5, fontweight="bold",
                         color="white" if dark else "black")  # fmt: skip
+            else:
+                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor="#f4f4f4", hatch="///", edgecolor="#dddddd",
+                                       linewidth=0))  # fmt: skip
+                ax.text(c, r, label, ha="center", va="center", fontsize=7.5, color=GREY,
+                        bbox={"facecolor": "#f4f4f4", "edgecolor": "none", "pad": 1})  # fmt: skip
         ax.set_xticks([])
         ax.set_yticks([])
         ax.set_title(f"{ROOM_LABEL[code]} ({code})")
     if image is not None:
         bar = fig.colorbar(image, ax=axes, shrink=0.6, format=FuncFormatter(lambda v, _: f"{v:+.0f} pp"))
         bar.set_label("start player's win share when the room stands in the cell (percentage points)")
+    if has_ci:
+        shown = int(positions["distinguishable"].sum())
+        fig.text(0.02, 0.005, f"Coloured and framed: {shown} of {len(positions)} cells differ from the overall share "
+                 "(95%, Holm-adjusted over all cells). Pale, hatched: within noise. Each cell: pp ± 95% half-width, "
+                 "games.", fontsize=8, color=GREY, ha="left", va="bottom", wrap=True)  # fmt: skip
     _title(fig, title, width)
     return fig
 
