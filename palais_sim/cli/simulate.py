@@ -136,7 +136,10 @@ def bench(
     game: str = GameOpt,
     players: int | None = typer.Option(None, "--players", "-p", help="Players \\[default: 4; the game's usual]"),
     strategies: str | None = typer.Option(
-        None, "--strategies", help="Comma-separated specs, one per seat or one \\[default: greedy; heuristic]"
+        None,
+        "--strategies",
+        help="Comma-separated specs: one for every seat, one per seat, fewer (dealt round the table in turn) "
+        "or more (a round-robin) \\[default: the game's]",
     ),
     games: int = typer.Option(400, "--games", "-n", help="Games in the workload (each leg plays them all)"),
     workers: int | None = typer.Option(None, "--workers", "-w", help="Workers of the parallel leg \\[default: cores]"),
@@ -146,6 +149,12 @@ def bench(
         "--compare-pure",
         help="Also run the workload on the compiled and the pure Python engine, one worker each, alternated, and "
         "print the speed-up (CPU time)",
+    ),
+    per_strategy: bool = typer.Option(
+        False,
+        "--per-strategy",
+        help="Also time every decision of each strategy (a leg of its own, 1 worker): decisions per CPU-second per "
+        "strategy; with --compare-pure, each strategy's compiled and pure speed",
     ),
 ) -> None:
     """Measure games/s with one worker and with all workers, decisions/s and the scaling factor."""
@@ -163,7 +172,13 @@ def bench(
         if strategies is None:
             strategies = the_game.default_strategy
         result = run_bench(
-            players, tuple(split_strategy_list(strategies, the_game.name)), games, workers, compare_pure, the_game.name
+            players,
+            tuple(split_strategy_list(strategies, the_game.name)),
+            games,
+            workers,
+            compare_pure,
+            the_game.name,
+            per_strategy,
         )
     except (ScheduleError, *USER_ERRORS) as exc:
         fail(explain(exc))

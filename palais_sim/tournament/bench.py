@@ -24,6 +24,10 @@ from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
 
 
 def bench_settings(players: int, strategies: tuple[str, ...], games: int, game: str = DEFAULT_GAME) -> Settings:
+    """One strategy for every seat, or one per seat; fewer than the seats are dealt round the table in turn
+    (a,b -> a,b,a), more are a round-robin."""
+    if 1 < len(strategies) < players:
+        strategies = tuple(strategies[seat % len(strategies)] for seat in range(players))
     fmt = "fixed" if len(strategies) in (1, players) else "round-robin"
     return Settings(
         games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0, game=game,
@@ -65,44 +69,98 @@ def _engine(pure: bool) -> Iterator[None]:
             os.environ["PALAIS_PURE"] = before
 
 
-def _process_leg(settings: Settings, comps, pure: bool) -> tuple[float, int]:
-    """CPU seconds and games for the workload on one worker process running the pure or the compiled engine."""
+def _process_leg(settings: Settings, comps, pure: bool, timed: bool = False) -> tuple[float, int, dict[str, list]]:
+    """CPU seconds and games for the workload on one worker process running the pure or the compiled engine, and
+    with ``timed`` every strategy's decisions and CPU seconds (``{spec: [decisions, seconds]}``)."""
     with _engine(pure):
         executor = ProcessExecutor(1, init_worker, (settings.to_dict(), comps))
         try:
             list(executor.imap_unordered(run_chunk, [ChunkTask(0, 0, 1, None)]))  # start the worker, warm it up
             size = max(1, math.ceil(settings.games / 4))
-            tasks = [ChunkTask(i, first, size, None) for i, first in enumerate(range(0, settings.games, size))]
+            tasks = [
+                ChunkTask(i, first, size, None, time_strategies=timed)
+                for i, first in enumerate(range(0, settings.games, size))
+            ]
             reports = list(executor.imap_unordered(run_chunk, tasks))
         finally:
             executor.close()
-    return sum(r.cpu_seconds for r in reports), sum(r.games for r in reports)
+    return sum(r.cpu_seconds for r in reports), sum(r.games for r in reports), _clock(reports)
+
+
+def _clock(reports: list) -> dict[str, list]:
+    """The chunks' strategy clocks summed: ``{spec: [decisions, CPU seconds]}``."""
+    total: dict[str, list] = {}
+    for report in reports:
+        for spec, decisions, seconds in report.clock:
+            entry = total.setdefault(spec, [0, 0.0])
+            entry[0] += decisions
+            entry[1] += seconds
+    return total
+
+
+def _per_second(clock: dict[str, list]) -> dict[str, float]:
+    return {spec: round(n / t, 1) if t > 0 else 0.0 for spec, (n, t) in clock.items()}
+
+
+def strategy_speeds(settings: Settings, comps) -> dict[str, dict]:
+    """Each strategy's decisions and decisions per CPU-second in its own choose calls (the engine's work between
+    decisions not included), from one in-process worker with every decision timed: a leg of its own, since the clock
+    reads cost a fast strategy a few per cent of the games/s the other legs measure."""
+    executor = make_executor(1, init_worker, (settings.to_dict(), comps))
+    try:
+        size = max(1, math.ceil(settings.games / 4))
+        tasks = [
+            ChunkTask(i, first, size, None, time_strategies=True)
+            for i, first in enumerate(range(0, settings.games, size))
+        ]
+        clock = _clock(list(executor.imap_unordered(run_chunk, tasks)))
+    finally:
+        executor.close()
+    return {
+        spec: {"decisions": n, "cpu_seconds": round(t, 3), "decisions_per_cpu_s": _per_second({spec: [n, t]})[spec]}
+        for spec, (n, t) in clock.items()
+    }
 
 
 def compare_pure(
-    players: int, strategies: tuple[str, ...], games: int, rounds: int = 2, game: str = DEFAULT_GAME
-) -> dict:
+    players: int, strategies: tuple[str, ...], games: int, rounds: int = 2, game: str = DEFAULT_GAME,
+    per_strategy: bool = False,
+) -> dict:  # fmt: skip
     """The same workload on the compiled and on the pure Python engine, one worker each, the legs alternated
-    (compiled, pure, compiled, pure, ...) so load on a shared machine falls on both alike; in CPU time."""
+    (compiled, pure, compiled, pure, ...) so load on a shared machine falls on both alike; in CPU time. With
+    ``per_strategy`` every decision is timed too (both legs alike) and each strategy's speed-up is given."""
     settings = bench_settings(players, strategies, games, game)
     comps, _ = validate(settings)
     rates: dict[str, list[float]] = {"compiled": [], "pure": []}
+    speeds: dict[str, dict[str, list[float]]] = {}
     for _ in range(rounds):
         for name in ("compiled", "pure"):
-            cpu, played = _process_leg(settings, comps, pure=name == "pure")
+            cpu, played, clock = _process_leg(settings, comps, pure=name == "pure", timed=per_strategy)
             rates[name].append(played / cpu if cpu > 0 else 0.0)
+            for spec, rate in _per_second(clock).items():
+                speeds.setdefault(spec, {"compiled": [], "pure": []})[name].append(rate)
     compiled, pure = statistics.median(rates["compiled"]), statistics.median(rates["pure"])
-    return {
+    result: dict = {
         "compiled_games_per_cpu_s": round(compiled, 1),
         "pure_games_per_cpu_s": round(pure, 1),
         "speedup": round(compiled / pure, 2) if pure else None,
         "legs": {name: [round(r, 1) for r in values] for name, values in rates.items()},
     }
+    if per_strategy:
+        result["strategies"] = {}
+        for spec, legs in speeds.items():
+            c, p = statistics.median(legs["compiled"]), statistics.median(legs["pure"])
+            result["strategies"][spec] = {
+                "compiled_decisions_per_cpu_s": round(c, 1),
+                "pure_decisions_per_cpu_s": round(p, 1),
+                "speedup": round(c / p, 2) if p else None,
+            }
+    return result
 
 
 def bench(
     players: int, strategies: tuple[str, ...], games: int, workers: int | None = None, compare: bool = False,
-    game: str = DEFAULT_GAME,
+    game: str = DEFAULT_GAME, per_strategy: bool = False,
 ) -> dict:  # fmt: skip
     settings = bench_settings(players, strategies, games, game)
     comps, _ = validate(settings)
@@ -136,8 +194,10 @@ def bench(
         "games_per_cpu_s": round(gw / cw, 1) if cw > 0 else None,
         "cpu_utilisation": round(cw / (tw * workers), 2),
     }
+    if per_strategy:
+        result["strategies_timed"] = strategy_speeds(settings, comps)
     if compare:
-        result["compare_pure"] = compare_pure(players, strategies, games, game=game)
+        result["compare_pure"] = compare_pure(players, strategies, games, game=game, per_strategy=per_strategy)
         result["speedup"] = result["compare_pure"]["speedup"]
     return result
 
@@ -151,6 +211,17 @@ def bench_text(r: dict) -> str:
             f"\ncompiled vs pure, 1 worker each, alternated, CPU time: {c['compiled_games_per_cpu_s']} vs "
             f"{c['pure_games_per_cpu_s']} games per CPU-second: {c['speedup']}x"
         )
+    if "strategies_timed" in r:
+        text += "\nper strategy, 1 worker, CPU time in its own decisions:"
+        pure = r.get("compare_pure", {}).get("strategies", {})
+        for spec, t in r["strategies_timed"].items():
+            text += f"\n  {spec:<32} {t['decisions_per_cpu_s']:>10,.1f} decisions/CPU-s ({t['decisions']:,} decisions)"
+            if spec in pure:
+                p = pure[spec]
+                text += (
+                    f"; compiled vs pure {p['compiled_decisions_per_cpu_s']:,.1f} vs "
+                    f"{p['pure_decisions_per_cpu_s']:,.1f}: {p['speedup']}x"
+                )
     return text
 
 

@@ -1,0 +1,36 @@
+"""`palais bench --per-strategy`: every strategy of a mix gets its own decisions per CPU-second, for either game."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from palais_sim.cli import app
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "strategies"),
+    [("palais-royal", 2, "lookahead:budget=2,random"), ("palastgefluester", 3, "search:budget=2,heuristic")],
+)
+def test_per_strategy_times_each_strategy_of_a_mix(game: str, players: int, strategies: str) -> None:
+    args = ["bench", "--game", game, "--players", str(players), "--strategies", strategies, "--games", "2"]
+    args += ["--workers", "1"]
+    result = CliRunner().invoke(app, [*args, "--per-strategy", "--json"])
+    assert result.exit_code == 0, result.output
+    timed = json.loads(result.output)["strategies_timed"]
+    assert set(timed) == set(strategies.split(","))
+    for spec, entry in timed.items():
+        assert entry["decisions"] > 0 and entry["decisions_per_cpu_s"] > 0, spec
+    search, simple = (timed[s] for s in strategies.split(","))
+    assert search["decisions_per_cpu_s"] < simple["decisions_per_cpu_s"]  # a search thinks longer than its base
+
+
+def test_per_strategy_text_names_every_strategy() -> None:
+    args = ["bench", "--players", "2", "--strategies", "greedy,random", "--games", "2", "--workers", "1"]
+    result = CliRunner().invoke(app, [*args, "--per-strategy"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.split("per strategy")[1].splitlines()
+    assert any(line.strip().startswith("greedy ") for line in lines)
+    assert any(line.strip().startswith("random ") for line in lines)
