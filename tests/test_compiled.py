@@ -28,7 +28,7 @@ if not COMPILED:
         pytest.fail("the engine is not compiled (run `make build`): PALAIS_REQUIRE_COMPILED=1", pytrace=False)
     pytest.skip("the engine is not compiled in this install (pure Python only)", allow_module_level=True)
 
-# Every built-in but lookahead (slow), 2 to 4 players, with and without a gold limit, on the standard set and a
+# Every built-in (the searches at small budgets), 2 to 4 players, with and without a gold limit, on the standard set and a
 # variant; each game reports its result, every recruitment and the decision count.
 PLAY = r"""
 import json, sys
@@ -51,6 +51,14 @@ for comps in (load_components(), load_components(variant)):
         record["decisions"] = result.decisions
         record["recruits"] = [list(r) for r in result.recruits]
         out["games"].append(record)
+# the searches too, at small budgets: their rollouts run the compiled heuristics and engine
+for game, search in enumerate(["ismcts:budget=3", "lookahead:budget=3", "ismcts:budget=3,root=ucb"]):
+    options = RuleOptions(players=2, max_rounds=60)
+    result = play_game(load_components(), options, 2000 + game, load_strategies(search + ",greedy", 2))
+    record = result.to_json()
+    record["decisions"] = result.decisions
+    record["recruits"] = [list(r) for r in result.recruits]
+    out["games"].append(record)
 print(json.dumps(out))
 """
 
@@ -73,7 +81,7 @@ def run_games(tmp_path: Path, pure: bool) -> dict:
 def test_the_compiled_and_the_pure_engine_play_identical_games(tmp_path: Path) -> None:
     compiled, pure = run_games(tmp_path, pure=False), run_games(tmp_path, pure=True)
     assert compiled["build"]["compiled"] is True and pure["build"]["compiled"] is False
-    assert len(compiled["games"]) == 48
+    assert len(compiled["games"]) == 48 + 3
     for a, b in zip(compiled["games"], pure["games"], strict=True):
         assert a == b, f"game seed {a['seed']} differs between the compiled and the pure engine"
 
