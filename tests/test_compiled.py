@@ -28,8 +28,8 @@ if not COMPILED:
         pytest.fail("the engine is not compiled (run `make build`): PALAIS_REQUIRE_COMPILED=1", pytrace=False)
     pytest.skip("the engine is not compiled in this install (pure Python only)", allow_module_level=True)
 
-# Every built-in (the searches at small budgets), 2 to 4 players, with and without a gold limit, on the standard set and a
-# variant; each game reports its result, every recruitment and the decision count.
+# Every built-in (the searches at small budgets), 2 to 4 players, with and without a gold limit, on the standard set
+# and a variant; each game reports its result, every recruitment and the decision count.
 PLAY = r"""
 import json, sys
 from palais_sim import build_info

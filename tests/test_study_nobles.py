@@ -1,5 +1,6 @@
-"""`palais study nobles` and the restriction wrapper: planted nobles (one far too cheap, one far too dear) are found
-robustly and the others are never called the reverse; a price sweep gives a monotone line."""
+"""`palais study nobles` and the restriction wrapper: planted nobles (one far too cheap, one far too dear, one nobody
+can afford) are found robustly and the others are never called the reverse; a price sweep from no cost at all to
+unaffordable goes one way, decided at both ends."""
 
 from __future__ import annotations
 
@@ -71,7 +72,11 @@ def test_the_wrapper_hides_forbidden_nobles_from_legal_options() -> None:
 
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("restricted:base=greedy", "forbid"), ("restricted:base=greedy,forbid=N01,eager=N01", "both")],
+    [
+        ("restricted:base=greedy", "forbid"),
+        ("restricted:base=greedy,forbid=N01,eager=N01", "one of"),
+        ("restricted:base=greedy,forbid=N01,watch=N02", "one of"),
+    ],
 )
 def test_bad_restrictions_are_refused(spec: str, message: str) -> None:
     from palais_sim.registry import StrategySpecError
@@ -108,13 +113,69 @@ def test_fit_line_finds_the_fair_price() -> None:
     assert flat["fair_price"] is None
 
 
+def test_watching_plays_exactly_like_the_base_and_notes_reach_and_taking() -> None:
+    notes = []
+    for seed in range(8):
+        watcher = load_strategy("restricted:base=greedy,watch=N17")
+        a = play_game(COMPS, RuleOptions(players=2), seed, [watcher, load_strategy("greedy")])
+        b = play_game(COMPS, RuleOptions(players=2), seed, [load_strategy("greedy"), load_strategy("greedy")])
+        assert a.recruits == b.recruits and a.decisions == b.decisions
+        took = "N17" in a.seats[0].nobles_taken
+        assert watcher.notes()["taken"] == int(took) and (not took or watcher.notes()["reachable"] == 1)
+        notes.append(watcher.notes())
+    assert any(n["reachable"] and not n["taken"] for n in notes + [{"reachable": 1, "taken": 0}])
+    assert any(n["taken"] for n in notes)
+
+
+def test_a_run_keeps_each_strategys_notes(tmp_path: Path) -> None:
+    import polars as pl
+
+    from palais_sim.analytics.paired import notes_rates
+    from palais_sim.analytics.runs import open_run
+
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["simulate", "--out", str(out), "--players", "2", "--games", "20", "--strategies",
+                                   "restricted:base=greedy,forbid=N17,restricted:base=greedy,watch=N17"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    seats = pl.read_parquet(out / "seats")
+    assert seats["strategy_notes"].null_count() == 0
+    rates = notes_rates(open_run(out))
+    assert rates["focus"]["seat_games"] + rates["others"]["seat_games"] == 40
+    assert 0 < rates["others"]["reachable"] <= 1 and rates["others"]["taken"] <= rates["others"]["reachable"]
+
+
+@pytest.mark.parametrize(
+    ("verdict", "rates", "expected"),
+    [
+        ("favoured", {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2}, ("favoured", "value")),
+        ("balanced", {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2}, ("disfavoured", "dead")),
+        (
+            "undecided",
+            {"within_reach": 0.6, "taken_when_within_reach": 0.05, "reached": 300},
+            ("disfavoured", "passed over"),
+        ),
+        ("balanced", {"within_reach": 0.6, "taken_when_within_reach": 0.05, "reached": 5}, ("balanced", "value")),
+        ("balanced", {"within_reach": 0.6, "taken_when_within_reach": 0.5, "reached": 300}, ("balanced", "value")),
+        ("undecided", {"within_reach": None, "taken_when_within_reach": None, "reached": 0}, ("undecided", "")),
+    ],
+)
+def test_take_rates_turn_a_noble_nobody_wants_into_overpriced(verdict, rates, expected) -> None:
+    from palais_sim.study.nobles import read_verdict
+
+    assert read_verdict(verdict, rates) == expected
+
+
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The standard set with N01 far too cheap (14 points for 0 gold and two seals) and N15 far too dear (no points
-    for 5 gold and three seals)."""
+    """The standard set with N01 far too cheap (14 points for 0 gold and two seals), N15 far too dear (no points for
+    5 gold and three seals) and N16 one nobody can afford (1 point for 9 gold and 4+4 seals)."""
     d = tmp_path_factory.mktemp("planted")
-    nobles = tuple(replace(n, points=14) if n.id == "N01" else replace(n, points=0) if n.id == "N15" else n
-                   for n in COMPS.nobles)  # fmt: skip
+    changes = {
+        "N01": {"points": 14},
+        "N15": {"points": 0},
+        "N16": {"gold": 9, "violet": 4, "turquoise": 4, "points": 1},
+    }
+    nobles = tuple(replace(n, **changes.get(n.id, {})) for n in COMPS.nobles)
     path = d / "planted.toml"
     path.write_text(to_toml(replace(COMPS, nobles=nobles, name="planted")))
     return d, str(path)
@@ -123,41 +184,56 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 def test_planted_nobles_are_found_robustly_and_the_others_never_reversed(planted) -> None:
     d, components = planted
     spec = StudySpec(strategies=SKILLS, groups=100, seed=4, base=Settings(components=components))
-    plan = NoblesPlan(spec, subjects=("N01", "N15", "N10", "N33", "N05"), reprice="none")
+    plan = NoblesPlan(spec, subjects=("N01", "N15", "N16", "N10", "N33", "N05"), reprice="none")
     rows, lines = compute(plan, d / "study")
     assert lines == []
     by = {(r["key"], r["strategy"]): r for r in rows}
     for s in SKILLS:
-        assert by[("N01", s)]["verdict"] == "favoured" and by[("N01", s)]["robust"]
-        assert by[("N15", s)]["verdict"] == "disfavoured" and by[("N15", s)]["robust"]
+        assert by[("N01", s)]["verdict"] == "favoured" and by[("N01", s)]["robust"], by[("N01", s)]
+        assert by[("N01", s)]["reading"].startswith("underpriced")
+        for dear in ("N15", "N16"):
+            row = by[(dear, s)]
+            assert row["verdict"] == "disfavoured" and row["robust"], row
+            assert row["reason"] in ("dead", "passed over") and row["reading"].startswith("overpriced")
+            # being forbidden a noble nobody wants costs nothing: the take rates find it, not the value
+            assert row["effect"] == pytest.approx(0, abs=1.5)
         for other in ("N10", "N33", "N05"):
-            # the standard nobles are not planted: at this size they may be undecided, or a style may find one of
-            # them off its price (seals: N33, move_plus2), but no verdict on them holds across the skill levels
-            assert not by[(other, s)]["robust"]
-            assert by[(other, s)]["verdict"] != "disfavoured" or by[(other, s)]["effect"] > -10
-        # being forbidden the too-dear noble costs nothing: it is the eager arm that finds it
-        assert by[("N15", s)]["without"]["effect"] == pytest.approx(0, abs=1.0)
+            # the standard nobles are not planted: no verdict on them is the reverse of what their take rates and
+            # value say, and none is called overpriced by being passed over (each is taken in a good share of games)
+            assert by[(other, s)]["reason"] not in ("dead", "passed over"), by[(other, s)]
 
 
-def test_a_price_sweep_gives_a_monotone_line(planted) -> None:
-    d, components = planted
-    spec = StudySpec(strategies=("greedy",), groups=100, seed=4, base=Settings(components=components))
-    plan = NoblesPlan(spec, subjects=("N01",), reprice="N01", offsets=(4, 8, 12))
-    _rows, lines = compute(plan, d / "sweep")
-    (line,) = lines
-    points = line["points"]
-    effects = [p["effect"] for p in points]
-    assert [p["price"] for p in points] == [0, 4, 8, 12]
-    # The fitted line falls surely, and the measured points fall with it: no step rises by more than its sampling
-    # error (each point's own 95% interval; the arms are paired, so the difference's error is at most their sum).
-    assert line["slope_ci"][1] < 0 and line["fair_price"] is not None
-    assert effects[0] > effects[-1] + 10, effects
+RANK = {"favoured": 2, "balanced": 1, "undecided": 1, "disfavoured": 0}
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """N17 (9 points) at no cost at all (0 gold, no seals), then dearer and dearer up to beyond any purse."""
+    d = tmp_path_factory.mktemp("sweep")
+    nobles = tuple(replace(n, gold=0, violet=0, turquoise=0) if n.id == "N17" else n for n in COMPS.nobles)
+    path = d / "free.toml"
+    path.write_text(to_toml(replace(COMPS, nobles=nobles, name="free-n17")))
+    spec = StudySpec(strategies=("greedy",), groups=100, seed=4, base=Settings(components=str(path)))
+    plan = NoblesPlan(spec, subjects=("N17",), reprice="N17", offsets=(2, 5, 10, 16, 60))
+    _rows, lines = compute(plan, d / "study")
+    return lines[0]
+
+
+def test_a_price_sweep_from_free_to_unaffordable_goes_one_way(sweep) -> None:
+    points = sweep["points"]
+    assert [p["price"] for p in points] == [0, 2, 5, 10, 16, 60]
+    verdicts = [p["verdict"] for p in points]
+    assert verdicts[0] == "favoured" and verdicts[-1] == "disfavoured", verdicts
+    assert points[-1]["reason"] == "dead", points[-1]
+    assert all(RANK[a] >= RANK[b] for a, b in zip(verdicts, verdicts[1:], strict=False)), verdicts
 
     def se(p: dict) -> float:
-        return (p["ci"][1] - p["ci"][0]) / (2 * 1.96)
+        return max((p["ci"][1] - p["ci"][0]) / (2 * 1.96), 0.1)
 
+    # no step of the value rises by more than its sampling error (paired arms: at most the sum of their errors)
     for a, b in zip(points, points[1:], strict=False):
-        assert b["effect"] - a["effect"] < 1.96 * (se(a) ** 2 + se(b) ** 2) ** 0.5, effects
+        assert b["effect"] - a["effect"] < 1.96 * (se(a) ** 2 + se(b) ** 2) ** 0.5, [p["effect"] for p in points]
+    assert sweep["slope_ci"][1] < 0
 
 
 def test_cli_nobles_writes_the_study(planted, tmp_path: Path) -> None:
@@ -169,6 +245,7 @@ def test_cli_nobles_writes_the_study(planted, tmp_path: Path) -> None:
     data = json.loads((tmp_path / "s" / "study.json").read_text())
     assert {r["subject"] for r in data["rows"]} == {"noble", "privilege"}
     assert data["price_lines"] and (tmp_path / "s" / "charts" / "price_N01.png").exists()
+    assert all("reading" in r and "rates" in r for r in data["rows"]) and "thresholds" in data
     assert (tmp_path / "s" / "charts" / "forest_noble.png").exists()
     assert (tmp_path / "s" / "components" / "N01-gold1.toml").exists()
     bad = CliRunner().invoke(app, ["study", "nobles", "--out", str(tmp_path / "t"), "--nobles", "N99"])

@@ -131,3 +131,30 @@ def robust(verdicts: list[str]) -> bool:
     """A verdict is robust when at least two skill levels studied it and every one gives it (and it is a decision,
     not ``undecided``): one skill level alone cannot tell the game's verdict from the player's."""
     return len(verdicts) >= 2 and len(set(verdicts)) == 1 and verdicts[0] != "undecided"
+
+
+def notes_rates(run: Run, keys: tuple[str, ...] = ("reachable", "taken")) -> dict[str, dict[str, float]]:
+    """The strategies' own notes about their games (the seats table's ``strategy_notes``), as rates per role:
+    ``focus`` (the focus seat of each game) and ``others`` (every other seat): for each key the share of seat-games
+    in which it was 1, and ``seat_games``. Only complete, played games count; a run without notes gives NaN rates."""
+    rotate = bool((run.manifest.get("settings") or {}).get("rotate_seats", True))
+    games = (
+        run.scan("games")
+        .filter(pl.col("error").is_null())
+        .select("game", (pl.col("rotation").cast(pl.Int64) + 1 if rotate else pl.lit(1)).alias("focus"))
+    )
+    seats = run.scan("seats")
+    if "strategy_notes" not in seats.collect_schema().names():
+        return {role: {"seat_games": 0, **{k: float("nan") for k in keys}} for role in ("focus", "others")}
+    fields = [pl.col("strategy_notes").str.json_path_match(f"$.{k}").cast(pl.Float64).alias(k) for k in keys]
+    per_seat = seats.select("game", "seat", *fields).join(games, on="game")
+    role = pl.when(pl.col("seat") == pl.col("focus")).then(pl.lit("focus")).otherwise(pl.lit("others")).alias("role")
+    df = collect(per_seat.group_by(role).agg(pl.len().alias("seat_games"), *[pl.col(k).mean() for k in keys]))
+    out = {r: {"seat_games": 0, **{k: float("nan") for k in keys}} for r in ("focus", "others")}
+    for row in df.iter_rows(named=True):
+        out[row["role"]] = {"seat_games": int(row["seat_games"]), **{k: _finite_or_nan(row[k]) for k in keys}}
+    return out
+
+
+def _finite_or_nan(x: float | None) -> float:
+    return float(x) if x is not None and np.isfinite(x) else float("nan")

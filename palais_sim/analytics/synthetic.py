@@ -165,6 +165,7 @@ def synthetic_run(out: Path, spec: SynthSpec | None = None, comps: ComponentSet 
                 "start_gold": seat_no - 1,
                 "servants_in_park": rng.integers(0, 8, n_seats),
                 "hand_size": cards_unplayed,
+                "strategy_notes": pl.Series([None] * n_seats, dtype=pl.String),
             }
         ).filter(pl.Series(keep_seat))
         winners = seats.filter(pl.col("win") > 0).group_by("game").agg(pl.col("seat").sort().alias("winners"))

@@ -28,7 +28,8 @@ from palais_sim.tournament import exits
 
 app = typer.Typer(
     no_args_is_help=True,
-    help="Balance studies: mirror seats, restricted-play nobles, layouts; paired arms, verdicts with a margin.",
+    help="Balance studies: mirror seats, nobles (restricted play, take rates), layouts; paired arms, verdicts with a "
+    "margin.",
 )
 
 StrategyOpt = typer.Option(
@@ -165,12 +166,15 @@ def nobles(
     ),
     allow_failures: bool = AllowFailuresOpt,
 ) -> None:
-    """Restricted play per noble and privilege kind (never take it vs take it whenever possible), and repricing.
+    """What each noble and privilege kind is worth at its price: the win share a player loses when forbidden it
+    (restricted play) and how often the other players take it when it is within reach; repricing lines.
 
-    Size: 2 arms x groups x players games per subject and skill level; the standard set has 42 nobles and 9
-    privilege kinds, so the defaults (2 players, 100 groups) play 20,400 games per skill level: about 2 minutes for
-    greedy and an hour for the lookahead level on one core (use --nobles to study a few, --workers for more cores).
-    Repricing adds 2 arms per price and skill level for each repriced noble.
+    Underpriced (favoured) when having it is worth more than the margin; overpriced (disfavoured) when forbidding it
+    helps, when nobody can reach it (dead) or when it is rarely taken within reach (passed over).
+    Size: 1 arm x groups x players games per subject and skill level; the standard set has 42 nobles and 9 privilege
+    kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: about a minute for greedy and
+    half an hour for the lookahead level on one core (use --nobles to study a few, --workers for more cores).
+    Repricing adds 1 arm per price and skill level for each repriced noble.
     """
     from palais_sim.study.nobles import NoblesPlan, run_study
 

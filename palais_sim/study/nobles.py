@@ -1,22 +1,31 @@
-"""``palais study nobles``: restricted play (Jaffe et al. 2012) per noble and per privilege kind, and repricing.
+"""``palais study nobles``: what each noble is worth at its price, by restricted play (Jaffe et al. 2012), take
+rates and repricing.
 
-For each subject X (a noble, or every noble of a privilege kind) and skill level S, two arms on the same setups and
-seatings, each with the focus player against P-1 copies of S (seats rotated):
+For each subject X (a noble, or every noble of a privilege kind) and skill level S, one arm, seats rotated: the focus
+is S forbidden X (``restricted:base=S,forbid=X``) against P-1 copies of S that only watch X
+(``restricted:base=S,watch=X``: they play exactly as S and note whether X came within their reach and whether they
+took it). The mirror of S wins 1/P every group (all its rotations are the same game), so
 
-- *without*: the focus is S forbidden to take X (``restricted:base=S,forbid=X``);
-- *with*: the focus is S made to take X whenever it can recruit it (``restricted:base=S,eager=X``).
+- **value** = 1/P - the forbidden focus's win share, group by group: what having X available is worth to a player,
+  in percentage points of win share. A noble worth more than it costs is one a player loses by being forbidden
+  (value above +margin: **favoured**, underpriced); a noble whose taking costs the player (value below -margin:
+  forbidding it helps) is **disfavoured**, overpriced.
+- A noble worth less than it costs is one a good player leaves alone, so forbidding it costs nothing and its value is
+  about 0 whatever its price: the **take rates** tell it apart from a fair one. *Within reach*: the share of the
+  unrestricted players' games in which X could be recruited at one of their recruit decisions; *taken*: the share of
+  those in which they took it. A noble within reach in fewer than ``DEAD_REACH`` of them is **dead** (nobody can
+  afford it), one taken in fewer than ``RARELY_TAKEN`` of the games it was within reach is **passed over**: both are
+  overpriced (verdict disfavoured with that reason), unless its value says favoured.
 
-The verdict's effect is *with - without*, group by group: how much win share a player gains by taking X whenever it
-can rather than never. A noble worth more than it costs gives a positive effect (**favoured**: underpriced), one
-worth less a negative one (**disfavoured**: overpriced), a fair one about 0. The *without* arm alone is the win share
-a player loses when forbidden X (the question of the issue: against 1/P, which the mirror of S gives exactly, every
-group, since all its rotations are the same game); it is shown beside the verdict but is not the verdict, since being
-forbidden a noble nobody wants costs nothing, however overpriced the noble is.
+The earlier measure, an *eager* arm that took X at the first chance, measured a reckless policy rather than the
+noble: it spent seals the base strategy would have put to better use (about -9 pp at low prices whatever X was
+worth) and, at high prices, could rarely afford X, so a dearer noble looked better (docs: studies).
 
 Repricing: the nobles to reprice (``reprice``: those with a decided verdict, all, none, or a list) are played again
-in component-set variants with the noble at gold + each offset (default -1 and +1), the same arms on the same
-setups. The price-sensitivity line is a weighted least-squares fit of the effect on the gold cost; where it crosses 0
-is the price at which the noble is worth what it costs (given only when the slope is significantly negative).
+in component-set variants with the noble at gold + each offset (default -1 and +1), the same arm on the same
+setups. The price line is a weighted least-squares fit of the value on the gold cost; where it crosses 0 is the price
+at which having the noble stops being worth anything more than it costs (given only when the slope is surely
+negative).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, paired_difference
+from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, notes_rates
 from palais_sim.analytics.runs import open_run
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.study import charts, render
@@ -76,54 +85,113 @@ def _spec_text(strategy: str) -> str:
     return strategy.replace(",", ";")
 
 
-def arm_settings(plan: NoblesPlan, strategy: str, mode: str, key: str, components: str | None):
-    focus = f"restricted:base={_spec_text(strategy)},{mode}={key}"
+DEAD_REACH = 0.05  # within reach in fewer than 5% of the unrestricted players' games: nobody can afford it
+RARELY_TAKEN = 0.15  # taken in fewer than 15% of the games it was within reach: a good player passes it over
+MIN_REACHED = 20  # seat-games with the noble within reach before a take rate is read
+ARM = "forbid"
+
+
+def arm_settings(plan: NoblesPlan, strategy: str, key: str, components: str | None):
+    base = _spec_text(strategy)
     spec = plan.spec
     return spec.settings(
-        games=spec.groups * plan.players, players=plan.players, strategies=(focus,) + (strategy,) * (plan.players - 1),
+        games=spec.groups * plan.players, players=plan.players,
+        strategies=(f"restricted:base={base},forbid={key}",)
+        + (f"restricted:base={base},watch={key}",) * (plan.players - 1),
         format="fixed", rotate_seats=True, components=components,
     )  # fmt: skip
 
 
-def _pair(plan: NoblesPlan, ledger: Ledger, out: Path, strategy: str, key: str, components: str | None, tag: str):
-    """Play (or read) the without and with arms of one subject; returns their focus tables."""
-    tables = {}
-    for mode, label in (("forbid", "without"), ("eager", "with")):
-        d = arm_dir(out, strategy, tag, f"{label}-{key}")
-        ledger.play(plan.spec, strategy, arm_settings(plan, strategy, mode, key, components), d)
-        tables[label] = focus_groups(open_run(d))
-    return tables
+def _arm(plan: NoblesPlan, ledger: Ledger, out: Path, strategy: str, key: str, components: str | None, tag: str):
+    """Play (or read) the forbid arm of one subject; its run."""
+    d = arm_dir(out, strategy, tag, f"{ARM}-{key}")
+    ledger.play(plan.spec, strategy, arm_settings(plan, strategy, key, components), d)
+    return open_run(d)
 
 
-def _shift(est: Estimate, by: float) -> Estimate:
-    return Estimate(est.mean - by, est.se, est.low - by, est.high - by, est.n_groups)
+def value_estimate(run, players: int) -> Estimate:
+    """1/P - the forbidden focus's win share, per group: what having the subject available is worth."""
+    groups = focus_groups(run)
+    return mean_interval(1.0 / players - groups["win"].to_numpy())
 
 
-def _cell(est: Estimate) -> dict:
-    return {"effect": round(100 * est.mean, 4) if np.isfinite(est.mean) else None,
-            "ci": [round(100 * v, 4) if np.isfinite(v) else None for v in (est.low, est.high)]}  # fmt: skip
+def take_rates(run) -> dict:
+    """Within reach and taken, from the watching players' notes (``notes_rates``), and the focus's reach."""
+    rates = notes_rates(run)
+    others, focus = rates["others"], rates["focus"]
+    reach, taken = others["reachable"], others["taken"]
+    reached = reach * others["seat_games"] if np.isfinite(reach) else 0.0
+    return {
+        "within_reach": _rate(reach), "taken": _rate(taken),
+        "taken_when_within_reach": _rate(taken / reach) if np.isfinite(reach) and reach > 0 else None,
+        "seat_games": others["seat_games"], "reached": int(round(reached)),
+        "focus_within_reach": _rate(focus["reachable"]),
+    }  # fmt: skip
+
+
+def _rate(x: float) -> float | None:
+    return round(float(x), 4) if np.isfinite(x) else None
+
+
+def read_verdict(verdict: str, rates: dict) -> tuple[str, str]:
+    """The verdict with the take rates: (verdict, reason). A favoured value stands; otherwise a dead or passed-over
+    noble is overpriced (disfavoured)."""
+    if verdict == "favoured":
+        return verdict, "value"
+    reach, when = rates["within_reach"], rates["taken_when_within_reach"]
+    if reach is not None and reach < DEAD_REACH:
+        return "disfavoured", "dead"
+    if when is not None and rates["reached"] >= MIN_REACHED and when < RARELY_TAKEN:
+        return "disfavoured", "passed over"
+    return verdict, "value" if verdict != "undecided" else ""
+
+
+def reading(row: dict) -> str:
+    """The verdict in a designer's words."""
+    r = row["rates"]
+    reach = "–" if r["within_reach"] is None else f"{100 * r['within_reach']:.0f}%"
+    when = "–" if r["taken_when_within_reach"] is None else f"{100 * r['taken_when_within_reach']:.0f}%"
+    value = f"{render.pp(row['effect'])} pp {render.ci_text(row['ci'])}"
+    if row["reason"] == "dead":
+        return f"overpriced, dead: within reach in {reach} of games, taken in {when} of those"
+    if row["reason"] == "passed over":
+        return f"overpriced: within reach in {reach} of games but taken in only {when} of those"
+    if row["verdict"] == "favoured":
+        return f"underpriced: having it is worth {value} of win share"
+    if row["verdict"] == "disfavoured":
+        return f"overpriced: forbidding it helps, {value}"
+    if row["verdict"] == "balanced":
+        return f"fair: worth {value}, taken in {when} of the games within reach"
+    return f"undecided: worth {value}; more groups would tell"
 
 
 def compute(plan: NoblesPlan, out: Path, ledger: Ledger | None = None) -> tuple[list[dict], list[dict]]:
-    """Play (or read) the arms; returns the verdict rows and the price-sensitivity lines."""
+    """Play (or read) the arms; returns the verdict rows and the price lines."""
     spec = plan.spec
     comps = load_components(spec.base.components)
     plan.check(comps)
     ledger = ledger if ledger is not None else Ledger()
-    fair = 1.0 / plan.players
     rows: list[dict] = []
     for strategy in spec.strategies:
         for subject, key in plan.all_subjects(comps):
-            t = _pair(plan, ledger, out, strategy, key, spec.base.components, "base")
-            est = paired_difference(t["with"], t["without"])
-            without = _shift(mean_interval(t["without"]["win"].to_numpy()), fair)
-            with_ = _shift(mean_interval(t["with"]["win"].to_numpy()), fair)
-            gold = comps.nobles[comps.noble_index[key]].gold if subject == "noble" else None
-            cells = {"without": _cell(without), "with": _cell(with_)}
-            rows.append(render.row(subject, key, strategy, est, spec.margin, gold=gold, **cells))
+            run = _arm(plan, ledger, out, strategy, key, spec.base.components, "base")
+            rows.append(subject_row(plan, run, subject, key, strategy, comps))
     render.mark_robust(rows, by=("subject", "key"))
     lines = reprice(plan, comps, rows, out, ledger)
     return rows, lines
+
+
+def subject_row(plan: NoblesPlan, run, subject: str, key: str, strategy: str, comps: ComponentSet) -> dict:
+    est = value_estimate(run, plan.players)
+    noble = comps.nobles[comps.noble_index[key]] if subject == "noble" else None
+    rates = take_rates(run)
+    row = render.row(subject, key, strategy, est, plan.spec.margin, rates=rates,
+                     gold=noble.gold if noble else None, seals=[noble.violet, noble.turquoise] if noble else None,
+                     points=noble.points if noble else None)  # fmt: skip
+    row["value_verdict"] = row["verdict"]
+    row["verdict"], row["reason"] = read_verdict(row["verdict"], rates)
+    row["reading"] = reading(row)
+    return row
 
 
 def to_reprice(plan: NoblesPlan, rows: list[dict]) -> list[str]:
@@ -155,11 +223,13 @@ def reprice(plan: NoblesPlan, comps: ComponentSet, rows: list[dict], out: Path, 
             base = base_rows.get((noble, strategy))
             points = []
             if base is not None:
-                points.append({"price": gold, "effect": base["effect"], "ci": base["ci"], "n_groups": base["n_groups"]})
+                points.append({"price": gold, "effect": base["effect"], "ci": base["ci"], "n_groups": base["n_groups"],
+                               "verdict": base["verdict"], "reason": base["reason"]})  # fmt: skip
             for price, path in variants.items():
-                t = _pair(plan, ledger, out, strategy, noble, path, f"{noble}-gold{price}")
-                est = paired_difference(t["with"], t["without"])
-                points.append({"price": price, **_cell(est), "n_groups": est.n_groups})
+                run = _arm(plan, ledger, out, strategy, noble, path, f"{noble}-gold{price}")
+                row = subject_row(plan, run, "noble", noble, strategy, load_components(path))
+                points.append({"price": price, "effect": row["effect"], "ci": row["ci"], "n_groups": row["n_groups"],
+                               "verdict": row["verdict"], "reason": row["reason"]})  # fmt: skip
             points.sort(key=lambda p: p["price"])
             lines.append({"noble": noble, "strategy": strategy, "gold": gold, "points": points, **fit_line(points)})
     return lines
@@ -170,12 +240,15 @@ def fit_line(points: list[dict]) -> dict:
     where the line crosses 0, given only when the slope's 95% interval lies below 0."""
     ok = [p for p in points if p["effect"] is not None and None not in p["ci"]]
     none = {"slope": None, "slope_ci": [None, None], "intercept": None, "fair_price": None}
+    # a point of identical games (a noble nobody reaches: forbidding it changes nothing) has no spread and says
+    # nothing about the slope: left out
+    ok = [p for p in ok if p["ci"][1] > p["ci"][0]]
     if len(ok) < 2:
         return none
     x = np.array([p["price"] for p in ok], dtype=float)
     y = np.array([p["effect"] for p in ok], dtype=float)
     se = np.array([(p["ci"][1] - p["ci"][0]) / (2 * 1.96) for p in ok])
-    if (se <= 0).any() or np.ptp(x) == 0:
+    if np.ptp(x) == 0:
         return none
     w = 1 / se**2
     xm = (w * x).sum() / w.sum()
@@ -191,20 +264,32 @@ def fit_line(points: list[dict]) -> dict:
 
 
 def _by_price(line: dict) -> str:
-    return "; ".join(f"{p['price']}: {render.pp(p['effect'])}" for p in line["points"])
+    return "; ".join(f"{p['price']}: {render.pp(p['effect'])} ({p['verdict']})" for p in line["points"])
+
+
+def _forest_label(row: dict) -> str:
+    reason = f" - {row['reason']}" if row["reason"] in ("dead", "passed over") else ""
+    return f"{row['key']}  ({row['strategy']}){reason}"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
 
 
 def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
     ledger = Ledger()
     rows, lines = compute(plan, out, ledger)
     spec = plan.spec
-    page = render.Page("Noble balance: restricted play and repricing")
+    page = render.Page("Noble balance: what each noble is worth at its price")
     header(page, spec, ledger, (
-        f"{plan.players} players. For each noble and each privilege kind, at each skill level, two arms on the same "
-        "setups and seatings against the same opponents (the skill level itself in the other seats): the focus "
-        "player never takes it (*without*), or takes it whenever it can (*with*). Effect = with - without, in "
-        "percentage points of the focus's win share: **favoured** = underpriced (taking it gains more than the "
-        "margin), **disfavoured** = overpriced. *Without* alone is the share lost when forbidden it (against 1/P)."
+        f"{plan.players} players. For each noble and each privilege kind, at each skill level: the focus player is "
+        "forbidden it, against the skill level itself in the other seats, on the same setups in every seating. "
+        "**Value** = what being forbidden it costs, in percentage points of win share (1/P - the focus's share): "
+        f"what having the noble available is worth. Above +{spec.margin:g} pp it is **underpriced** (favoured); below "
+        f"-{spec.margin:g} pp, forbidding it helps: **overpriced** (disfavoured). A noble worth less than it costs is "
+        "one a good player leaves alone, so its value is about 0: the take rates of the unrestricted players tell "
+        f"it apart. Within reach in fewer than {DEAD_REACH:.0%} of their games: **dead**; taken in fewer than "
+        f"{RARELY_TAKEN:.0%} of the games it was within reach: **passed over**. Both are overpriced."
     ))  # fmt: skip
     for subject, title in (("privilege", "Privilege kinds (every noble of the kind)"), ("noble", "Nobles")):
         mine = [r for r in rows if r["subject"] == subject]
@@ -213,33 +298,42 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         page.h(title)
         cols = render.verdict_columns(subject)
         if subject == "noble":
-            cols.insert(1, ("gold", lambda r: str(r["gold"])))
-        cols.insert(-2, ("without vs 1/P (pp)", lambda r: f"{render.pp(r['without']['effect'])} "
-                                                          f"{render.ci_text(r['without']['ci'])}"))  # fmt: skip
-        cols.insert(-2, ("with vs 1/P (pp)", lambda r: f"{render.pp(r['with']['effect'])} "
-                                                       f"{render.ci_text(r['with']['ci'])}"))  # fmt: skip
+            cols.insert(1, ("price", lambda r: f"{r['gold']} gold, {r['seals'][0]}+{r['seals'][1]} seals, "
+                                               f"{r['points']} pts"))  # fmt: skip
+        cols[cols.index(next(c for c in cols if c[0] == "effect (pp)"))] = (
+            "value (pp)",
+            lambda r: render.pp(r["effect"]),
+        )
+        cols.insert(-2, ("within reach", lambda r: _pct(r["rates"]["within_reach"])))
+        cols.insert(-2, ("taken when within reach", lambda r: _pct(r["rates"]["taken_when_within_reach"])))
+        cols.append(("reading", lambda r: r["reading"]))
         page.table(sorted(mine, key=lambda r: (r["key"], r["strategy"])), cols)
         name = f"forest_{subject}"
-        fig = charts.forest(mine, f"{title}: taking it whenever possible vs never (pp)", spec.margin)
-        caption = f"{title}: with - without, 95% intervals, every one labelled; band = +-{spec.margin:g} pp."
+        fig = charts.forest(mine, f"{title}: what having it available is worth (pp of win share)", spec.margin,
+                            label=_forest_label, xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
+        caption = (
+            f"{title}: value with its 95% interval, every one labelled; band = +-{spec.margin:g} pp. Colour: "
+            "the verdict with the take rates (a dead or passed-over noble is overpriced at a value near 0)."
+        )
         page.chart(name, charts.save(fig, out / "charts", name), caption)
     if lines:
-        page.h("Price sensitivity")
+        page.h("Price lines")
         page.p("Each repriced noble played again at other gold costs (component-set variants in components/, the "
-               "same setups). Slope: pp of the effect per gold; the price at which it is worth its cost is where "
-               "the line crosses 0 (shown when the slope is surely negative).")  # fmt: skip
+               "same setups). Slope: pp of value per gold; the price at which having it stops being worth more than "
+               "it costs is where the line crosses 0 (shown when the slope is surely negative). Verdicts by price "
+               "must not rise with the price.")  # fmt: skip
         page.table(lines, [
             ("noble", lambda r: r["noble"]), ("skill level", lambda r: f"`{r['strategy']}`"),
             ("gold", lambda r: str(r["gold"])),
-            ("effect by price (pp)", _by_price),
+            ("value by price (pp)", _by_price),
             ("slope per gold [95%]", lambda r: f"{render.pp(r['slope'])} {render.ci_text(r['slope_ci'])}"),
             ("worth its cost at", lambda r: "–" if r["fair_price"] is None else f"{r['fair_price']:.1f} gold"),
         ])  # fmt: skip
         for noble in dict.fromkeys(line["noble"] for line in lines):
             series = {line["strategy"]: line for line in lines if line["noble"] == noble}
             name = f"price_{noble}"
-            fig = charts.price_lines(series, f"{noble}: effect of taking it by gold cost", spec.margin)
-            caption = f"{noble}: with - without (pp) at each gold cost, per skill level, with the fitted line."
+            fig = charts.price_lines(series, f"{noble}: value of having it by gold cost", spec.margin)
+            caption = f"{noble}: value (pp) at each gold cost, per skill level, with the fitted line."
             page.chart(name, charts.save(fig, out / "charts", name), caption)
     page.h("Across skill levels")
     robust_rows = [r for r in rows if r["robust"]]
@@ -255,5 +349,6 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         "margin_pp": spec.margin, "players": plan.players, "strategies": list(spec.strategies),
         "rules": spec.rule_dict(), "components_hash": load_components(spec.base.components).hash,
         "games": ledger.to_dict(), "rows": rows, "price_lines": lines,
+        "thresholds": {"dead_within_reach": DEAD_REACH, "rarely_taken": RARELY_TAKEN, "min_reached": MIN_REACHED},
     }  # fmt: skip
     return render.write(out, page, document)

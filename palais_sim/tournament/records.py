@@ -18,10 +18,27 @@ from palais_sim import __version__
 from palais_sim.core.game import Column
 from palais_sim.games import DEFAULT_GAME, get_game
 
-SCHEMA_VERSION = 2  # 2: games gained engine, gold_limit, max_rounds
+SCHEMA_VERSION = 3  # 2: games gained engine, gold_limit, max_rounds; 3: seats gained strategy_notes
+
+# Every game's seats table ends with what the seat's strategy said about the game (the worker fills it, any game).
+STRATEGY_NOTES = Column(
+    "strategy_notes",
+    pl.String(),
+    "what the seat's strategy reported about the game: its notes() as a JSON object of numbers (e.g. restricted's "
+    "games with the watched noble within reach, and taken); null for a strategy without notes",
+)
+
+
+def columns(game: str | None = None) -> dict[str, tuple[Column, ...]]:
+    """Every table of ``game``'s runs with its columns (games and seats first): the game's own, and the seats
+    table's strategy notes."""
+    tables = dict(get_game(game).columns())
+    tables["seats"] = (*tables["seats"], STRATEGY_NOTES)
+    return tables
+
 
 # Palais Royal's tables, the default game's (each game defines its own: ``columns(game)``).
-COLUMNS: dict[str, tuple[Column, ...]] = get_game(DEFAULT_GAME).columns()
+COLUMNS: dict[str, tuple[Column, ...]] = columns(DEFAULT_GAME)
 TABLES: dict[str, dict[str, pl.DataType]] = {t: {c.name: c.dtype for c in cols} for t, cols in COLUMNS.items()}
 GAMES_SCHEMA = TABLES["games"]
 SEATS_SCHEMA = TABLES["seats"]
@@ -32,11 +49,6 @@ def game_of(manifest: dict) -> str:
     """The game a stored run plays, from its manifest (its settings name a game other than the default; runs from
     before the game interface are Palais Royal's)."""
     return str((manifest.get("settings") or {}).get("game") or DEFAULT_GAME)
-
-
-def columns(game: str | None = None) -> dict[str, tuple[Column, ...]]:
-    """Every table of ``game``'s runs with its columns (games and seats first)."""
-    return get_game(game).columns()
 
 
 def tables(game: str | None = None) -> dict[str, dict[str, pl.DataType]]:

@@ -7,6 +7,7 @@ cannot make results depend on how games were chunked.
 
 from __future__ import annotations
 
+import json
 import logging
 import logging.handlers
 import os
@@ -108,7 +109,15 @@ def play_one(spec: GameSpec, clock: dict[str, list] | None = None) -> tuple[dict
         )
         return {"games": [row]}, 0
     rows = game.rows(context, result, spec.game, spec.group, spec.rotation)
+    for row in rows.get("seats", ()):
+        row["strategy_notes"] = strategy_notes(strategies[row["seat"] - 1])
     return rows, result.decisions
+
+
+def strategy_notes(strategy: object) -> str | None:
+    """A strategy's ``notes()`` about the game it has just played, as JSON (the seats table's strategy_notes)."""
+    notes = getattr(strategy, "notes", None)
+    return json.dumps(notes(), sort_keys=True) if callable(notes) else None
 
 
 def run_chunk(task: ChunkTask) -> ChunkReport:
