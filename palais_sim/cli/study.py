@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, exit_for_failures, fail
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail
 from palais_sim.cli.options import (
     AllowFailuresOpt,
     ComponentsOpt,
@@ -114,13 +114,27 @@ def seats(
     gold_limit: int | None = GoldLimitOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     tiebreak: str = TiebreakOpt,
+    ladder_spec: str | None = typer.Option(
+        None,
+        "--ladder",
+        help="A strength ladder as the skill levels: a search spec with a budget, doubled per rung "
+        "(e.g. ismcts:budget=8 gives 8, 16, 32, 64); instead of --strategy",
+    ),  # fmt: skip
+    rungs: int = typer.Option(4, "--rungs", help="Rungs of the --ladder"),
+    elo_groups: int = typer.Option(
+        100, "--elo-groups", help="Setups of each rung's match against the first rung (its Elo), in every seating"
+    ),
     allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """Mirror play: the seat edge per player count at each skill level (and start gold apart, --gold-factorial).
 
+    With --ladder the skill levels are one search player at a doubling budget: the page gives each rung's Elo against
+    the first and says per seat whether the edge settled (the top two rungs agree within the margin).
     Size: groups x player counts x skill levels games (x P with --gold-factorial); the defaults play 6,000 games,
-    about 20 s for greedy and 15 minutes for the lookahead level on one core.
+    about 20 s for greedy and 15 minutes for the lookahead level on one core. A ladder adds (rungs - 1) x
+    elo-groups x 2 games and its top rungs are slow: mind --groups.
     """
+    from palais_sim.study.ladder import rungs as ladder_rungs
     from palais_sim.study.seats import SeatsPlan, run_study
 
     def go():
@@ -128,10 +142,19 @@ def seats(
 
         the_game = get_game(game)
         counts = _players(players) if players else tuple(range(the_game.min_players, the_game.max_players + 1))
+        levels = strategies
+        if ladder_spec is not None:
+            if strategies:
+                raise ValueError("--ladder and --strategy both name the skill levels: give one of them")
+            check_at_least(elo_groups, "--elo-groups")
+            levels = list(ladder_rungs(ladder_spec, rungs))
         spec = _spec(
-            strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, None, game, tiebreak
+            levels, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, None, game, tiebreak
         )
-        plan = SeatsPlan(spec, players=counts, start_gold=parse_start_gold(start_gold), factorial=gold_factorial)
+        plan = SeatsPlan(
+            spec, players=counts, start_gold=parse_start_gold(start_gold), factorial=gold_factorial,
+            ladder=ladder_spec is not None, elo_groups=elo_groups,
+        )  # fmt: skip
         return run_study(plan, out)
 
     _run(go, allow_failures)

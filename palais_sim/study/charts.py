@@ -77,7 +77,7 @@ def seat_chart(rows: list[dict], title: str, margin: float) -> Figure:
 
 
 def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
-    """Effect of taking the noble (pp) at each gold cost with its interval, one series per skill level, each with
+    """The noble's value (pp) at each gold cost with its interval, one series per skill level, each with
     its fitted line and the price where the line crosses 0 (when it surely slopes down)."""
     fig = _figure(5.4, 3.6)
     ax = fig.add_subplot()
@@ -97,10 +97,38 @@ def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
         if line.get("fair_price") is not None:
             ax.axvline(line["fair_price"], color=colour, lw=0.8, ls=":")
     ax.set_xlabel("gold cost (dotted: worth its cost there)")
-    ax.set_ylabel("taking it vs leaving it (pp)")
+    ax.set_ylabel("value of having it available (pp)")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
+    return fig
+
+
+def ladder_chart(rows: list[dict], elos: dict[str, float], title: str, margin: float) -> Figure:
+    """Each seat's edge (pp, with its interval) against the strength of the rung that played it (Elo against the
+    first rung), one panel per player count: does the effect settle as the players get stronger?"""
+    counts = sorted({r["players"] for r in rows})
+    fig = _figure(3.4 * max(len(counts), 1) + 1, 3.4)
+    axes = fig.subplots(1, max(len(counts), 1), squeeze=False)[0]
+    palette = ["#1f4e79", "#c0392b", "#1a7f37", "#8e44ad", "#b9770e"]
+    for ax, p in zip(axes, counts, strict=False):
+        ax.axhspan(-margin, margin, color="#dde8f3", zorder=0)
+        ax.axhline(0, color="#555", lw=0.8)
+        seats = sorted({r["key"] for r in rows if r["players"] == p})
+        for i, seat in enumerate(seats):
+            part = [r for r in rows if r["players"] == p and r["key"] == seat and r["strategy"] in elos]
+            part.sort(key=lambda r: elos[r["strategy"]])
+            x = np.array([elos[r["strategy"]] for r in part]) + 4.0 * (i - (len(seats) - 1) / 2)
+            eff = np.array([_finite(r["effect"]) for r in part])
+            err = np.abs(np.array([[_finite(r["ci"][0]) for r in part], [_finite(r["ci"][1]) for r in part]]) - eff)
+            colour = palette[i % len(palette)]
+            ax.errorbar(x, eff, yerr=err, fmt="o-", color=colour, capsize=3, lw=1, ms=4, label=f"seat {seat}")
+        ax.set_title(f"{p} players", fontsize=9)
+        ax.set_xlabel("rung strength: Elo against the first rung")
+        ax.set_ylabel("win share above 1/P (pp)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
     return fig
 
 

@@ -23,7 +23,7 @@ import polars as pl
 from palais_sim.analytics.paired import mean_interval
 from palais_sim.analytics.runs import collect, open_run
 from palais_sim.games import get_game
-from palais_sim.study import charts, render
+from palais_sim.study import charts, ladder, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
 
@@ -33,6 +33,8 @@ class SeatsPlan:
     players: tuple[int, ...] = (2, 3, 4)
     start_gold: tuple[int, ...] | None = None  # seat 1, 2, ... (the first P for P players); None: 0, 1, 2, 3
     factorial: bool = False
+    ladder: bool = False  # the skill levels are a strength ladder (``study.ladder``): rung strengths and settling
+    elo_groups: int = 100  # setups of each rung's match against the first rung
 
     @property
     def gold(self) -> bool:
@@ -88,6 +90,7 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
     ledger = ledger if ledger is not None else Ledger()
     rows: list[dict] = []
     arms_info: dict = {}
+    per_setup_of: dict[tuple[str, int, int], tuple[np.ndarray, np.ndarray]] = {}
     for strategy in spec.strategies:
         for p in plan.players:
             frames = []
@@ -109,6 +112,7 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
             fair = 1.0 / p
             for k in range(1, p + 1):
                 per_setup = sum(f[f"w{k}"].to_numpy() for f in frames) / n_arms - fair
+                per_setup_of[(strategy, p, k)] = (common["game"].to_numpy(), per_setup)
                 known = not plan.factorial and len(frames[0]) and f"g{k}" in frames[0].columns
                 gold_note = int(frames[0][f"g{k}"][0]) if known else None
                 rows.append(render.row("seat", k, strategy, mean_interval(per_setup), spec.margin, players=p,
@@ -124,7 +128,23 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
                     rows.append(render.row("start_gold", g, strategy, mean_interval(per_setup), spec.margin,
                                            players=p, arms=n_arms))  # fmt: skip
     render.mark_robust(rows)
+    if plan.ladder:
+        arms_info["ladder"] = ladder_rows(plan, per_setup_of)
     return rows, arms_info
+
+
+def ladder_rows(plan: SeatsPlan, per_setup_of: dict) -> list[dict]:
+    """Per player count and seat: does the seat edge settle between the top two rungs (the same setups, paired)?"""
+    top, second = plan.spec.strategies[-1], plan.spec.strategies[-2]
+    out = []
+    for p in plan.players:
+        for k in range(1, p + 1):
+            games_top, top_values = per_setup_of[(top, p, k)]
+            games_second, second_values = per_setup_of[(second, p, k)]
+            both, i_top, i_second = np.intersect1d(games_top, games_second, return_indices=True)
+            state, diff = ladder.settled(top_values[i_top], second_values[i_second], plan.spec.margin)
+            out.append({"players": p, "seat": k, "state": state, "setups": int(len(both)), **diff})
+    return out
 
 
 def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
@@ -161,6 +181,7 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
         gold_rows = [r for r in mine if r["subject"] == "start_gold"]
         if gold_rows:
             page.table(gold_rows, [("players", lambda r: str(r["players"]))] + render.verdict_columns("start gold"))
+    strengths = _ladder_section(page, plan, rows, arms_info, out, ledger) if plan.ladder else None
     held, changed = _agreement(rows)
     page.h("Across skill levels")
     page.p(f"Robust verdicts (every skill level agrees): {held or 'none'}. Verdicts that differ: {changed or 'none'}.")
@@ -170,7 +191,67 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
         "rules": spec.rule_dict(), "gold_factorial": plan.factorial, "arms": arms_info,
         "games": ledger.to_dict(), "rows": rows,
     }  # fmt: skip
+    if strengths is not None:
+        document["ladder"] = {"rungs": [s.to_dict() for s in strengths], "settling": arms_info.get("ladder", [])}
     return render.write(out, page, document)
+
+
+def _ladder_section(page, plan: SeatsPlan, rows: list[dict], arms_info: dict, out: Path, ledger: Ledger) -> list:
+    """The strength ladder: each rung's Elo against the first, each seat's edge by rung, and whether it settled."""
+    spec = plan.spec
+    game = get_game(spec.base.game)
+    strengths = ladder.strengths(spec, spec.strategies, plan.elo_groups, max(2, game.min_players), out, ledger)
+    elos = {s.strategy: s.elo for s in strengths}
+    page.h("Strength ladder")
+    page.p(
+        "The skill levels are one search player at a budget doubled per rung. Each rung above the first played "
+        f"{plan.elo_groups} setups in every seating against the first rung: its strength is its score there, as Elo. "
+        f"A seat edge has **settled** when the top two rungs agree within the margin (+-{spec.margin:g} pp, their "
+        "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
+        "settled yet."
+    )
+    page.table([s.to_dict() for s in strengths], [
+        ("rung", lambda r: f"`{r['strategy']}`"),
+        ("score against the first rung", _score_text),
+        ("Elo [95%]", _elo_text),
+        ("setups", lambda r: f"{r['groups']:,}" if r["groups"] else "–"),
+    ])  # fmt: skip
+    by_rung = {(r["strategy"], r["players"], r["key"]): r for r in rows if r["subject"] == "seat"}
+
+    def effect_at(rung: str):
+        return lambda r: render.pp(by_rung[(rung, r["players"], r["seat"])]["effect"])
+
+    page.table(arms_info.get("ladder", []), [
+        ("players", lambda r: str(r["players"])), ("seat", lambda r: str(r["seat"])),
+        *[(f"`{rung}` (pp)", effect_at(rung)) for rung in spec.strategies],
+        ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
+        ("", lambda r: f"**{r['state']}**" if r["state"] != "not settled" else r["state"]),
+    ])  # fmt: skip
+    seat_rows = [r for r in rows if r["subject"] == "seat"]
+    fig = charts.ladder_chart(seat_rows, elos, "Seat edge against player strength", spec.margin)
+    caption = (
+        "Each seat's edge (win share above 1/P, 95% intervals) at each rung, placed at the rung's Elo against "
+        "the first rung; band = margin. Flat at the right: the verdict holds for stronger players."
+    )
+    page.chart("ladder", charts.save(fig, out / "charts", "ladder"), caption)
+    return strengths
+
+
+def _score_text(r: dict) -> str:
+    if not r["groups"]:
+        return "–"
+    return f"{r['score']:.3f} [{r['score_ci'][0]:.3f}, {r['score_ci'][1]:.3f}]"
+
+
+def _elo_text(r: dict) -> str:
+    if not r["groups"]:
+        return "0 (the reference)"
+    low, high = r["elo_ci"]
+    return f"{_elo(r['elo'])} [{_elo(low)}, {_elo(high)}]"
+
+
+def _elo(x: float | None) -> str:
+    return "beyond measure" if x is None else f"{x:+.0f}"
 
 
 def _agreement(rows: list[dict]) -> tuple[str, str]:

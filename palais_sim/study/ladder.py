@@ -1,0 +1,92 @@
+"""A strength ladder for a study (as TAG's SkillLadder): one search strategy at a budget doubled per rung, each rung's
+strength measured against the first, and whether a verdict settles as the players get stronger.
+
+``rungs("ismcts:budget=8", 4)`` gives ismcts at budgets 8, 16, 32 and 64. Each rung above the first plays a
+two-player match against the first rung on paired, seat-rotated games (``elo_groups`` setups), and its Elo against
+the first rung comes from its score with a 95% interval. A study plays its arms at every rung (the rungs are its skill
+levels) and asks of each subject whether the effect *settled*: the top two rungs' effects, compared on the same
+setups (a paired difference), agree within the margin. A difference surely beyond the margin is *moving*; anything
+else is *not settled* (more setups would tell).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from palais_sim.analytics import paired, sprt
+from palais_sim.analytics.runs import open_run
+from palais_sim.study.common import Ledger, StudySpec, arm_dir
+
+BUDGET = re.compile(r"(?<=[:,])budget=(\d+)")
+MAX_RUNGS = 8
+
+
+def rungs(spec: str, count: int) -> tuple[str, ...]:
+    """The ladder's strategy specs: ``spec`` with its ``budget=`` doubled ``count - 1`` times."""
+    found = BUDGET.search(spec)
+    if found is None:
+        raise ValueError(f"--ladder needs a strategy with a budget, e.g. ismcts:budget=8; got {spec!r}")
+    if not 2 <= count <= MAX_RUNGS:
+        raise ValueError(f"--rungs must be 2 to {MAX_RUNGS}, got {count}")
+    budget = int(found.group(1))
+    if budget < 1:
+        raise ValueError(f"--ladder: the budget must be at least 1, got {budget}")
+    return tuple(spec[: found.start(1)] + str(budget * 2**k) + spec[found.end(1) :] for k in range(count))
+
+
+@dataclass(frozen=True)
+class RungStrength:
+    """A rung's strength against the first rung: score share with its interval and the Elo it means."""
+
+    strategy: str
+    score: float
+    ci: tuple[float, float]
+    groups: int
+
+    @property
+    def elo(self) -> float:
+        return sprt.score_to_elo(self.score)
+
+    def to_dict(self) -> dict:
+        low, high = self.ci
+        elo_ci = [_round(sprt.score_to_elo(low), 1), _round(sprt.score_to_elo(high), 1)]
+        return {
+            "strategy": self.strategy, "score": _round(self.score), "score_ci": [_round(low), _round(high)],
+            "elo": _round(self.elo, 1), "elo_ci": elo_ci, "groups": self.groups,
+        }  # fmt: skip
+
+
+def _round(x: float, digits: int = 4) -> float | None:
+    return round(float(x), digits) if np.isfinite(x) else None
+
+
+def strengths(
+    spec: StudySpec, ladder: tuple[str, ...], groups: int, players: int, out: Path, ledger: Ledger
+) -> list[RungStrength]:
+    """Each rung's score against the first rung over ``groups`` setups in every seating, the rung against
+    ``players - 1`` copies of the first (the first rung scores 0.5 against itself by definition)."""
+    first = ladder[0]
+    result = [RungStrength(first, 0.5, (0.5, 0.5), 0)]
+    for rung in ladder[1:]:
+        table = (rung,) + (first,) * (players - 1)
+        settings = spec.settings(
+            games=groups * players, players=players, strategies=table, format="fixed", rotate_seats=True
+        )
+        d = ledger.play(spec, rung, settings, arm_dir(out, rung, "ladder", "vs-first-rung"))
+        est = paired.mean_interval(paired.focus_groups(open_run(d))["score"].to_numpy())
+        result.append(RungStrength(rung, est.mean, (est.low, est.high), est.n_groups))
+    return result
+
+
+def settled(top: np.ndarray, second: np.ndarray, margin_pp: float) -> tuple[str, dict]:
+    """Whether an effect settled between the top two rungs: their per-setup values (share scale, the same setups),
+    paired. ``settled`` when the difference lies within the margin, ``moving`` when it lies surely beyond it."""
+    est = paired.mean_interval(np.asarray(top) - np.asarray(second))
+    low, high = 100 * est.low, 100 * est.high
+    word = paired.verdict(low, high, margin_pp)
+    state = {"balanced": "settled", "favoured": "moving", "disfavoured": "moving"}.get(word, "not settled")
+    return state, {"difference": _round(100 * est.mean), "ci": [_round(low), _round(high)]}
