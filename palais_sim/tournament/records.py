@@ -57,7 +57,7 @@ def tables(game: str | None = None) -> dict[str, dict[str, pl.DataType]]:
 
 
 def schema_markdown(table: str, game: str | None = None) -> str:
-    """The README's table of a run table's columns."""
+    """The manual's table of a run table's columns (docs/run-format.md, and each game's page)."""
     lines = ["| column | type | meaning | numbered |", "|---|---|---|---|"]
     for c in columns(game)[table]:
         lines.append(f"| `{c.name}` | {c.dtype} | {c.meaning} | {c.base} |")
