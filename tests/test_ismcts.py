@@ -138,3 +138,18 @@ def test_analyse_lists_the_candidates_of_a_position(tmp_path) -> None:
     assert sum(c["played"] for c in data["candidates"]) == 1  # the choice the search plays is marked
     bad = runner.invoke(app, ["analyse", str(path), "--strategy", "greedy"])
     assert bad.exit_code == 2 and "cannot analyse" in bad.output
+
+
+def test_a_card_the_seat_cannot_pay_alone_is_never_a_candidate() -> None:
+    """With more card combinations than it searches, the search tried each playable card alone, but a card may be
+    playable only after a gold4 pays for it: this game (seat 1 with no gold and a hand of gold4s and point cards)
+    failed at its first recruit window."""
+    from palais_sim.games.palais_royal.components import load_components
+    from palais_sim.games.palais_royal.play import play_game
+    from palais_sim.games.palais_royal.state import RuleOptions
+    from palais_sim.registry import load_strategy
+
+    options = RuleOptions(players=2, layout="SBG/DKC/MOP", max_rounds=100)
+    seats = [load_strategy("ismcts:budget=2"), load_strategy("ismcts:budget=8")]
+    result = play_game(load_components(None), options, 4215923173971654960, seats)
+    assert result.finished

@@ -310,8 +310,10 @@ class IsmctsStrategy:
                     add(option)
             else:
                 add(())
+                legal = {choice_key(option) for option in options}
                 for card in dict.fromkeys(decision.playable):
-                    add((card,))
+                    if (card,) in legal:  # playable may need another card first (a gold4 to pay for it)
+                        add((card,))
         elif kind == "move":
             add([])
             for moves in self.noble_moves(view, decision):
