@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from palais_sim import __version__
-from palais_sim.cli import analyse, game, match, report, simulate, strategies, study, tune
+from palais_sim.cli import analyse, balance, game, match, report, simulate, strategies, study, tune
 from palais_sim.tournament import exits
 
 
@@ -116,6 +116,7 @@ PLAYING = ("simulate", "ladder", "match")  # commands whose exit status counts f
 for _name, _command in COMMANDS.items():
     app.command(_name, cls=Command, epilog=exits.HELP if _name in PLAYING else None)(_command)
 app.add_typer(study.app, name="study")
+app.add_typer(balance.app, name="balance")
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -102,7 +102,7 @@ def arm_settings(plan: NoblesPlan, strategy: str, key: str, components: str | No
     )  # fmt: skip
 
 
-def _arm(plan: NoblesPlan, ledger: Ledger, out: Path, strategy: str, key: str, components: str | None, tag: str):
+def subject_arm(plan: NoblesPlan, ledger: Ledger, out: Path, strategy: str, key: str, components: str | None, tag: str):
     """Play (or read) the forbid arm of one subject; its run."""
     d = arm_dir(out, strategy, tag, f"{ARM}-{key}")
     ledger.play(plan.spec, strategy, arm_settings(plan, strategy, key, components), d)
@@ -174,7 +174,7 @@ def compute(plan: NoblesPlan, out: Path, ledger: Ledger | None = None) -> tuple[
     rows: list[dict] = []
     for strategy in spec.strategies:
         for subject, key in plan.all_subjects(comps):
-            run = _arm(plan, ledger, out, strategy, key, spec.base.components, "base")
+            run = subject_arm(plan, ledger, out, strategy, key, spec.base.components, "base")
             rows.append(subject_row(plan, run, subject, key, strategy, comps))
     render.mark_robust(rows, by=("subject", "key"))
     lines = reprice(plan, comps, rows, out, ledger)
@@ -226,7 +226,7 @@ def reprice(plan: NoblesPlan, comps: ComponentSet, rows: list[dict], out: Path, 
                 points.append({"price": gold, "effect": base["effect"], "ci": base["ci"], "n_groups": base["n_groups"],
                                "verdict": base["verdict"], "reason": base["reason"]})  # fmt: skip
             for price, path in variants.items():
-                run = _arm(plan, ledger, out, strategy, noble, path, f"{noble}-gold{price}")
+                run = subject_arm(plan, ledger, out, strategy, noble, path, f"{noble}-gold{price}")
                 row = subject_row(plan, run, "noble", noble, strategy, load_components(path))
                 points.append({"price": price, "effect": row["effect"], "ci": row["ci"], "n_groups": row["n_groups"],
                                "verdict": row["verdict"], "reason": row["reason"]})  # fmt: skip

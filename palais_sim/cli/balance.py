@@ -1,0 +1,72 @@
+"""`palais balance nobles`: the gold prices that bring every noble within the margin, validated on fresh seeds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.errors import check_at_least, exit_for_failures, fail
+from palais_sim.cli.options import AllowFailuresOpt, ComponentsOpt, GoldLimitOpt, MaxRoundsOpt
+from palais_sim.tournament import exits
+
+app = typer.Typer(
+    no_args_is_help=True,
+    help="Propose component prices that balance the game, validated on fresh seeds (Palais Royal's nobles).",
+)
+
+
+@app.command("nobles", epilog=exits.HELP)
+def nobles(
+    out: Path = typer.Option(..., "--out", "-o", help="Folder of the search: its arms, balanced.toml and the page"),
+    components: Path | None = ComponentsOpt,
+    players: int = typer.Option(2, "--players", "-p", help="Players"),
+    subjects: str | None = typer.Option(
+        None, "--nobles", help="Nobles whose prices may change, e.g. N01,N17 \\[default: all]"
+    ),
+    strategies: list[str] | None = typer.Option(
+        None, "--strategy", "-s", help="Skill level (repeat for several) \\[default: the game's study levels]"
+    ),
+    groups: int = typer.Option(100, "--groups", "-g", help="Setups per arm, in every seating"),
+    margin: float = typer.Option(2.0, "--margin", help="Balanced within +-this many percentage points"),
+    budget: int = typer.Option(500_000, "--budget", help="Games the search and its validation may play at most"),
+    max_changes: int = typer.Option(5, "--max-changes", help="Nobles whose price may change, the worst first"),
+    max_step: int = typer.Option(12, "--max-step", help="The farthest (gold) a price may move"),
+    rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
+    seed: int = typer.Option(1, "--seed", help="Root seed of the search (the validation uses another)"),
+    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes"),
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+    allow_failures: bool = AllowFailuresOpt,
+) -> None:
+    """Search the gold prices of the nobles the nobles study calls under- or overpriced, one at a time (the worst
+    first), so that no skill level calls them so; then validate the proposal with the nobles study on fresh seeds.
+
+    Writes OUT/balanced.toml (a complete component set with a comment per changed noble), OUT/balance.json (the
+    study's rows before and on validation), OUT/balance.md and .html. Re-running the command reuses every arm
+    already played (an interrupted search resumes).
+    """
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from palais_sim.analytics.runs import RunError
+    from palais_sim.cli.errors import USER_ERRORS
+    from palais_sim.cli.study import _spec
+    from palais_sim.study.balance import BalancePlan, run_balance
+    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.runner import RunStopped
+    from palais_sim.tournament.schedule import ScheduleError
+
+    check_at_least(budget, "--budget")
+    try:
+        spec = _spec(strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds)
+        wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
+        plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
+                           max_step=max_step, rounds=rounds)  # fmt: skip
+        paths = run_balance(plan, out)
+    except RunStopped as exc:
+        fail(str(exc) + " (run the same command again to resume)", exc.code)
+    except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
+        fail(str(exc))
+    typer.echo(f"balance written to {paths['md'].parent}: balanced.toml, balance.json, balance.md, balance.html")
+    exit_for_failures(paths["md"].parent, "the search's arms", allow_failures)

@@ -1,0 +1,106 @@
+"""`palais balance nobles`: a planted set with one noble far too cheap and one far too dear comes back with the cheap
+one dearer and the dear one cheaper, and the validation on fresh seeds calls neither under- nor overpriced."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from palais_sim.cli import app
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.study.balance import FAIR, MIXED, OVER, UNDER, side
+from palais_sim.study.variants import to_toml
+
+COMPS = load_components(None)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """N17 (9 points) at no cost at all; N23 (11 points, 3+2 seals) at 14 gold instead of 4."""
+    d = tmp_path_factory.mktemp("balance")
+    changes = {"N17": {"gold": 0, "violet": 0, "turquoise": 0}, "N23": {"gold": 14}}
+    nobles = tuple(replace(n, **changes.get(n.id, {})) for n in COMPS.nobles)
+    path = d / "planted.toml"
+    path.write_text(to_toml(replace(COMPS, nobles=nobles, name="planted")))
+    return path
+
+
+@pytest.fixture(scope="module")
+def balanced(planted: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("balanced") / "b"
+    args = ["balance", "nobles", "--out", str(out), "--components", str(planted), "--nobles", "N17,N23,N10",
+            "--strategy", "greedy", "--groups", "100", "--budget", "20000"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    return out, json.loads((out / "balance.json").read_text())
+
+
+def test_the_cheap_noble_gets_dearer_and_the_dear_one_cheaper(balanced) -> None:
+    out, doc = balanced
+    proposal = load_components(out / "balanced.toml")
+    n17, n23, n10 = (proposal.nobles[proposal.noble_index[i]] for i in ("N17", "N23", "N10"))
+    assert n17.gold > 0 and n23.gold < 14 and n10.gold == COMPS.nobles[COMPS.noble_index["N10"]].gold
+    assert (n17.violet, n17.turquoise, n23.violet, n23.turquoise) == (0, 0, 3, 2)  # gold only
+    text = (out / "balanced.toml").read_text()
+    assert "# N17: 0 -> " in text and "# N23: 14 -> " in text  # a comment per changed noble
+
+
+def test_the_validation_on_fresh_seeds_calls_neither_off(balanced) -> None:
+    _out, doc = balanced
+    assert doc["validation_seed"] != doc["seed"]
+    verdicts = {r["key"]: r["verdict"] for r in doc["validation"]}
+    assert set(verdicts) == {"N17", "N23", "N10"}
+    assert verdicts["N17"] not in ("favoured", "disfavoured") and verdicts["N23"] not in ("favoured", "disfavoured")
+    before = {r["key"]: r for r in doc["before"]}
+    assert before["N17"]["verdict"] == "favoured"
+    for row in doc["before"] + doc["validation"]:
+        assert {"subject", "key", "strategy", "effect", "ci", "verdict"} <= set(row)
+    assert 0 < doc["games_spent"] <= doc["budget"]
+    assert (_out / "balance.md").exists() and (_out / "balance.html").exists()
+
+
+def test_a_repeated_command_reuses_every_arm(balanced, planted: Path) -> None:
+    out, doc = balanced
+    args = ["balance", "nobles", "--out", str(out), "--components", str(planted), "--nobles", "N17,N23,N10",
+            "--strategy", "greedy", "--groups", "100", "--budget", "20000"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    again = json.loads((out / "balance.json").read_text())
+    assert all(level["played_now"] == 0 for level in again["games"].values())
+    assert again["validation"] == doc["validation"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--nobles", "N99"], "N99"),
+        (["--nobles", "king_plus1"], "privilege kinds"),
+        (["--budget", "100"], "too small"),
+        (["--max-changes", "0"], "--max-changes"),
+    ],
+)
+def test_bad_input_gets_one_line_and_exit_2(tmp_path: Path, extra: list[str], message: str) -> None:
+    res = CliRunner().invoke(app, ["balance", "nobles", "--out", str(tmp_path / "x"), "--strategy", "greedy", *extra])
+    assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
+def test_a_broken_component_file_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[meta]\nname = 'x'\n[[nobles]]\nid = 3\n")
+    res = CliRunner().invoke(app, ["balance", "nobles", "--out", str(tmp_path / "x"), "--components", str(bad)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+def test_side_of_a_noble_over_the_levels() -> None:
+    def rows(*verdicts: str) -> list[dict]:
+        return [{"verdict": v} for v in verdicts]
+
+    assert side(rows("favoured", "undecided")) == UNDER
+    assert side(rows("disfavoured", "balanced")) == OVER
+    assert side(rows("favoured", "disfavoured")) == MIXED
+    assert side(rows("balanced", "undecided")) == FAIR
