@@ -104,3 +104,12 @@ def test_side_of_a_noble_over_the_levels() -> None:
     assert side(rows("disfavoured", "balanced")) == OVER
     assert side(rows("favoured", "disfavoured")) == MIXED
     assert side(rows("balanced", "undecided")) == FAIR
+
+
+def test_make_reports_publishes_the_search(balanced, tmp_path: Path) -> None:
+    from palais_sim.study.publish import publish
+
+    out, _doc = balanced
+    index = publish(out.parent, tmp_path / "reports").read_text()
+    assert "## [b](b/balance.md)" in index and "Proposed: N17 0 -> " in index
+    assert (tmp_path / "reports" / "b" / "balanced.toml").exists()

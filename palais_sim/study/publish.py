@@ -77,9 +77,33 @@ def publish(source: Path, target: Path) -> Path:
         for png in sorted((study / "charts").glob("*.png")):
             shutil.copy2(png, out / "charts" / png.name)
         index += _summary(study.name, json.loads((study / "study.json").read_text(encoding="utf-8")))
+    for search in sorted(p for p in source.iterdir() if (p / "balance.json").exists()):
+        out = target / search.name
+        if out.exists():
+            shutil.rmtree(out)
+        (out / "charts").mkdir(parents=True)
+        for name in ("balance.md", "balance.json", "balanced.toml"):
+            shutil.copy2(search / name, out / name)
+        for png in sorted((search / "charts").glob("*.png")):
+            shutil.copy2(png, out / "charts" / png.name)
+        index += _balance_summary(search.name, json.loads((search / "balance.json").read_text(encoding="utf-8")))
     path = target / "README.md"
     path.write_text("\n".join(index), encoding="utf-8")
     return path
+
+
+def _balance_summary(name: str, data: dict) -> list[str]:
+    """The index's lines for a `palais balance nobles` search: its command, the proposed changes, the validation."""
+    lines = [f"## [{name}]({name}/balance.md)", "", "```", data.get("command", ""), "```", ""]
+    lines.append(f"{data.get('games_spent', 0):,} of {data.get('budget', 0):,} games; root seed {data.get('seed')}, "
+                 f"validation on fresh seeds (root seed {data.get('validation_seed')}).")  # fmt: skip
+    lines.append("")
+    changed = [c for c in data.get("changes", []) if c["new_gold"] != c["gold"]]
+    lines.append("Proposed: " + (", ".join(f"{c['noble']} {c['gold']} -> {c['new_gold']} gold ({c['was']})"
+                                          for c in changed) or "no change") + ".")  # fmt: skip
+    still = sorted({r["key"] for r in data.get("validation", []) if r["verdict"] in ("favoured", "disfavoured")})
+    lines += ["", "Still under- or overpriced on validation: " + (", ".join(still) or "none") + ".", ""]
+    return lines
 
 
 if __name__ == "__main__":  # pragma: no cover - make reports
