@@ -81,6 +81,7 @@ def test_a_repeated_command_reuses_every_arm(balanced, planted: Path) -> None:
         (["--nobles", "king_plus1"], "privilege kinds"),
         (["--budget", "100"], "too small"),
         (["--max-changes", "0"], "--max-changes"),
+        (["--game", "palastgefluester"], "Palais Royal"),
     ],
 )
 def test_bad_input_gets_one_line_and_exit_2(tmp_path: Path, extra: list[str], message: str) -> None:

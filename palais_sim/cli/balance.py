@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import check_at_least, exit_for_failures, fail
-from palais_sim.cli.options import AllowFailuresOpt, ComponentsOpt, GoldLimitOpt, MaxRoundsOpt
+from palais_sim.cli.options import AllowFailuresOpt, ComponentsOpt, GameOpt, GoldLimitOpt, MaxRoundsOpt
 from palais_sim.tournament import exits
 
 app = typer.Typer(
@@ -19,6 +19,7 @@ app = typer.Typer(
 @app.command("nobles", epilog=exits.HELP)
 def nobles(
     out: Path = typer.Option(..., "--out", "-o", help="Folder of the search: its arms, balanced.toml and the page"),
+    game: str = GameOpt,
     components: Path | None = ComponentsOpt,
     players: int = typer.Option(2, "--players", "-p", help="Players"),
     subjects: str | None = typer.Option(
@@ -59,7 +60,9 @@ def nobles(
 
     check_at_least(budget, "--budget")
     try:
-        spec = _spec(strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds)
+        spec = _spec(
+            strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
+        )
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
                            max_step=max_step, rounds=rounds)  # fmt: skip
