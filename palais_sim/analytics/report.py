@@ -637,8 +637,10 @@ def castle(rep: Report, run: Run, positions: pl.DataFrame) -> None:
         "castle",
         lambda: charts.castle(positions, centre),
         f"For each room, the start player's win share when the room stands in that cell, in percentage points "
-        f"above (red) or below (blue) the start player's share over all these games ({pp(centre)} against 1/P); "
-        f"n = games with the room there. From the games on {basis}.",
+        f"above (red) or below (blue) the start player's share over all these games ({pp(centre)} against 1/P), "
+        f"with its 95% half-width; n = games with the room there. Only the cells that differ from that share "
+        f"(Holm-adjusted over all cells) are coloured and framed; pale, hatched cells are within noise "
+        f"({int(positions['distinguishable'].sum())} of {len(positions)} differ). From the games on {basis}.",
     )
 
 
