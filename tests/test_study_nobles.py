@@ -250,3 +250,20 @@ def test_cli_nobles_writes_the_study(planted, tmp_path: Path) -> None:
     assert (tmp_path / "s" / "components" / "N01-gold1.toml").exists()
     bad = CliRunner().invoke(app, ["study", "nobles", "--out", str(tmp_path / "t"), "--nobles", "N99"])
     assert bad.exit_code == 2 and "N99" in bad.output
+
+
+def test_looks_stop_a_clear_subject_early_and_keep_the_close_ones(tmp_path: Path) -> None:
+    """A free 9-point noble is decided at the first of four looks; a close one plays every look; each look's
+    interval is wider than a fixed design's (95% shared over the looks)."""
+    nobles = tuple(replace(n, gold=0, violet=0, turquoise=0) if n.id == "N17" else n for n in COMPS.nobles)
+    path = tmp_path / "free.toml"
+    path.write_text(to_toml(replace(COMPS, nobles=nobles, name="free-n17")))
+    spec = StudySpec(strategies=("greedy",), groups=200, seed=4, base=Settings(components=str(path)))
+    rows, _ = compute(NoblesPlan(spec, subjects=("N17", "N10"), reprice="none", looks=4), tmp_path / "seq")
+    by = {r["key"]: r for r in rows}
+    assert by["N17"]["verdict"] == "favoured" and by["N17"]["looks"] == 1 and by["N17"]["games"] == 100
+    if by["N10"]["verdict"] == "undecided":
+        assert by["N10"]["looks"] == 4 and by["N10"]["games"] == 400
+    assert NoblesPlan(spec, looks=4).confidence == pytest.approx(0.9875)
+    with pytest.raises(ValueError, match="--looks"):
+        NoblesPlan(spec, looks=200).check(COMPS)

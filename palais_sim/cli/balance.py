@@ -33,6 +33,7 @@ def nobles(
     budget: int = typer.Option(500_000, "--budget", help="Games the search and its validation may play at most"),
     max_changes: int = typer.Option(5, "--max-changes", help="Nobles whose price may change, the worst first"),
     max_step: int = typer.Option(12, "--max-step", help="The farthest (gold) a price may move"),
+    looks: int = typer.Option(1, "--looks", help="The nobles study's looks per arm (stop at the first decided one)"),
     rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
     seed: int = typer.Option(1, "--seed", help="Root seed of the search (the validation uses another)"),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes"),
@@ -65,7 +66,7 @@ def nobles(
         )
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
-                           max_step=max_step, rounds=rounds)  # fmt: skip
+                           max_step=max_step, rounds=rounds, looks=looks)  # fmt: skip
         paths = run_balance(plan, out)
     except RunStopped as exc:
         fail(str(exc) + " (run the same command again to resume)", exc.code)

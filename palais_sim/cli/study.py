@@ -177,6 +177,12 @@ def nobles(
         "verdict), all, none, or ids like N17,N18",
     ),
     prices: str = typer.Option("-1,1", "--prices", help="Gold offsets of the repriced variants"),
+    looks: int = typer.Option(
+        1,
+        "--looks",
+        help="Play each subject's arm in this many batches of --groups and stop at the first decided "
+        "verdict (each look's interval at 95% shared over the looks); 1: a fixed design",
+    ),  # fmt: skip
     seed: int = SeedOpt,
     margin: float = MarginOpt,
     workers: int = WorkersOpt,
@@ -209,7 +215,7 @@ def nobles(
         except ValueError:
             raise ValueError(f"--prices must be whole numbers separated by commas, got {prices!r}") from None
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
-        plan = NoblesPlan(spec, players=players, subjects=wanted, reprice=reprice, offsets=offsets)
+        plan = NoblesPlan(spec, players=players, subjects=wanted, reprice=reprice, offsets=offsets, looks=looks)
         return run_study(plan, out)
 
     _run(go, allow_failures)

@@ -47,10 +47,11 @@ class BalancePlan:
     max_changes: int = 5
     max_step: int = 12  # gold: the farthest a price may move
     rounds: int = 2  # search rounds: round 2 studies the proposal again (other seeds) and reprices what is still off
+    looks: int = 1  # the nobles study's sequential looks (``NoblesPlan.looks``)
 
     def nobles_plan(self, spec: StudySpec | None = None, subjects: tuple[str, ...] | None = None) -> nobles.NoblesPlan:
         return nobles.NoblesPlan(spec or self.spec, players=self.players, subjects=subjects or self.subjects,
-                                 reprice="none")  # fmt: skip
+                                 reprice="none", looks=self.looks)  # fmt: skip
 
     def arm_games(self) -> int:
         """Games of one subject's arms at every skill level."""
@@ -113,9 +114,10 @@ class Search:
         nplan = self.plan.nobles_plan(spec, (noble,))
         rows = []
         for strategy in spec.strategies:
-            run = nobles.subject_arm(nplan, self.ledger, self.out, strategy, noble, str(path), variant.hash[:12])
-            rows.append(nobles.subject_row(nplan, run, "noble", noble, strategy, variant))
-        self.spent += self.plan.arm_games()
+            row = nobles.play_subject(nplan, self.ledger, self.out, strategy, "noble", noble, variant, str(path),
+                                      variant.hash[:12])  # fmt: skip
+            rows.append(row)
+            self.spent += row["games"]
         return rows
 
     def affordable(self) -> bool:

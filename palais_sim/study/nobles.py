@@ -43,6 +43,7 @@ from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 from palais_sim.study.variants import repriced, write_variant
 
 GAME_NAME = "palais-royal"  # nobles are Palais Royal's
+MAX_LOOKS = 10
 REPRICE_MODES = ("decided", "all", "none")
 
 
@@ -53,6 +54,13 @@ class NoblesPlan:
     subjects: tuple[str, ...] | None = None  # noble ids and privilege kinds; None: every noble and every kind
     reprice: str = "decided"  # decided | all | none | comma-separated noble ids
     offsets: tuple[int, ...] = (-1, 1)
+    looks: int = 1  # >1: each subject's arm in this many batches, stopping at the first decided verdict
+
+    @property
+    def confidence(self) -> float:
+        """Each look's interval: 95% shared over the looks (Bonferroni), so that stopping at the first decided
+        look keeps the chance of a wrong decision under 5%."""
+        return 1 - 0.05 / self.looks
 
     def check(self, comps: ComponentSet) -> None:
         self.spec.check()
@@ -67,6 +75,9 @@ class NoblesPlan:
             bad = [x for x in self.reprice.split(",") if x not in {n.id for n in comps.nobles}]
             if bad:
                 raise ValueError(f"--reprice must be {', '.join(REPRICE_MODES)} or noble ids; unknown: {bad}")
+        most = min(MAX_LOOKS, self.spec.groups // 2)
+        if not 1 <= self.looks <= most:
+            raise ValueError(f"--looks must be 1 to {most} (at least 2 groups a look), got {self.looks}")
         if not self.offsets or 0 in self.offsets:
             raise ValueError(f"--prices must be non-zero gold offsets such as -1,1, got {list(self.offsets)}")
 
@@ -91,41 +102,69 @@ MIN_REACHED = 20  # seat-games with the noble within reach before a take rate is
 ARM = "forbid"
 
 
-def arm_settings(plan: NoblesPlan, strategy: str, key: str, components: str | None):
+def arm_settings(
+    plan: NoblesPlan, strategy: str, key: str, components: str | None, groups: int | None = None, first_group: int = 0
+):
     base = _spec_text(strategy)
     spec = plan.spec
     return spec.settings(
-        games=spec.groups * plan.players, players=plan.players,
+        games=(groups or spec.groups) * plan.players, players=plan.players,
         strategies=(f"restricted:base={base},forbid={key}",)
         + (f"restricted:base={base},watch={key}",) * (plan.players - 1),
-        format="fixed", rotate_seats=True, components=components,
+        format="fixed", rotate_seats=True, components=components, first_group=first_group,
     )  # fmt: skip
 
 
-def subject_arm(plan: NoblesPlan, ledger: Ledger, out: Path, strategy: str, key: str, components: str | None, tag: str):
-    """Play (or read) the forbid arm of one subject; its run."""
-    d = arm_dir(out, strategy, tag, f"{ARM}-{key}")
-    ledger.play(plan.spec, strategy, arm_settings(plan, strategy, key, components), d)
-    return open_run(d)
+def play_subject(
+    plan: NoblesPlan, ledger: Ledger, out: Path, strategy: str, subject: str, key: str, comps: ComponentSet,
+    components: str | None, tag: str,
+) -> dict:  # fmt: skip
+    """Play (or read) one subject's forbid arm and return its row. With ``plan.looks`` > 1 the arm is played in that
+    many batches of groups (each a run of its own), and it stops at the first look whose verdict is decided."""
+    spec = plan.spec
+    per = -(-spec.groups // plan.looks)
+    runs = []
+    row: dict = {}
+    for look in range(plan.looks):
+        groups = min(per, spec.groups - look * per)
+        if groups <= 0:
+            break
+        parts = (f"{ARM}-{key}",) if plan.looks == 1 else (f"{ARM}-{key}", f"look-{look + 1}")
+        d = arm_dir(out, strategy, tag, *parts)
+        ledger.play(spec, strategy, arm_settings(plan, strategy, key, components, groups, look * per), d)
+        runs.append(open_run(d))
+        row = subject_row(plan, runs, subject, key, strategy, comps)
+        row["looks"] = look + 1
+        row["games"] = sum(len(focus_groups(r)) for r in runs) * plan.players
+        if plan.looks > 1 and row["verdict"] != "undecided":
+            break
+    return row
 
 
-def value_estimate(run, players: int) -> Estimate:
+def value_estimate(runs: list, players: int, confidence: float = 0.95) -> Estimate:
     """1/P - the forbidden focus's win share, per group: what having the subject available is worth."""
-    groups = focus_groups(run)
-    return mean_interval(1.0 / players - groups["win"].to_numpy())
+    wins = np.concatenate([focus_groups(run)["win"].to_numpy() for run in runs])
+    return mean_interval(1.0 / players - wins, confidence)
 
 
-def take_rates(run) -> dict:
-    """Within reach and taken, from the watching players' notes (``notes_rates``), and the focus's reach."""
-    rates = notes_rates(run)
-    others, focus = rates["others"], rates["focus"]
-    reach, taken = others["reachable"], others["taken"]
-    reached = reach * others["seat_games"] if np.isfinite(reach) else 0.0
+def take_rates(runs: list) -> dict:
+    """Within reach and taken, from the watching players' notes (``notes_rates``, over every run of the arm), and
+    the focus's reach."""
+    total = {"others": [0.0, 0.0, 0], "focus": [0.0, 0.0, 0]}  # reachable, taken (seat-game counts), seat-games
+    for run in runs:
+        for role, r in notes_rates(run).items():
+            if r["seat_games"] and np.isfinite(r["reachable"]):
+                total[role][0] += r["reachable"] * r["seat_games"]
+                total[role][1] += r["taken"] * r["seat_games"]
+                total[role][2] += r["seat_games"]
+    reached, took, seat_games = total["others"]
+    reach = reached / seat_games if seat_games else float("nan")
+    taken = took / seat_games if seat_games else float("nan")
+    focus_reach = total["focus"][0] / total["focus"][2] if total["focus"][2] else float("nan")
     return {
         "within_reach": _rate(reach), "taken": _rate(taken),
-        "taken_when_within_reach": _rate(taken / reach) if np.isfinite(reach) and reach > 0 else None,
-        "seat_games": others["seat_games"], "reached": int(round(reached)),
-        "focus_within_reach": _rate(focus["reachable"]),
+        "taken_when_within_reach": _rate(took / reached) if reached > 0 else None,
+        "seat_games": seat_games, "reached": int(round(reached)), "focus_within_reach": _rate(focus_reach),
     }  # fmt: skip
 
 
@@ -174,17 +213,16 @@ def compute(plan: NoblesPlan, out: Path, ledger: Ledger | None = None) -> tuple[
     rows: list[dict] = []
     for strategy in spec.strategies:
         for subject, key in plan.all_subjects(comps):
-            run = subject_arm(plan, ledger, out, strategy, key, spec.base.components, "base")
-            rows.append(subject_row(plan, run, subject, key, strategy, comps))
+            rows.append(play_subject(plan, ledger, out, strategy, subject, key, comps, spec.base.components, "base"))
     render.mark_robust(rows, by=("subject", "key"))
     lines = reprice(plan, comps, rows, out, ledger)
     return rows, lines
 
 
-def subject_row(plan: NoblesPlan, run, subject: str, key: str, strategy: str, comps: ComponentSet) -> dict:
-    est = value_estimate(run, plan.players)
+def subject_row(plan: NoblesPlan, runs: list, subject: str, key: str, strategy: str, comps: ComponentSet) -> dict:
+    est = value_estimate(runs, plan.players, plan.confidence)
     noble = comps.nobles[comps.noble_index[key]] if subject == "noble" else None
-    rates = take_rates(run)
+    rates = take_rates(runs)
     row = render.row(subject, key, strategy, est, plan.spec.margin, rates=rates,
                      gold=noble.gold if noble else None, seals=[noble.violet, noble.turquoise] if noble else None,
                      points=noble.points if noble else None)  # fmt: skip
@@ -226,8 +264,8 @@ def reprice(plan: NoblesPlan, comps: ComponentSet, rows: list[dict], out: Path, 
                 points.append({"price": gold, "effect": base["effect"], "ci": base["ci"], "n_groups": base["n_groups"],
                                "verdict": base["verdict"], "reason": base["reason"]})  # fmt: skip
             for price, path in variants.items():
-                run = subject_arm(plan, ledger, out, strategy, noble, path, f"{noble}-gold{price}")
-                row = subject_row(plan, run, "noble", noble, strategy, load_components(path))
+                variant = load_components(path)
+                row = play_subject(plan, ledger, out, strategy, "noble", noble, variant, path, f"{noble}-gold{price}")
                 points.append({"price": price, "effect": row["effect"], "ci": row["ci"], "n_groups": row["n_groups"],
                                "verdict": row["verdict"], "reason": row["reason"]})  # fmt: skip
             points.sort(key=lambda p: p["price"])
@@ -306,6 +344,8 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         )
         cols.insert(-2, ("within reach", lambda r: _pct(r["rates"]["within_reach"])))
         cols.insert(-2, ("taken when within reach", lambda r: _pct(r["rates"]["taken_when_within_reach"])))
+        if plan.looks > 1:
+            cols.insert(-2, ("games (looks)", lambda r: f"{r['games']:,} ({r['looks']})"))
         cols.append(("reading", lambda r: r["reading"]))
         page.table(sorted(mine, key=lambda r: (r["key"], r["strategy"])), cols)
         name = f"forest_{subject}"
@@ -349,6 +389,7 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         "margin_pp": spec.margin, "players": plan.players, "strategies": list(spec.strategies),
         "rules": spec.rule_dict(), "components_hash": load_components(spec.base.components).hash,
         "games": ledger.to_dict(), "rows": rows, "price_lines": lines,
+        "looks": plan.looks, "confidence": plan.confidence,
         "thresholds": {"dead_within_reach": DEAD_REACH, "rarely_taken": RARELY_TAKEN, "min_reached": MIN_REACHED},
     }  # fmt: skip
     return render.write(out, page, document)
