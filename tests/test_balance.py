@@ -114,3 +114,26 @@ def test_make_reports_publishes_the_search(balanced, tmp_path: Path) -> None:
     index = publish(out.parent, tmp_path / "reports").read_text()
     assert "## [b](b/balance.md)" in index and "Proposed: N17 0 -> " in index
     assert (tmp_path / "reports" / "b" / "balanced.toml").exists()
+
+
+def test_the_search_runs_its_arms_on_the_backend_it_is_given(planted: Path, tmp_path: Path, monkeypatch) -> None:
+    """--backend ray reaches every arm's run (the Ray pool itself is tested with simulate; here its seam)."""
+    import palais_sim.study.arms as arms
+
+    seen = []
+    real_run = arms.run
+
+    def recording_run(settings, out, workers, **kwargs):
+        seen.append((kwargs.get("backend"), kwargs.get("address")))
+        return real_run(settings, out, workers, **{**kwargs, "backend": "local", "address": None})
+
+    monkeypatch.setattr(arms, "run", recording_run)
+    monkeypatch.setattr("palais_sim.tournament.ray_backend.require_ray", lambda: None)
+    args = ["balance", "nobles", "--out", str(tmp_path / "r"), "--components", str(planted), "--nobles", "N10",
+            "--strategy", "greedy", "--groups", "4", "--budget", "2000",
+            "--backend", "ray", "--address", "auto"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert seen and set(seen) == {("ray", "auto")}
+    bad = CliRunner().invoke(app, [*args[:-4], "--backend", "spark"])
+    assert bad.exit_code == 2 and "--backend" in bad.output

@@ -36,7 +36,13 @@ def nobles(
     looks: int = typer.Option(1, "--looks", help="The nobles study's looks per arm (stop at the first decided one)"),
     rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
     seed: int = typer.Option(1, "--seed", help="Root seed of the search (the validation uses another)"),
-    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes"),
+    workers: int = typer.Option(
+        1, "--workers", "-w", help="Worker processes (with --backend ray: CPUs of the cluster)"
+    ),
+    backend: str = typer.Option(
+        "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim\\[ray]')"
+    ),
+    address: str | None = typer.Option(None, "--address", help="The Ray cluster to join (with --backend ray)"),
     gold_limit: int | None = GoldLimitOpt,
     max_rounds: int = MaxRoundsOpt,
     allow_failures: bool = AllowFailuresOpt,
@@ -51,11 +57,15 @@ def nobles(
     import os
 
     os.environ.setdefault("MPLBACKEND", "Agg")
+    from dataclasses import replace
+
     from palais_sim.analytics.runs import RunError
     from palais_sim.cli.errors import USER_ERRORS
     from palais_sim.cli.study import _spec
     from palais_sim.study.balance import BalancePlan, run_balance
+    from palais_sim.tournament.executor import BACKENDS
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError
 
@@ -64,10 +74,17 @@ def nobles(
         spec = _spec(
             strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
         )
+        if backend not in BACKENDS:
+            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        if backend == "ray":
+            require_ray()
+        spec = replace(spec, backend=backend, address=address)
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
                            max_step=max_step, rounds=rounds, looks=looks)  # fmt: skip
         paths = run_balance(plan, out)
+    except RayUnavailable as exc:
+        fail(str(exc), 2)
     except RunStopped as exc:
         fail(str(exc) + " (run the same command again to resume)", exc.code)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:

@@ -17,7 +17,10 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "arm"
 
 
-def play_arm(settings: Settings, out: Path, workers: int, progress: bool | None = False) -> bool:
+def play_arm(
+    settings: Settings, out: Path, workers: int, progress: bool | None = False, backend: str = "local",
+    address: str | None = None,
+) -> bool:  # fmt: skip
     """Make sure ``out`` holds the complete run of ``settings``; returns True when games were played now.
 
     A finished run of the same settings is kept as it is, an interrupted one is resumed, anything else in ``out``
@@ -34,5 +37,5 @@ def play_arm(settings: Settings, out: Path, workers: int, progress: bool | None 
                 "versions of the rules in its arms: choose a new --out"
             )
         return False
-    run(settings, out, workers, resume=stored is not None, progress=progress)
+    run(settings, out, workers, resume=stored is not None, progress=progress, backend=backend, address=address)
     return True

@@ -23,6 +23,8 @@ class StudySpec:
     workers: int = 1
     base: Settings = field(default_factory=Settings)  # rule options (layout, components, gold_limit, max_rounds, ...)
     command: str = ""  # the command line that made the study, for the page's header
+    backend: str = "local"  # where the arms' chunks run: local (a process pool) or ray (``address``: the cluster)
+    address: str | None = None
 
     def require_game(self, study: str, game: str) -> None:
         """A study of one game's components (nobles, persons, layouts) refuses a run of another game."""
@@ -59,7 +61,7 @@ class Ledger:
 
     def play(self, spec: StudySpec, strategy: str, settings: Settings, out: Path) -> Path:
         start = time.perf_counter()
-        fresh = play_arm(settings, out, spec.workers)
+        fresh = play_arm(settings, out, spec.workers, backend=spec.backend, address=spec.address)
         from palais_sim.tournament.schedule import Schedule
 
         total = Schedule(settings).total
