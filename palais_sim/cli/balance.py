@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import check_at_least, exit_for_failures, fail
-from palais_sim.cli.options import AllowFailuresOpt, ComponentsOpt, GameOpt, GoldLimitOpt, MaxRoundsOpt
+from palais_sim.cli.options import AllowFailuresOpt, ComponentsOpt, GameOpt, GoldLimitOpt, MaxRoundsOpt, study_spec
 from palais_sim.tournament import exits
 
 app = typer.Typer(
@@ -61,7 +61,6 @@ def nobles(
 
     from palais_sim.analytics.runs import RunError
     from palais_sim.cli.errors import USER_ERRORS
-    from palais_sim.cli.study import _spec
     from palais_sim.study.balance import BalancePlan, run_balance
     from palais_sim.tournament.executor import BACKENDS
     from palais_sim.tournament.manifest import RunDirError
@@ -71,7 +70,7 @@ def nobles(
 
     check_at_least(budget, "--budget")
     try:
-        spec = _spec(
+        spec = study_spec(
             strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
         )
         if backend not in BACKENDS:

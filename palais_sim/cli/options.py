@@ -3,6 +3,9 @@ defaults are None so that --resume can tell the options given from the stored on
 
 from __future__ import annotations
 
+import shlex
+import sys
+
 import typer
 
 GameOpt = typer.Option(
@@ -45,3 +48,28 @@ def parse_start_gold(text: str | None, players: int | None = None) -> tuple[int,
 AllowFailuresOpt = typer.Option(
     False, "--allow-failures", help="Exit 0 even when some games failed (they are kept with seed and error)"
 )
+
+
+def _command() -> str:
+    return "palais " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def study_spec(
+    strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, start_gold=None,
+    game: str = "palais-royal", tiebreak: str = "display",
+):  # fmt: skip
+    """The StudySpec of a study command's options (its skill levels default to its game's)."""
+    from palais_sim.games import get_game
+    from palais_sim.study.common import StudySpec
+    from palais_sim.tournament.schedule import Settings
+
+    the_game = get_game(game)
+    base = Settings(
+        layout=layout, components=str(components.resolve()) if components is not None else None,
+        gold_limit=gold_limit, max_rounds=max_rounds or the_game.default_max_rounds, start_gold=start_gold,
+        game=the_game.name, tiebreak=tiebreak,
+    )  # fmt: skip
+    skills = tuple(strategies) if strategies else the_game.skill_levels
+    return StudySpec(
+        strategies=skills, groups=groups, seed=seed, margin=margin, workers=workers, base=base, command=_command()
+    )

@@ -7,8 +7,6 @@ study.html (one self-contained page) with its charts.
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import typer
@@ -23,6 +21,7 @@ from palais_sim.cli.options import (
     MaxRoundsOpt,
     TiebreakOpt,
     parse_start_gold,
+    study_spec,
 )
 from palais_sim.tournament import exits
 
@@ -39,30 +38,6 @@ SeedOpt = typer.Option(1, "--seed", "-s", help="Root seed: every arm plays the g
 MarginOpt = typer.Option(2.0, "--margin", help="Equivalence margin in percentage points of win share")
 WorkersOpt = typer.Option(1, "--workers", "-w", help="Worker processes per arm (1 = in-process)")
 OutOpt = typer.Option(..., "--out", "-o", help="Study directory: arm runs, study.json, study.md, study.html")
-
-
-def _command() -> str:
-    return "palais " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-
-
-def _spec(
-    strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, start_gold=None,
-    game: str = "palais-royal", tiebreak: str = "display",
-):  # fmt: skip
-    from palais_sim.games import get_game
-    from palais_sim.study.common import StudySpec
-    from palais_sim.tournament.schedule import Settings
-
-    the_game = get_game(game)
-    base = Settings(
-        layout=layout, components=str(components.resolve()) if components is not None else None,
-        gold_limit=gold_limit, max_rounds=max_rounds or the_game.default_max_rounds, start_gold=start_gold,
-        game=the_game.name, tiebreak=tiebreak,
-    )  # fmt: skip
-    skills = tuple(strategies) if strategies else the_game.skill_levels
-    return StudySpec(
-        strategies=skills, groups=groups, seed=seed, margin=margin, workers=workers, base=base, command=_command()
-    )
 
 
 def _players(text: str) -> tuple[int, ...]:
@@ -148,7 +123,7 @@ def seats(
                 raise ValueError("--ladder and --strategy both name the skill levels: give one of them")
             check_at_least(elo_groups, "--elo-groups")
             levels = list(ladder_rungs(ladder_spec, rungs))
-        spec = _spec(
+        spec = study_spec(
             levels, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, None, game, tiebreak
         )
         plan = SeatsPlan(
@@ -208,7 +183,7 @@ def nobles(
     from palais_sim.study.nobles import NoblesPlan, run_study
 
     def go():
-        spec = _spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds,
+        spec = study_spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds,
                      parse_start_gold(start_gold, players), game)  # fmt: skip
         try:
             offsets = tuple(int(x) for x in prices.split(",") if x.strip())
@@ -249,7 +224,7 @@ def persons(
     from palais_sim.study.persons import PersonsPlan, run_study
 
     def go():
-        spec = _spec(strategies, groups, seed, margin, workers, "random", components, None, max_rounds, None, game,
+        spec = study_spec(strategies, groups, seed, margin, workers, "random", components, None, max_rounds, None, game,
                      tiebreak)  # fmt: skip
         wanted = tuple(x.strip().lower() for x in subjects.split(",") if x.strip()) if subjects else None
         return run_study(PersonsPlan(spec, players=players, subjects=wanted), out)
@@ -283,7 +258,7 @@ def layouts(
     from palais_sim.study.layouts import LayoutsPlan, run_study
 
     def go():
-        spec = _spec(
+        spec = study_spec(
             strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
         )
         return run_study(LayoutsPlan(spec, players=_players(players), layouts=n_layouts, setups=setups), out)
