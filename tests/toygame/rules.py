@@ -13,6 +13,7 @@ Decisions, seats 0-based: ``play`` (a card id from the hand) and ``peek`` (a sea
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from dataclasses import dataclass, field
@@ -75,6 +76,13 @@ class ToyState:
     @property
     def over(self) -> bool:
         return self.phase == OVER
+
+    def copy(self) -> ToyState:
+        return dataclasses.replace(
+            self, deck=list(self.deck), hands=[list(h) for h in self.hands], known=list(self.known),
+            discards=list(self.discards), positions=list(self.positions), plays=list(self.plays),
+            peeks=list(self.peeks), moves=list(self.moves), winners=list(self.winners),
+        )  # fmt: skip
 
     def reserve(self, seat: int) -> int:
         return sum(value(c) for c in self.hands[seat])
