@@ -76,10 +76,10 @@ reports: $(STAMP)  ## the standard set's balance studies and a balancing search 
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
-	$(BIN)/python -m tests.golden.make_golden
+	$(BIN)/python -m tests.palais_royal.golden.make_golden
 
 playthroughs: $(STAMP)  ## regenerate the random playthroughs and legal-choice counts after a reviewed rule change
-	$(BIN)/python -m tests.playthroughs.make_playthroughs
+	$(BIN)/python -m tests.palais_royal.playthroughs.make_playthroughs
 	$(BIN)/python -m palais_sim.games.palastgefluester.playthroughs
 
 generate: $(STAMP)  ## rewrite the code that follows from the state's field list (engine/state.py FIELDS)

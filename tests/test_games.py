@@ -1,20 +1,23 @@
 """The game interface: both games behind it, the runner, records, reports and commands used without knowing which
-game they run (Palastgeflüster here; Palais Royal everywhere else in the tests)."""
+game they run (Palastgeflüster here; Palais Royal everywhere else in the tests); the registry of games (built-in,
+entry points, ``PALAIS_GAMES``)."""
 
 from __future__ import annotations
 
 import json
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from palais_sim import games as registry
 from palais_sim.analytics import report
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
 from palais_sim.core.game import missing_common_columns
-from palais_sim.games import GAMES, get_game
+from palais_sim.games import ENTRY_POINT_GROUP, ENV_VAR, GAMES, UnknownGame, game_names, get_game
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import ScheduleError, Settings
 
@@ -35,7 +38,7 @@ def tables(run_dir: Path) -> dict[str, pl.DataFrame]:
     }
 
 
-@pytest.mark.parametrize("name", list(GAMES))
+@pytest.mark.parametrize("name", game_names())
 def test_every_game_writes_the_common_columns_games_and_seats_first(name: str) -> None:
     game = get_game(name)
     columns = game.columns()
@@ -104,7 +107,7 @@ def test_play_and_replay_a_palastgefluester_game_from_the_command_line(tmp_path:
 
 def test_games_and_strategies_are_listed_per_game() -> None:
     listed = json.loads(runner.invoke(app, ["games", "--json"]).output)
-    assert [g["name"] for g in listed] == list(GAMES)
+    assert [g["name"] for g in listed] == game_names()
     mine = json.loads(runner.invoke(app, ["strategies", "--game", PG, "--json"]).output)
     assert {s["name"] for s in mine} == {"random", "heuristic", "restricted", "search"}
 
@@ -134,3 +137,102 @@ def test_the_recorded_winners_follow_the_runs_tie_break(tmp_path: Path, tiebreak
     recorded = t["games"].filter(pl.col("finished")).select("game", pl.col("winners").list.sort()).sort("game")
     assert expected["seat"].to_list() == recorded["winners"].to_list()
     assert top.group_by("game").len()["len"].max() > 1  # some game was a tie for the win
+
+
+# ------------------------------------------------------------------------------------------------ the registry
+TOY = "tests.toygame.game:GAME"
+
+
+@pytest.fixture
+def plugins(monkeypatch: pytest.MonkeyPatch):
+    """Installed packages' entry points, as a test sets them (the registry reads them once per process)."""
+    installed: list[EntryPoint] = []
+
+    def entry_points(group: str) -> list[EntryPoint]:
+        return [ep for ep in installed if ep.group == group]
+
+    monkeypatch.setattr(registry, "entry_points", entry_points)
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    registry._plugins.cache_clear()
+    yield installed
+    registry._plugins.cache_clear()
+
+
+def test_games_come_from_the_built_ins_the_entry_points_and_the_environment(plugins, monkeypatch) -> None:
+    assert game_names() == list(GAMES)
+    plugins.append(EntryPoint("toy", TOY, ENTRY_POINT_GROUP))
+    plugins.append(EntryPoint("other", "somewhere:GAME", "another.group"))  # not ours: ignored
+    registry._plugins.cache_clear()
+    assert game_names() == [*GAMES, "toy"]
+    assert get_game("toy").title == "Toy race" and get_game("TOY").name == "toy"
+    # the environment variable adds games, several separated by commas (spaces and empty items are fine)
+    monkeypatch.setenv(ENV_VAR, " toy2 = tests.toygame.game:GAME2 ,, ")
+    assert game_names() == [*GAMES, "toy", "toy2"]
+    plugins.clear()
+    registry._plugins.cache_clear()
+    monkeypatch.setenv(ENV_VAR, f"toy={TOY}")
+    assert game_names() == [*GAMES, "toy"] and get_game("toy") is get_game("toy")
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("toy", "'toy' is not name=module:attribute"),
+        ("Toy=tests.toygame.game:GAME", "a lower-case name"),
+        ("toy=tests.toygame.game", "not name=module:attribute"),
+        ("toy=tests.toygame.game:GAME:extra", "not name=module:attribute"),
+        ("palais-royal=tests.toygame.game:GAME", "'palais-royal' is a built-in game"),
+    ],
+)
+def test_a_malformed_environment_entry_is_one_line_naming_the_variable(plugins, monkeypatch, value, says) -> None:
+    monkeypatch.setenv(ENV_VAR, f"{value},other={TOY}")
+    for ask in (game_names, lambda: get_game("other")):
+        with pytest.raises(UnknownGame, match=says) as info:
+            ask()
+        assert str(info.value).startswith(f"{ENV_VAR}: ") and "\n" not in str(info.value)
+    assert get_game("palais-royal").name == "palais-royal"  # the built-in games never read it
+    assert get_game("Palastgeflüster").name == "palastgefluester"
+
+
+def test_a_malformed_entry_point_is_one_line_naming_the_group(plugins) -> None:
+    plugins.append(EntryPoint("toy", "tests.toygame.game:GAME [extra]", ENTRY_POINT_GROUP))
+    with pytest.raises(UnknownGame, match=f"entry point group {ENTRY_POINT_GROUP}: toy=") as info:
+        game_names()
+    assert "\n" not in str(info.value)
+
+
+def test_a_game_that_does_not_load_is_one_line_saying_why(plugins, monkeypatch, tmp_path: Path) -> None:
+    (tmp_path / "broken_game.py").write_text('raise RuntimeError("no luck\\nat all")\n')
+    (tmp_path / "named_game.py").write_text("class G:\n    name = 'someone-else'\n\n\nGAME = G()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(
+        ENV_VAR,
+        "missing=no_such_module_here:GAME,broken=broken_game:GAME,noattr=tests.toygame.game:NOPE,named=named_game:GAME",
+    )
+    expected = {
+        "missing": "cannot import no_such_module_here (ModuleNotFoundError: No module named 'no_such_module_here')",
+        "broken": "cannot import broken_game (RuntimeError: no luck at all)",
+        "noattr": "module tests.toygame.game has no NOPE",
+        "named": "named_game:GAME is called 'someone-else', not 'named'",
+    }
+    assert game_names() == [*GAMES, *expected]  # listing names imports nothing
+    for name, says in expected.items():
+        with pytest.raises(UnknownGame) as info:
+            get_game(name)
+        assert str(info.value) == f"{ENV_VAR}: game {name!r}: {says}"
+    with pytest.raises(UnknownGame, match="unknown game 'chess'; games: palais-royal, palastgefluester, missing"):
+        get_game("chess")
+
+
+def test_the_games_command_lists_registered_games_and_refuses_a_broken_one(plugins, monkeypatch) -> None:
+    monkeypatch.setenv(ENV_VAR, f"toy={TOY}")
+    listed = json.loads(runner.invoke(app, ["games", "--json"]).output)
+    assert [g["name"] for g in listed] == [*GAMES, "toy"]
+    assert listed[-1]["strategies"] == ["random", "greedy"] and listed[-1]["players"] == [2, 4]
+    monkeypatch.setenv(ENV_VAR, f"toy={TOY},bad=tests.toygame.game:NOPE")
+    result = runner.invoke(app, ["games"])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"error: {ENV_VAR}: game 'bad': module tests.toygame.game has no NOPE"
+    monkeypatch.setenv(ENV_VAR, f"toy={TOY}")
+    version = runner.invoke(app, ["version"])  # every registered game's code fingerprint
+    assert version.exit_code == 0 and "toy " in version.output.splitlines()[-1]

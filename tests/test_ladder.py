@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from palais_sim.analytics import winrates
 from palais_sim.analytics.runs import open_run
 from palais_sim.cli import app
-from tests.helpers import chunk_states
+from tests.run_dirs import chunk_states
 
 runner = CliRunner()
 STANDARD = Path(__file__).resolve().parent.parent / "palais_sim" / "data" / "standard.toml"

@@ -24,7 +24,7 @@ from palais_sim.tournament import records
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
 from strategies.palais_royal.greedy import GreedyStrategy
-from tests.helpers import unmark_chunk
+from tests.run_dirs import unmark_chunk
 
 
 class Broken:

@@ -13,7 +13,7 @@ from palais_sim.analytics.runs import open_run
 from palais_sim.tournament.ledger import LEDGER, chunk_plan, read_ledger
 from palais_sim.tournament.manifest import Manifest
 from palais_sim.tournament.runner import run
-from tests.helpers import chunk_states
+from tests.run_dirs import chunk_states
 from tests.test_tournament_runner import assert_same_tables, small
 
 

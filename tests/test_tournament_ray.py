@@ -19,7 +19,7 @@ from typer.testing import CliRunner  # noqa: E402
 from palais_sim.cli import app  # noqa: E402
 from palais_sim.tournament import ray_backend  # noqa: E402
 from palais_sim.tournament.runner import RunStopped, run  # noqa: E402
-from tests.helpers import chunk_states
+from tests.run_dirs import chunk_states
 from tests.test_tournament_runner import assert_same_tables, small  # noqa: E402
 
 RAY = Path(sys.executable).with_name("ray")

@@ -23,7 +23,7 @@ from palais_sim.tournament.manifest import RunDirError
 from palais_sim.tournament.runner import RunStopped, run
 from palais_sim.tournament.schedule import Settings
 from strategies.palais_royal.greedy import GreedyStrategy
-from tests.helpers import chunk_states, unmark_chunk
+from tests.run_dirs import chunk_states, unmark_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 SORT = {"games": ["game"], "seats": ["game", "seat"], "recruits": ["game", "order"]}

@@ -31,7 +31,7 @@ from palais_sim.cli.options import (
     TiebreakOpt,
     parse_start_gold,
 )
-from palais_sim.games import GAMES, get_game
+from palais_sim.games import UnknownGame, game_names, get_game
 from palais_sim.registry import builtins, split_strategy_list, strategy_class, strategy_description, strategy_parameters
 from palais_sim.tournament.schedule import Settings
 
@@ -39,9 +39,9 @@ from palais_sim.tournament.schedule import Settings
 
 
 def games_listing() -> list[dict]:
-    """The games: name, title, player counts and built-in strategies."""
+    """The games (built-in and registered, ``game_names()``): name, title, player counts and built-in strategies."""
     out = []
-    for name in GAMES:
+    for name in game_names():
         game = get_game(name)
         out.append(
             {
@@ -60,7 +60,10 @@ def games_listing() -> list[dict]:
 
 def list_games(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON")) -> None:
     """List the games palais-sim plays (pass one with --game) with their player counts and built-in strategies."""
-    listing = games_listing()
+    try:
+        listing = games_listing()
+    except UnknownGame as exc:  # a registered game that cannot be loaded: one line naming it
+        fail(str(exc))
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
         return

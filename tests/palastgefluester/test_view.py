@@ -8,8 +8,8 @@ from collections import Counter
 from palais_sim.games.palastgefluester.rules import apply, decision, legal_options, new_game
 from palais_sim.games.palastgefluester.state import PgOptions, PgState
 from palais_sim.games.palastgefluester.view import PlayerView
+from tests.palais_royal.test_seat_view import reachable
 from tests.palastgefluester.helpers import HOF, MUND, NARR, SCHATZ, WAECH, ZAUB, ZOFE, brown, card, position
-from tests.test_seat_view import reachable
 
 
 def random_positions(games: int, per_game: int = 6) -> list[PgState]:

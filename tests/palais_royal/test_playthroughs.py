@@ -2,7 +2,7 @@
 
 Every decision in these games is a uniformly random legal choice, so no strategy is involved: a failure means the
 rules, the setup, the legal options or the scoring changed. If the change is intended (a reviewed rule change),
-regenerate with ``make playthroughs`` and review the diff of ``tests/playthroughs/*.txt`` in the commit.
+regenerate with ``make playthroughs`` and review the diff of ``tests/palais_royal/playthroughs/*.txt`` in the commit.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import inspect
 
 import pytest
 
-from tests.playthroughs import make_playthroughs
-from tests.playthroughs.make_playthroughs import (
+from tests.palais_royal.playthroughs import make_playthroughs
+from tests.palais_royal.playthroughs.make_playthroughs import (
     COUNTS_FILE,
     PLAYTHROUGH_DIR,
     PLAYTHROUGHS,

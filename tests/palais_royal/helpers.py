@@ -11,9 +11,6 @@ owner's supply, no gold and no cards, so a test sets exactly the position the ru
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.board import ROOM_INDEX
 from palais_sim.games.palais_royal.components import ComponentSet, standard_components
@@ -172,21 +169,3 @@ def snapshot(state: GameState) -> dict[str, object]:
 def servants_of(state: GameState, seat: int) -> int:
     """All servants of one colour: supply, rooms, park fields and the general supply (always 25)."""
     return state.supply[seat] + state.servants_in_rooms(seat) + state.servants_in_park(seat) + state.general[seat]
-
-
-def chunk_states(out: Path) -> list[dict]:
-    """Every chunk of the run in ``out`` with its state (and counts when done): manifest and ledger together."""
-    from palais_sim.tournament.manifest import Manifest
-
-    manifest = Manifest.load(out)
-    assert manifest is not None, f"no run in {out}"
-    return manifest.chunks()
-
-
-def unmark_chunk(out: Path, chunk: int) -> None:
-    """Take ``chunk``'s lines out of the run's ledger, as if the parent had been killed before it wrote them."""
-    from palais_sim.tournament.ledger import LEDGER
-
-    ledger = out / LEDGER
-    kept = [line for line in ledger.read_text().splitlines() if json.loads(line)["chunk"] != chunk]
-    ledger.write_text("".join(line + "\n" for line in kept))

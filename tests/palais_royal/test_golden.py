@@ -1,7 +1,7 @@
 """Golden replays: committed game logs that the engine must reproduce decision for decision.
 
 A failure here means the rules, the setup or a built-in strategy changed behaviour. If the change is intended,
-regenerate with ``make golden`` and review the diff of ``tests/golden/*.jsonl`` in the commit.
+regenerate with ``make golden`` and review the diff of ``tests/palais_royal/golden/*.jsonl`` in the commit.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import difflib
 import pytest
 
 from palais_sim.games.palais_royal.notation import verify_replay
-from tests.golden.make_golden import GOLDEN_DIR, GOLDEN_GAMES, golden_text
+from tests.palais_royal.golden.make_golden import GOLDEN_DIR, GOLDEN_GAMES, golden_text
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN_GAMES))

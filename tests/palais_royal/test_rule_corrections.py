@@ -17,7 +17,7 @@ from palais_sim.games.palais_royal.options import legal_options, recruit_options
 from palais_sim.games.palais_royal.rules import FROM_SUPPLY, IllegalChoice
 from palais_sim.games.palais_royal.state import PH_TURN_START, servant_code
 from palais_sim.games.palais_royal.view import PlayerView
-from tests.helpers import (
+from tests.palais_royal.helpers import (
     advance_to,
     blank_state,
     clear_park,

@@ -13,7 +13,7 @@ the legal options or the scoring shows up here as a diff of plain text.
 
 Regenerate after a reviewed rule change and commit the diff::
 
-    make playthroughs        # = python -m tests.playthroughs.make_playthroughs
+    make playthroughs        # = python -m tests.palais_royal.playthroughs.make_playthroughs
 """
 
 from __future__ import annotations

@@ -1,0 +1,324 @@
+"""The toy race behind the game interface (:class:`palais_sim.core.game.Game`): everything the runner, the reports,
+the studies and the commands need, from this package alone. Registered by ``PALAIS_GAMES=toy=tests.toygame.game:GAME``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple, TextIO
+
+import polars as pl
+
+from palais_sim import __version__
+from palais_sim.core.game import ONE, SEAT1, ZERO, Column, common_game_row, game_sources, table_columns
+from tests.toygame.rules import (
+    COPIES,
+    TARGET,
+    VALUES,
+    Decision,
+    IllegalChoice,
+    ToyState,
+    apply,
+    decision,
+    new_game,
+    value,
+)
+from tests.toygame.view import PlayerView
+
+NAME = "toy"
+REPLAY_FORMAT = "toy-replay/1"
+
+
+class ToyError(ValueError):
+    """Settings the toy race cannot play (one line)."""
+
+
+class NoPositions(ValueError):
+    """Asked for a position file, which the toy race does not have."""
+
+
+class ReplayError(ValueError):
+    """A replay log that cannot be read or does not replay."""
+
+
+class StrategyError(RuntimeError):
+    """A strategy raised or answered illegally; the message names the strategy, the seat, the decision and the
+    seed. (The runner knows a failed game by this class name.)"""
+
+    def __init__(self, strategy: str, seat: int, kind: str, seed: int, problem: str) -> None:
+        super().__init__(f"strategy {strategy!r} (seat {seat + 1}) failed at decision {kind} in game seed {seed}: "
+                         f"{problem}")  # fmt: skip
+        self._args = (strategy, seat, kind, seed, problem)
+
+    def __reduce__(self):
+        """Picklable, so a failed game's error travels back from a worker process."""
+        return (StrategyError, self._args)
+
+
+class SeatResult(NamedTuple):
+    seat: int
+    strategy: str
+    total: int  # the position reached
+    rank: int
+    win: float
+    reserve: int
+    plays: int
+    peeks: int
+
+
+@dataclass
+class ToyResult:
+    """A finished (or stopped) game: the fields every game's result has, and the toy's own."""
+
+    seed: int
+    players: int
+    strategies: list[str]
+    winners: list[int]
+    rounds: int
+    finished: bool
+    decisions: int
+    seats: list[SeatResult] = field(default_factory=list)
+    moves: list[tuple[int, int, int]] = field(default_factory=list)
+    deck_left: int = 0
+
+    def to_json(self) -> dict:
+        return {
+            "game": NAME,
+            "seed": self.seed,
+            "seats": [{**s._asdict(), "seat": s.seat + 1} for s in self.seats],
+            "winners": [w + 1 for w in self.winners],
+            "rounds": self.rounds,
+            "finished": self.finished,
+            "decisions": self.decisions,
+        }
+
+
+def result_of(state: ToyState, names: list[str]) -> ToyResult:
+    totals = state.positions
+    seats = [
+        SeatResult(
+            s,
+            names[s],
+            totals[s],
+            1 + sum(t > totals[s] for t in totals),
+            1 / len(state.winners) if s in state.winners else 0.0,
+            state.reserve(s),
+            state.plays[s],
+            state.peeks[s],
+        )
+        for s in range(state.n)
+    ]
+    return ToyResult(
+        seed=state.seed, players=state.n, strategies=names, winners=list(state.winners), rounds=state.round,
+        finished=state.finished, decisions=state.decisions, seats=seats, moves=list(state.moves),
+        deck_left=len(state.deck),
+    )  # fmt: skip
+
+
+Observer = Callable[[int, Decision, object], None]
+
+
+def play_out(state: ToyState, strategies: Sequence[Any], observer: Observer | None = None) -> ToyResult:
+    """Play ``state`` to its end: every seat's strategy asked at its decisions, every answer checked;
+    ``observer(round, decision, choice)`` sees every accepted one."""
+    names = [getattr(s, "name", type(s).__name__) for s in strategies]
+    while not state.over:
+        dec = decision(state)
+        try:
+            choice = strategies[dec.seat].choose(PlayerView(state, dec.seat), dec)
+        except Exception as exc:  # noqa: BLE001 - any failure of a strategy fails only its game
+            raise StrategyError(names[dec.seat], dec.seat, dec.kind, state.seed, f"raised {exc!r}") from exc
+        played_in = state.round
+        try:
+            apply(state, choice)
+        except IllegalChoice as exc:
+            raise StrategyError(names[dec.seat], dec.seat, dec.kind, state.seed, f"illegal choice: {exc}") from None
+        if observer is not None:
+            observer(played_in, dec, choice)
+    return result_of(state, names)
+
+
+class Context(NamedTuple):
+    players: int
+    max_rounds: int
+
+
+GAMES_OWN = (
+    Column("target", pl.Int16(), "rule: the position that ends the game at the end of its round"),
+    Column("max_rounds", pl.Int16(), "rule option: a game still going after this round is stopped, unfinished"),
+    Column("deck_left", pl.Int8(), "cards left in the deck at the end"),
+)
+SEATS_OWN = (
+    Column("reserve", pl.Int16(), "values of the cards left in hand: breaks a tie of positions"),
+    Column("plays", pl.Int16(), "cards played"),
+    Column("peeks", pl.Int16(), "hands looked at with a spy card"),
+)
+COLUMNS: dict[str, tuple[Column, ...]] = {
+    **table_columns(GAMES_OWN, SEATS_OWN),
+    "moves": (
+        Column("game", pl.Int64(), "the game (games.game)", ZERO),
+        Column("order", pl.Int16(), "order of the card in the game", ZERO),
+        Column("round", pl.Int16(), "the round it was played in", ONE),
+        Column("seat", pl.Int8(), "the seat that played it", SEAT1),
+        Column("value", pl.Int8(), "the card's value"),
+    ),
+}
+
+STRATEGIES: dict[str, str] = {
+    "random": "tests.toygame.strategies:RandomStrategy",
+    "greedy": "tests.toygame.strategies:GreedyStrategy",
+}
+DECK = f"{VALUES} values x {COPIES}"
+
+
+class ToyRace:
+    """The toy race (tests only): 2 to 4 players, hidden hands, a spy card."""
+
+    name = NAME
+    title = "Toy race"
+    min_players = 2
+    max_players = 4
+    default_players = 3
+    default_max_rounds = 30
+    components_hint = "nothing: the toy race has one deck"
+    strategies: Mapping[str, str] = STRATEGIES
+    sources = game_sources(Path(__file__).parent)
+    default_strategy = "greedy"
+    demo: Mapping[str, Any] = {
+        "games": 120, "players": 3, "strategies": ("greedy", "random"), "format": "gauntlet", "max_rounds": 30,
+    }  # fmt: skip
+    bench_players = 3
+    comparison_players = 2
+    ladder = ("random", "greedy:low_first=true", "greedy")
+    tune_pool = "greedy,random"
+    skill_levels = ("random", "greedy")
+    rule_settings: Mapping[str, str] = {}
+    report_sections = "tests.toygame.report:SECTIONS"
+
+    def tie_column(self, settings: Mapping[str, Any]) -> str:
+        return "reserve"
+
+    def context(self, settings: Mapping[str, Any]) -> Context:
+        foreign = {
+            "layout": settings.get("layout") not in (None, "random"),
+            "gold_limit": settings.get("gold_limit") is not None,
+            "start_gold": settings.get("start_gold") is not None,
+            "tiebreak": settings.get("tiebreak") not in (None, "display"),
+            "components": settings.get("components") is not None,
+        }
+        given = [name for name, is_given in foreign.items() if is_given]
+        if given:
+            raise ToyError(f"{', '.join(given)}: not an option of the {self.title} (it has no rule options)")
+        players = int(settings.get("players", self.default_players))
+        if not self.min_players <= players <= self.max_players:
+            raise ToyError(f"players must be {self.min_players} to {self.max_players}, got {players}")
+        max_rounds = int(settings.get("max_rounds") or self.default_max_rounds)
+        if max_rounds < 1:
+            raise ToyError(f"max_rounds must be at least 1, got {max_rounds}")
+        return Context(players, max_rounds)
+
+    def components_hash(self, context: Context) -> str:
+        return hashlib.sha256(f"{DECK}, hand 3, target {TARGET}".encode()).hexdigest()[:12]
+
+    def components_name(self, context: Context) -> str:
+        return f"toy deck ({DECK})"
+
+    def play(self, context: Context, seed: int, strategies: Sequence[object]) -> ToyResult:
+        if len(strategies) != context.players:
+            raise ValueError(f"{context.players} players need as many strategies, got {len(strategies)}")
+        return play_out(new_game(context.players, context.max_rounds, seed), strategies)
+
+    def columns(self) -> dict[str, tuple[Column, ...]]:
+        return COLUMNS
+
+    def rows(self, context: Context, result: ToyResult, game: int, group: int, rotation: int) -> dict[str, list]:
+        head, tail = common_game_row(result, game, group, rotation, __version__)
+        seats = [
+            {"game": game, "group": group, **s._asdict(), "seat": s.seat + 1}
+            for s in result.seats
+        ]  # fmt: skip
+        moves = [
+            {"game": game, "order": i, "round": r, "seat": seat + 1, "value": value(card)}
+            for i, (r, seat, card) in enumerate(result.moves)
+        ]
+        own = {**self.failed_row(context, result.seed), "deck_left": result.deck_left}
+        return {"games": [{**head, **own, **tail}], "seats": seats, "moves": moves}
+
+    def failed_row(self, context: Context, seed: int) -> dict:
+        return {"target": TARGET, "max_rounds": context.max_rounds, "deck_left": None}
+
+    def play_session(
+        self, context: Context | None, seed: int, seats: Callable[[int], Sequence[object]], out: TextIO | None,
+        log: Path | None, positions: Path | None, start: Path | None,
+    ) -> ToyResult:  # fmt: skip
+        """One game, a line per card to ``out``; with ``log``, a replay log (JSON) that :meth:`replay_text` checks."""
+        if positions is not None or start is not None:
+            raise NoPositions(f"the {self.title} has no position files (--positions, --from)")
+        assert context is not None  # without --from a context is always given
+        strategies = seats(context.players)
+        choices: list[object] = []
+
+        def observe(round_: int, dec: Decision, choice: object) -> None:
+            choices.append(choice)
+            if out is not None:
+                what = f"plays a {value(choice)}" if dec.kind == "play" else f"looks at seat {choice + 1}'s hand"  # type: ignore[arg-type,operator]
+                out.write(f"round {round_}: seat {dec.seat + 1} {what}\n")
+
+        result = play_out(new_game(context.players, context.max_rounds, seed), strategies, observe)
+        if log is not None:
+            payload = {
+                "format": REPLAY_FORMAT, "seed": seed, "players": context.players, "max_rounds": context.max_rounds,
+                "strategies": result.strategies, "choices": choices, "result": _outcome(result),
+            }  # fmt: skip
+            log.write_text(json.dumps(payload) + "\n", encoding="utf-8")
+        if out is not None:
+            totals = ", ".join(f"seat {s.seat + 1} {s.total}" for s in result.seats)
+            winners = ", ".join(str(w + 1) for w in result.winners)
+            out.write(f"{self.title}, seed {seed}: {totals}; winner: seat {winners}\n")
+        return result
+
+    def replay_text(self, log: Path) -> str:
+        """Play a replay log's choices again: ReplayError at the first illegal one, or ("result:") a different end."""
+        try:
+            data = json.loads(log.read_text(encoding="utf-8"))
+            if data.get("format") != REPLAY_FORMAT:
+                raise ReplayError(f"{log}: not a {REPLAY_FORMAT} log")
+            context = self.context({"players": data["players"], "max_rounds": data["max_rounds"]})
+            seed, choices, recorded = int(data["seed"]), list(data["choices"]), data["result"]
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+            raise ReplayError(f"{log}: not a {REPLAY_FORMAT} log ({exc!r})") from None
+        state = new_game(context.players, context.max_rounds, seed)
+        for k, choice in enumerate(choices):
+            if state.over:
+                raise ReplayError(f"{log}: the game ended before choice {k + 1} of {len(choices)}")
+            try:
+                apply(state, choice)
+            except IllegalChoice as exc:
+                raise ReplayError(f"{log}: choice {k + 1} is illegal ({exc})") from None
+        if not state.over:
+            raise ReplayError(f"{log}: the log ends but the game waits for {decision(state).kind}")
+        replayed = _outcome(result_of(state, list(data["strategies"])))
+        if replayed != recorded:
+            raise ReplayError(f"{log}: result: the log says {recorded}, the replay gives {replayed}")
+        return f"{log}: {len(choices)} choices replayed, result identical (round {state.round})"
+
+    def score_position(self, path: Path) -> tuple[dict, str]:
+        raise NoPositions(f"the {self.title} has no position files to score")
+
+    def inspect_position(self, path: Path) -> tuple[dict, str]:
+        raise NoPositions(f"the {self.title} has no position files to inspect")
+
+    def analyse_position(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
+        raise NoPositions(f"the {self.title} has no position files to analyse")
+
+
+def _outcome(result: ToyResult) -> dict:
+    return {"totals": [s.total for s in result.seats], "winners": [w + 1 for w in result.winners],
+            "rounds": result.rounds, "finished": result.finished}  # fmt: skip
+
+
+GAME = ToyRace()

@@ -1,0 +1,61 @@
+"""The toy race's seat contract: a strategy gets a :class:`PlayerView` and the pending ``Decision`` and returns a
+choice. The view holds copies (tuples), never the state, and no hidden information: not the seed, not the deck
+order, not another hand beyond the cards this seat saw there with a spy card (while they stay in that hand)."""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from tests.toygame.rules import TARGET, Decision, ToyState, options_for
+
+
+class Strategy(Protocol):
+    name: str
+
+    def choose(self, view: PlayerView, decision: Decision) -> object: ...
+
+
+class PlayerView:
+    """What one seat may know at a decision (seats 0-based, cards are ints: ``rules.value`` gives a card's value)."""
+
+    __slots__ = (
+        "seat", "n", "target", "max_rounds", "hand", "hand_sizes", "known_hands", "deck_size", "discards",
+        "positions", "round", "current", "phase", "decisions", "_stream_key", "_rng",
+    )  # fmt: skip
+
+    def __init__(self, state: ToyState, seat: int) -> None:
+        self.seat = seat
+        self.n = state.n
+        self.target = TARGET
+        self.max_rounds = state.max_rounds
+        self.hand = tuple(sorted(state.hands[seat]))
+        self.hand_sizes = tuple(len(h) for h in state.hands)
+        bit = 1 << seat
+        self.known_hands = tuple(
+            () if s == seat else tuple(sorted(c for c in state.hands[s] if state.known[c] & bit))
+            for s in range(state.n)
+        )  # fmt: skip
+        self.deck_size = len(state.deck)
+        self.discards = tuple(state.discards)
+        self.positions = tuple(state.positions)
+        self.round = state.round
+        self.current = state.current
+        self.phase = state.phase
+        self.decisions = state.decisions
+        self._stream_key = (state.keys[seat], state.decisions)
+        self._rng: random.Random | None = None
+
+    @property
+    def rng(self) -> random.Random:
+        """This decision's own random stream: reproducible, independent of the deck and of the other seats."""
+        if self._rng is None:
+            key, position = self._stream_key
+            self._rng = random.Random(f"{key}:{position}")
+        return self._rng
+
+    def legal_options(self, decision: Decision) -> list[int]:
+        """Every legal choice at ``decision`` (which must be this seat's)."""
+        if decision.seat != self.seat:
+            raise ValueError(f"decision for seat {decision.seat}, view of seat {self.seat}")
+        return options_for(self.hand, decision)
