@@ -236,3 +236,14 @@ def test_the_games_command_lists_registered_games_and_refuses_a_broken_one(plugi
     monkeypatch.setenv(ENV_VAR, f"toy={TOY}")
     version = runner.invoke(app, ["version"])  # every registered game's code fingerprint
     assert version.exit_code == 0 and "toy " in version.output.splitlines()[-1]
+
+
+def test_version_names_a_registered_game_that_does_not_load(monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+
+    monkeypatch.setenv("PALAIS_GAMES", "broken=no_such_module:GAME")
+    res = CliRunner().invoke(app, ["version"])
+    assert res.exit_code == 0 and "Traceback" not in res.output
+    assert "palais-royal" in res.output and "broken (not loaded" in res.output

@@ -140,11 +140,18 @@ def replay(
 def version() -> None:
     """Print the engine version, whether the engine runs compiled, and each game's code fingerprint."""
     from palais_sim import build_info
-    from palais_sim.games import game_names
+    from palais_sim.games import UnknownGame, game_names, get_game
     from palais_sim.tournament.fingerprint import code_fingerprint
 
     info = build_info()
     engine = "compiled (mypyc)" if info["compiled"] else f"pure Python: {info['reason']}"
     typer.echo(f"{__version__} ({engine})")
     # The code a run or a study records: a run of another fingerprint was played by other rules or strategies.
-    typer.echo("code fingerprints: " + ", ".join(f"{name} {code_fingerprint(name)}" for name in game_names()))
+    prints = []
+    for name in game_names():
+        try:
+            get_game(name)
+            prints.append(f"{name} {code_fingerprint(name)}")
+        except (UnknownGame, ValueError) as exc:  # a registered game that does not load: say so, print the others
+            prints.append(f"{name} (not loaded: {exc})")
+    typer.echo("code fingerprints: " + ", ".join(prints))

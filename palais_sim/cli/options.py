@@ -9,7 +9,7 @@ import sys
 import typer
 
 GameOpt = typer.Option(
-    "palais-royal", "--game", help="The game: palais-royal | palastgefluester (`palais games` lists them)"
+    "palais-royal", "--game", help="The game, by name (`palais games` lists them: the built-in and registered ones)"
 )
 TiebreakOpt = typer.Option(
     "display", "--tiebreak", help="Palastgeflüster: display (the rules) or noted (the variant's tie-break)"
