@@ -196,6 +196,12 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
             if not search.affordable() or (noble not in changed and len(changed) >= plan.max_changes):
                 break
             gold = current.nobles[current.noble_index[noble]].gold
+            if start == OVER and gold == 0:  # no cheaper gold price exists: its seals (or points) are the cost
+                if not any(c["noble"] == noble and c["new_gold"] == 0 for c in changes):
+                    changes.append({"round": round_no + 1, "noble": noble, "was": start, "gold": 0, "new_gold": 0,
+                                    "now": start, "before": by_noble[noble], "at_new_price": [],
+                                    "tried": []})  # fmt: skip
+                continue
             price, now, found, tried = search.price(current, noble, start)
             changes.append({"round": round_no + 1, "noble": noble, "was": start, "gold": gold, "new_gold": price,
                             "now": now, "before": by_noble[noble], "at_new_price": found,
@@ -211,6 +217,14 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
     return _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced)
 
 
+def _proposed(change: dict) -> str:
+    if change["new_gold"] != change["gold"]:
+        return f"{change['new_gold']} gold"
+    if change["was"] == OVER and change["gold"] == 0:
+        return "unchanged: overpriced at no gold, its seals or points would have to change"
+    return "unchanged"
+
+
 def _toml_note(comps: ComponentSet, changes: list[dict], plan: BalancePlan) -> str:
     lines = [f"{comps.name}, balanced by palais balance nobles ({plan.players} players, skill levels "
              f"{', '.join(plan.spec.strategies)}, margin +-{plan.spec.margin:g} pp)."]  # fmt: skip
@@ -218,6 +232,9 @@ def _toml_note(comps: ComponentSet, changes: list[dict], plan: BalancePlan) -> s
         if c["new_gold"] != c["gold"]:
             lines.append(f"{c['noble']}: {c['gold']} -> {c['new_gold']} gold (round {c['round']}: {c['was']} at "
                          f"{c['gold']}; {c['now']} at {c['new_gold']})")  # fmt: skip
+        elif c["was"] == OVER and c["gold"] == 0:
+            lines.append(f"{c['noble']}: left at 0 gold (overpriced already at no gold: its seals or points would "
+                         "have to change)")  # fmt: skip
         else:
             lines.append(f"{c['noble']}: left at {c['gold']} gold ({c['was']}; no price within "
                          f"{plan.max_step} gold or the budget brought it within the margin)")  # fmt: skip
@@ -238,7 +255,7 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
     page.table(changes, [
         ("round", lambda c: str(c["round"])), ("noble", lambda c: c["noble"]),
         ("before", lambda c: f"{c['was']} at {c['gold']} gold"),
-        ("proposed", lambda c: f"{c['new_gold']} gold" if c["new_gold"] != c["gold"] else "unchanged"),
+        ("proposed", _proposed),
         ("there", lambda c: c["now"]),
         ("prices tried", lambda c: ", ".join(f"{t['price']} ({t['side']})" for t in c["tried"]) or "–"),
     ])  # fmt: skip
