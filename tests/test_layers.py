@@ -58,7 +58,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("strategies",),
     ("palais_sim.tournament",),
     ("palais_sim.analytics",),
-    ("palais_sim.study",),  # studies: design arms, play them through the runner, read them with the analytics
+    # studies: design arms, play them through the runner, read them with the analytics; the parameter search plays
+    # through the tournament's executor and measures with the analytics' statistics
+    ("palais_sim.study", "palais_sim.tuning"),
     ("palais_sim.cli",),
 ]
 
