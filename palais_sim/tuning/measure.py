@@ -20,7 +20,7 @@ import numpy as np
 
 from palais_sim.analytics.stats import cluster_mean
 from palais_sim.games import get_game
-from palais_sim.tournament.executor import make_executor
+from palais_sim.tournament.pools import make_executor
 from palais_sim.tournament.schedule import Schedule, Settings
 
 # (group, the focus strategy's win: 1, 1/k for a shared win, 0; finished)
