@@ -45,6 +45,8 @@ LAYERS: list[tuple[str, ...]] = [
     (
         "palais_sim.games.palais_royal.play",
         "palais_sim.games.palais_royal.notation",
+        "palais_sim.games.palais_royal.position",
+        "palais_sim.games.palais_royal.replay",
         "palais_sim.games.palais_royal.account",
         "palais_sim.games.palais_royal.codegen",
         "palais_sim.games.palais_royal.movement",
