@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from palais_sim.analytics import batches, design, report, setup_balance
+from palais_sim.analytics import batches, design, sections_common, setup_balance
 from palais_sim.analytics.runs import Run, noble_ids, open_run
 from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
 from palais_sim.tournament.runner import run
@@ -70,7 +70,7 @@ def test_setup_cells_equal_a_plain_group_by(any_run: Run, target_rows: int, monk
 
 
 def test_score_table_equals_the_scan(any_run: Run) -> None:
-    got, want = report.score_table(any_run), report.score_table_scan(any_run)
+    got, want = sections_common.score_table(any_run), sections_common.score_table_scan(any_run)
     assert got["players"].to_list() == want["players"].to_list()
     assert_frame_equal(got, want, rel_tol=1e-12, abs_tol=1e-9)
 

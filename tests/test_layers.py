@@ -45,6 +45,8 @@ LAYERS: list[tuple[str, ...]] = [
     (
         "palais_sim.games.palais_royal.play",
         "palais_sim.games.palais_royal.notation",
+        "palais_sim.games.palais_royal.position",
+        "palais_sim.games.palais_royal.replay",
         "palais_sim.games.palais_royal.account",
         "palais_sim.games.palais_royal.codegen",
         "palais_sim.games.palais_royal.movement",
@@ -58,7 +60,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("strategies",),
     ("palais_sim.tournament",),
     ("palais_sim.analytics",),
-    ("palais_sim.study",),  # studies: design arms, play them through the runner, read them with the analytics
+    # studies: design arms, play them through the runner, read them with the analytics; the parameter search plays
+    # through the tournament's executor and measures with the analytics' statistics
+    ("palais_sim.study", "palais_sim.tuning"),
     ("palais_sim.cli",),
 ]
 

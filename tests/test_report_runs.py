@@ -17,7 +17,7 @@ from matplotlib.text import Text
 from typer.testing import CliRunner
 
 from palais_sim import build_info
-from palais_sim.analytics import charts, nobles, report, setup_balance
+from palais_sim.analytics import charts, nobles, report, report_format, sections_common, setup_balance
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
 from palais_sim.tournament import records
@@ -114,14 +114,15 @@ def test_sorting_is_complete_on_ties() -> None:
     rows = [("b", "a", 0.5), ("a", "b", 0.5), ("c", "a", 0.6), ("a", "c", 0.4), ("c", "b", 0.6), ("b", "c", 0.4)]
     frames = [pl.DataFrame(rows, schema=["strategy", "opponent", "ahead"], orient="row")[list(order)]
               for order in ([0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 0, 4, 1, 5, 3])]  # fmt: skip
-    shown = [report.head_to_head_pairs(f).rows() for f in frames]
+    shown = [sections_common.head_to_head_pairs(f).rows() for f in frames]
     assert shown[0] == shown[1] == shown[2] == [("c", "a", 0.6), ("c", "b", 0.6), ("a", "b", 0.5)]
 
 
 def test_win_lift_interval_is_cut_at_100_pp() -> None:
     row = {"lift": 0.9, "lift_ci_low": 0.6, "lift_ci_high": 1.2}
-    assert report._lift(row) == "+90.0 pp [+60.0, +100.0]"
-    assert report._lift({"lift": -0.95, "lift_ci_low": -1.3, "lift_ci_high": -0.6}) == "-95.0 pp [-100.0, -60.0]"
+    assert report_format.lift_with_ci(row) == "+90.0 pp [+60.0, +100.0]"
+    row = {"lift": -0.95, "lift_ci_low": -1.3, "lift_ci_high": -0.6}
+    assert report_format.lift_with_ci(row) == "-95.0 pp [-100.0, -60.0]"
 
 
 def test_json_draws_no_chart(real: Path, tmp_path: Path) -> None:
@@ -252,8 +253,8 @@ def test_charts_fit_and_explain_their_colours(real: Path) -> None:
         "seats": charts.seat_bars(s.seats),
         "nobles": charts.noble_value(n.nobles, n.mean_ratio),
         "castle": charts.castle(s.positions, 0.02),
-        "scores": charts.score_distribution(report.score_table(r)),
-        "length": charts.game_length(report.game_tables(r)[1]),
+        "scores": charts.score_distribution(sections_common.score_table(r)),
+        "length": charts.game_length(sections_common.game_tables(r)[1]),
     }
     for name, fig in figures.items():
         assert not _cut_off(fig), name

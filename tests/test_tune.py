@@ -8,8 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.cli.tune import TuneError, TuneSettings, run_tuning, search_space, share_of, spec_with
 from palais_sim.games.palais_royal.game import rule_options
+from palais_sim.tuning.measure import share_of
+from palais_sim.tuning.search import TuneSettings, run_tuning
+from palais_sim.tuning.space import TuneError, search_space, spec_with
 
 
 def test_the_space_of_a_heuristic_is_its_tuning_space() -> None:
@@ -102,11 +104,11 @@ def test_the_command_prints_the_spec_and_the_validation(tmp_path) -> None:
 
 def test_the_games_a_tuning_plays_are_the_engine_s_games() -> None:
     """Through the game interface, a Palais Royal trial's rows are exactly ``play_game``'s wins (shared wins split)."""
-    from palais_sim.cli.tune import play_games
     from palais_sim.games.palais_royal.components import load_components
     from palais_sim.games.palais_royal.play import play_game
     from palais_sim.registry import load_strategy
     from palais_sim.tournament.schedule import Schedule
+    from palais_sim.tuning.measure import play_games
 
     settings = _settings().gauntlet("greedy:gold_weight=0.3", 9, 12)
     rows = play_games((settings.to_dict(), 0, 12))

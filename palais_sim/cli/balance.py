@@ -62,8 +62,8 @@ def nobles(
     from palais_sim.analytics.runs import RunError
     from palais_sim.cli.errors import USER_ERRORS
     from palais_sim.study.balance import BalancePlan, run_balance
-    from palais_sim.tournament.executor import BACKENDS
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.pools import BACKENDS
     from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError

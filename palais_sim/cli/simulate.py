@@ -79,8 +79,8 @@ def simulate(
 ) -> None:
     """Play a tournament in a process pool (or on Ray) and write Parquet tables, a manifest and a log under --out."""
     from palais_sim.games import get_game
-    from palais_sim.tournament.executor import BACKENDS, default_workers
     from palais_sim.tournament.manifest import Manifest, RunDirError
+    from palais_sim.tournament.pools import BACKENDS, default_workers
     from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
     from palais_sim.tournament.runner import RunStopped, run
     from palais_sim.tournament.schedule import ScheduleError

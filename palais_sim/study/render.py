@@ -17,20 +17,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from palais_sim.analytics import report_format
 from palais_sim.analytics.paired import Estimate, robust, verdict
-from palais_sim.analytics.report import inline_html
+from palais_sim.analytics.report_render import inline_html
 
 FORMAT = "palais-study/1"
 
 
 def pp(x: float | None, digits: int = 1) -> str:
-    return "–" if x is None or not math.isfinite(x) else f"{x:+.{digits}f}"
+    """A study row's effect: in percentage points already, the unit in its column header."""
+    return report_format.pp(x, digits, scale=1.0, unit="")
 
 
 def ci_text(ci: list | tuple | None, digits: int = 1) -> str:
-    if not ci or any(v is None or not math.isfinite(v) for v in ci):
+    """A study row's interval ``[low, high]`` in percentage points."""
+    if not ci:
         return "–"
-    return f"[{ci[0]:+.{digits}f}, {ci[1]:+.{digits}f}]"
+    return report_format.ci(ci[0], ci[1], lambda x: pp(x, digits))
 
 
 def row(subject: str, key: object, strategy: str, est: Estimate, margin_pp: float, **extra: object) -> dict:

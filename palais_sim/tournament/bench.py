@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 from palais_sim import __version__, build_info
 from palais_sim.games import DEFAULT_GAME, get_game
-from palais_sim.tournament.executor import ProcessExecutor, make_executor
-from palais_sim.tournament.pool import default_workers
+from palais_sim.tournament.executor_protocol import default_workers
+from palais_sim.tournament.pools import ProcessExecutor, make_executor
 from palais_sim.tournament.runner import validate
 from palais_sim.tournament.schedule import Settings
 from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk

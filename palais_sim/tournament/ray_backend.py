@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from palais_sim.tournament.pool import WorkerLost, default_workers
+from palais_sim.tournament.executor_protocol import WorkerLost, default_workers
 
 INSTALL_HINT = "--backend ray needs Ray: pip install 'palais-sim[ray]'"
 SHARED_STORAGE = (

@@ -28,10 +28,10 @@ from palais_sim.games import get_game
 from palais_sim.registry import load_strategy, parse_spec, strategy_class
 from palais_sim.registry import strategy_parameters as registry_parameters
 from palais_sim.tournament import records
-from palais_sim.tournament.executor import make_executor
+from palais_sim.tournament.executor_protocol import WorkerLost, default_workers
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import MANIFEST, Manifest, RunDirError, now
-from palais_sim.tournament.pool import WorkerLost, default_workers
+from palais_sim.tournament.pools import make_executor
 from palais_sim.tournament.schedule import Schedule, Settings
 from palais_sim.tournament.worker import (
     ChunkReport,

@@ -25,7 +25,11 @@ from mypy_extensions import mypyc_attr
 from palais_sim.games.palais_royal.board import BACK, IS_EDGE, KING, MADAME, MINT, PARK_ROWS
 from palais_sim.games.palais_royal.rules import Decision
 from palais_sim.games.palais_royal.view import PlayerView
-from strategies.palais_royal.heuristic import CARD_VALUE, TUNING_SPACE, Distances, HeuristicStrategy, _best_other
+from strategies.palais_royal.budget_moves import Distances
+from strategies.palais_royal.card_play import CARD_VALUE
+from strategies.palais_royal.heuristic import HeuristicStrategy
+from strategies.palais_royal.tuning_space import TUNING_SPACE
+from strategies.palais_royal.valuation import _best_other
 
 # The edge rows' fields, in the order of ``view.row_strengths()``.
 ROW_FIELDS: Final[tuple[tuple[int, ...], ...]] = tuple(PARK_ROWS.values())

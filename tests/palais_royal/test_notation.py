@@ -8,14 +8,9 @@ from pathlib import Path
 import pytest
 
 from palais_sim.games.palais_royal.components import load_components
-from palais_sim.games.palais_royal.notation import (
-    NotationError,
-    ReplayWriter,
-    export_position,
-    import_position,
-    verify_replay,
-)
 from palais_sim.games.palais_royal.play import play_game, result_of, run_to_end
+from palais_sim.games.palais_royal.position import NotationError, export_position, import_position
+from palais_sim.games.palais_royal.replay import ReplayWriter, verify_replay
 from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategies
 
@@ -162,8 +157,8 @@ def test_a_position_written_by_hand_is_dealt_its_hidden_information_from_the_see
     from collections import Counter
 
     from palais_sim.games.palais_royal.components import standard_components
-    from palais_sim.games.palais_royal.notation import export_position, import_position
     from palais_sim.games.palais_royal.play import continue_game
+    from palais_sim.games.palais_royal.position import export_position, import_position
 
     seen: list = []
     play_game(
@@ -185,7 +180,7 @@ def test_a_position_written_by_hand_is_dealt_its_hidden_information_from_the_see
 
 def test_a_position_names_its_components_by_hash_and_the_hash_is_checked() -> None:
     from palais_sim.games.palais_royal.components import standard_components
-    from palais_sim.games.palais_royal.notation import NotationError, export_position, import_position
+    from palais_sim.games.palais_royal.position import NotationError, export_position, import_position
 
     seen: list = []
     play_game(standard_components(), RuleOptions(players=2), 2, load_strategies("greedy", 2),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from palais_sim.analytics.report import Report, num, pct, winrates_section
+from palais_sim.analytics.report_format import num, pct
+from palais_sim.analytics.report_render import Report
 from palais_sim.analytics.runs import Run
+from palais_sim.analytics.sections_common import winrates_section
 
 
 def seats_section(rep: Report, run: Run) -> None:

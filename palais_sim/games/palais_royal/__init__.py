@@ -16,4 +16,13 @@ COMPILED = (
     "view.py",
     "play.py",
 )
-COMPILED_STRATEGIES = ("heuristic.py", "styles.py", "greedy.py")
+COMPILED_STRATEGIES = (
+    "tuning_space.py",
+    "valuation.py",
+    "budget_moves.py",
+    "planning.py",
+    "card_play.py",
+    "heuristic.py",
+    "styles.py",
+    "greedy.py",
+)

@@ -145,7 +145,7 @@ class PalaisRoyal:
     rule_settings: Mapping[str, str] = {
         "layout": "random", "gold_limit": "unlimited", "start_gold": "the rulebook's 0,1,2,3",
     }  # fmt: skip
-    report_sections = "palais_sim.analytics.report:SECTIONS"
+    report_sections = "palais_sim.analytics.sections_palais_royal:SECTIONS"
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "cardinal"  # the Cardinal's holder wins a tie of totals

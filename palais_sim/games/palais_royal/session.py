@@ -13,15 +13,9 @@ from typing import Any, TextIO
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.account import TurnAccount
 from palais_sim.games.palais_royal.board import ROOM_KEYS
-from palais_sim.games.palais_royal.notation import (
-    ReplayWriter,
-    encode_choice,
-    export_position,
-    load_position,
-    save_position,
-    verify_replay,
-)
 from palais_sim.games.palais_royal.play import GameResult, continue_game, play_game
+from palais_sim.games.palais_royal.position import export_position, load_position, save_position
+from palais_sim.games.palais_royal.replay import ReplayWriter, encode_choice, verify_replay
 from palais_sim.games.palais_royal.scoring import final_scores, winners
 from palais_sim.games.palais_royal.state import PH_TURN_START
 from palais_sim.games.palais_royal.view import PlayerView, describe_decision

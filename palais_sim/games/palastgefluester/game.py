@@ -114,7 +114,7 @@ class Palastgefluester:
     tune_pool = "heuristic"
     skill_levels = ("heuristic", "random")  # no search player at study speed yet: its heuristic, and random play
     rule_settings: Mapping[str, str] = {"tiebreak": "display"}
-    report_sections = "palais_sim.analytics.report:PALASTGEFLUESTER_SECTIONS"
+    report_sections = "palais_sim.analytics.sections_palastgefluester:SECTIONS"
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "noted" if settings.get("tiebreak") == "noted" else "display"

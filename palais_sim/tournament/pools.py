@@ -1,10 +1,11 @@
-"""The one seam between the runner and whatever runs chunks: in-process, a local process pool, or Ray.
+"""The local executors (in-process, and a pool of worker processes) and :func:`make_executor`, which builds the
+one asked for: one of these, or the Ray pool (imported only when asked for it).
 
 An executor is built with a worker initializer (static data shipped once per worker) and runs a picklable
 function over tasks, yielding results as they complete. The runner never sees which kind it has. The interface
-(:class:`~palais_sim.tournament.pool.Executor`: ``imap_unordered``, ``terminate``, ``close``, ``log_queue``) and
-:class:`~palais_sim.tournament.pool.WorkerLost` live in ``pool``, which the Ray backend imports too; this module
-holds the local backends and :func:`make_executor`, which imports the Ray backend only when asked for it.
+(:class:`~palais_sim.tournament.executor_protocol.Executor`: ``imap_unordered``, ``terminate``, ``close``,
+``log_queue``) and :class:`~palais_sim.tournament.executor_protocol.WorkerLost` live in ``executor_protocol``, which
+the Ray backend imports too.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from multiprocessing import connection
 from multiprocessing.connection import Connection
 
-from palais_sim.tournament.pool import Executor, WorkerLost, default_workers
+from palais_sim.tournament.executor_protocol import Executor, WorkerLost, default_workers
 
 __all__ = [
     "BACKENDS",

@@ -1,7 +1,7 @@
 """What the runner and every executor backend share: the Executor protocol, the lost-worker error, the core count.
 
-Imports point one way: ``executor`` (the local backends and ``make_executor``) and ``ray_backend`` both import
-from here, ``executor`` imports ``ray_backend`` (lazily, only for ``--backend ray``), and nothing here imports
+Imports point one way: ``pools`` (the local backends and ``make_executor``) and ``ray_backend`` both import
+from here, ``pools`` imports ``ray_backend`` (lazily, only for ``--backend ray``), and nothing here imports
 either of them.
 """
 

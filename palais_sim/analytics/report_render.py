@@ -1,0 +1,141 @@
+"""A report as a list of blocks (headings, paragraphs, lists, tables, charts) and its three renderers: Markdown,
+one self-contained HTML page (charts embedded) and JSON (the full tables, no chart)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+from matplotlib.figure import Figure
+
+from palais_sim.analytics import charts
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class Report:
+    title: str
+    chart_dir: Path | None = None  # None: no charts (JSON)
+    blocks: list[tuple[str, object]] = field(default_factory=list)
+    data: dict[str, object] = field(default_factory=dict)
+    charts: dict[str, dict[str, Path]] = field(default_factory=dict)
+    headline: list[str] = field(default_factory=list)
+
+    def h(self, text: str) -> None:
+        self.blocks.append(("h", text))
+
+    def p(self, text: str) -> None:
+        self.blocks.append(("p", text))
+
+    def table(self, df: pl.DataFrame, columns: list[tuple[str, Callable[[dict], str]]]) -> None:
+        rows = [[fmt(row) for _, fmt in columns] for row in df.iter_rows(named=True)]
+        self.blocks.append(("table", Table([name for name, _ in columns], rows)))
+
+    def rows(self, headers: list[str], rows: list[list[str]]) -> None:
+        self.blocks.append(("table", Table(headers, rows)))
+
+    def chart(self, name: str, draw: Callable[[], Figure], caption: str) -> None:
+        """Draw and save a chart (not for JSON, which has no charts) and place it here with its caption."""
+        if self.chart_dir is None:
+            return
+        self.charts[name] = charts.save(draw(), self.chart_dir, name)
+        self.blocks.append(("chart", (name, caption)))
+
+
+def to_markdown(rep: Report) -> str:
+    lines = [f"# {rep.title}", ""]
+    for kind, value in rep.blocks:
+        if kind == "h":
+            lines += [f"## {value}", ""]
+        elif kind == "p":
+            lines += [str(value), ""]
+        elif kind == "list":
+            lines += [f"- {item}" for item in value] + [""]  # type: ignore[union-attr]
+        elif kind == "table":
+            assert isinstance(value, Table)
+            lines.append("| " + " | ".join(value.headers) + " |")
+            lines.append("|" + "|".join("---" for _ in value.headers) + "|")
+            lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in value.rows]
+            lines.append("")
+        elif kind == "chart":
+            name, caption = value  # type: ignore[misc]
+            lines += [f"![{caption}](charts/{name}.png)", "", f"*{caption}*", ""]
+    return "\n".join(lines)
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
+th { background: #f0f3f6; } td:first-child, th:first-child { text-align: left; }
+figure { margin: 1em 0; } figure img { max-width: 100%; } figcaption { color: #555; font-size: 0.9em; }
+code { background: #f4f4f4; padding: 0 0.2em; }
+"""
+
+
+def inline_html(text: str) -> str:
+    """Markdown's `code` and **bold** of a line as HTML (the rest escaped)."""
+    out = html.escape(text)
+    parts = out.split("`")
+    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    parts = out.split("**")
+    return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def to_html(rep: Report) -> str:
+    body = [f"<h1>{html.escape(rep.title)}</h1>"]
+    for kind, value in rep.blocks:
+        if kind == "h":
+            body.append(f"<h2>{html.escape(str(value))}</h2>")
+        elif kind == "p":
+            body.append(f"<p>{inline_html(str(value))}</p>")
+        elif kind == "list":
+            body.append("<ul>" + "".join(f"<li>{inline_html(str(item))}</li>" for item in value) + "</ul>")  # type: ignore[union-attr]
+        elif kind == "table":
+            assert isinstance(value, Table)
+            head = "".join(f"<th>{html.escape(h)}</th>" for h in value.headers)
+            rows = "".join("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in row) + "</tr>" for row in value.rows)
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+        elif kind == "chart":
+            name, caption = value  # type: ignore[misc]
+            data = base64.b64encode(rep.charts[name]["png"].read_bytes()).decode("ascii")
+            body.append(
+                f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            )
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(rep.title)}</title>'
+        f"<style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+
+
+def _clean(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def to_json(rep: Report) -> str:
+    data: dict[str, object] = {}
+    for key, value in rep.data.items():
+        data[key] = value.to_dicts() if isinstance(value, pl.DataFrame) else value
+    data["notes"] = [str(v) for k, v in rep.blocks if k == "p"]
+    data["charts"] = {name: {fmt: str(p) for fmt, p in paths.items()} for name, paths in rep.charts.items()}
+    return json.dumps(_clean(data), indent=1, allow_nan=False)
