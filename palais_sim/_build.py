@@ -32,7 +32,7 @@ EXTENSION_SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 # The modules the compiled build compiles (setup.py reads this list): the core play loop, and each game's engine,
 # seat view and built-in heuristic strategies as its package declares them (``COMPILED`` and
 # ``COMPILED_STRATEGIES`` in ``palais_sim/games/<game>/__init__.py``, read here as data: nothing is imported yet).
-CORE_COMPILED: tuple[str, ...] = ()
+CORE_COMPILED: tuple[str, ...] = ("palais_sim/core/streams.py", "palais_sim/core/loop.py")
 
 
 def _declared(package: Path, name: str) -> tuple[str, ...]:

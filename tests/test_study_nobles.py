@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
+from palais_sim.core.errors import StrategyError
 from palais_sim.games.palais_royal.components import load_components
-from palais_sim.games.palais_royal.play import StrategyError, play_game
+from palais_sim.games.palais_royal.play import play_game
 from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategy
 from palais_sim.study.common import StudySpec

@@ -7,9 +7,9 @@ from typing import NoReturn
 
 import typer
 
+from palais_sim.core.errors import StrategyError
 from palais_sim.games.palais_royal.board import LayoutError
 from palais_sim.games.palais_royal.components import ComponentError
-from palais_sim.games.palais_royal.play import StrategyError
 from palais_sim.games.palais_royal.setup import SetupError
 from palais_sim.registry import StrategySpecError
 

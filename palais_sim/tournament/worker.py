@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from palais_sim.core.errors import StrategyError
 from palais_sim.games import get_game
 from palais_sim.registry import load_strategy
 from palais_sim.tournament import records
@@ -101,8 +102,7 @@ def play_one(spec: GameSpec, clock: dict[str, list] | None = None) -> tuple[dict
             ]
         result = game.play(context, spec.seed, strategies)
     except Exception as exc:  # noqa: BLE001 - whatever goes wrong fails only this game
-        known = type(exc).__name__ == "StrategyError"  # every game's StrategyError says what failed, where
-        message = str(exc) if known else f"{type(exc).__name__}: {exc}"
+        message = str(exc) if isinstance(exc, StrategyError) else f"{type(exc).__name__}: {exc}"  # it says where
         log.warning("game %d (seed %d) failed: %s", spec.game, spec.seed, message)
         row = records.failed_game_row(
             game.name, context, spec.game, spec.seed, spec.group, spec.rotation, list(spec.matchup), message

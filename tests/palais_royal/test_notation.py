@@ -136,10 +136,10 @@ def test_malformed_replay_names_the_file_and_line(tmp_path: Path) -> None:
 def test_strategy_error_survives_pickling() -> None:
     import pickle
 
-    from palais_sim.games.palais_royal.play import StrategyError
+    from palais_sim.core.errors import StrategyError
     from palais_sim.games.palais_royal.rules import Decision
 
-    error = StrategyError("mine", 1, Decision("cards", 1, window="move"), 42, "raised ValueError()")
+    error = StrategyError("mine", 1, Decision("cards", 1, window="move").label, 42, "raised ValueError()")
     copy = pickle.loads(pickle.dumps(error))
     assert str(copy) == str(error)
     assert (copy.strategy, copy.seat, copy.decision, copy.seed) == ("mine", 1, "cards(move)", 42)

@@ -8,10 +8,11 @@ import gc
 import pytest
 
 import palais_sim
+from palais_sim.core.errors import StrategyError
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.components import standard_components
 from palais_sim.games.palais_royal.game import STRATEGIES as BUILTINS
-from palais_sim.games.palais_royal.play import StrategyError, play_game, run_to_end
+from palais_sim.games.palais_royal.play import play_game, run_to_end
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.games.palais_royal.state import FIELD_NAMES, GameState, RuleOptions
 from palais_sim.registry import load_strategy

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, TextIO
 import polars as pl
 
 from palais_sim import __version__
+from palais_sim.core import loop
 from palais_sim.core.game import ONE, SEAT1, ZERO, Column, common_game_row, game_sources, table_columns
 from tests.toygame.rules import (
     COPIES,
@@ -43,20 +44,6 @@ class NoPositions(ValueError):
 
 class ReplayError(ValueError):
     """A replay log that cannot be read or does not replay."""
-
-
-class StrategyError(RuntimeError):
-    """A strategy raised or answered illegally; the message names the strategy, the seat, the decision and the
-    seed. (The runner knows a failed game by this class name.)"""
-
-    def __init__(self, strategy: str, seat: int, kind: str, seed: int, problem: str) -> None:
-        super().__init__(f"strategy {strategy!r} (seat {seat + 1}) failed at decision {kind} in game seed {seed}: "
-                         f"{problem}")  # fmt: skip
-        self._args = (strategy, seat, kind, seed, problem)
-
-    def __reduce__(self):
-        """Picklable, so a failed game's error travels back from a worker process."""
-        return (StrategyError, self._args)
 
 
 class SeatResult(NamedTuple):
@@ -119,27 +106,11 @@ def result_of(state: ToyState, names: list[str]) -> ToyResult:
     )  # fmt: skip
 
 
-Observer = Callable[[int, Decision, object], None]
-
-
-def play_out(state: ToyState, strategies: Sequence[Any], observer: Observer | None = None) -> ToyResult:
-    """Play ``state`` to its end: every seat's strategy asked at its decisions, every answer checked;
-    ``observer(round, decision, choice)`` sees every accepted one."""
-    names = [getattr(s, "name", type(s).__name__) for s in strategies]
-    while not state.over:
-        dec = decision(state)
-        try:
-            choice = strategies[dec.seat].choose(PlayerView(state, dec.seat), dec)
-        except Exception as exc:  # noqa: BLE001 - any failure of a strategy fails only its game
-            raise StrategyError(names[dec.seat], dec.seat, dec.kind, state.seed, f"raised {exc!r}") from exc
-        played_in = state.round
-        try:
-            apply(state, choice)
-        except IllegalChoice as exc:
-            raise StrategyError(names[dec.seat], dec.seat, dec.kind, state.seed, f"illegal choice: {exc}") from None
-        if observer is not None:
-            observer(played_in, dec, choice)
-    return result_of(state, names)
+def play_out(state: ToyState, strategies: Sequence[Any], observer: loop.Observer | None = None) -> ToyResult:
+    """Play ``state`` to its end with the core loop; ``observer(state_before, decision, choice)`` sees every
+    accepted choice."""
+    loop.run_to_end(state, strategies, decision, PlayerView, apply, observer)
+    return result_of(state, loop.strategy_names(strategies))
 
 
 class Context(NamedTuple):
@@ -262,8 +233,9 @@ class ToyRace:
         strategies = seats(context.players)
         choices: list[object] = []
 
-        def observe(round_: int, dec: Decision, choice: object) -> None:
+        def observe(before: ToyState, dec: Decision, choice: object) -> None:
             choices.append(choice)
+            round_ = before.round
             if out is not None:
                 what = f"plays a {value(choice)}" if dec.kind == "play" else f"looks at seat {choice + 1}'s hand"  # type: ignore[arg-type,operator]
                 out.write(f"round {round_}: seat {dec.seat + 1} {what}\n")

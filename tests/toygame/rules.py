@@ -14,10 +14,12 @@ Decisions, seats 0-based: ``play`` (a card id from the hand) and ``peek`` (a sea
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import random
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from palais_sim.core.errors import IllegalChoice
+from palais_sim.core.streams import seat_stream_keys
 
 VALUES = 6
 COPIES = 4
@@ -32,22 +34,22 @@ def value(card: int) -> int:
     return card % VALUES + 1
 
 
-class IllegalChoice(ValueError):
-    """A choice the rules do not allow at the pending decision."""
-
-
 class Decision(NamedTuple):
     """A pending decision: the seat asked (0-based), its kind, and for ``peek`` the seats it may look at."""
 
-    seat: int
     kind: str
+    seat: int
     seats: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.kind
 
 
 def seat_keys(seed: int, players: int) -> tuple[int, ...]:
     """Each seat's key for its strategies' random streams: a one-way image of the seed, so a view holding its own
     key does not lead back to the seed (nor to the deck order)."""
-    return tuple(int(hashlib.sha256(f"toy:{seed}:{seat}".encode()).hexdigest()[:16], 16) for seat in range(players))
+    return tuple(seat_stream_keys(seed, players, "toy:"))
 
 
 @dataclass
@@ -108,9 +110,9 @@ def new_game(players: int, max_rounds: int, seed: int) -> ToyState:
 def decision(state: ToyState) -> Decision:
     """The pending decision (the game must not be over)."""
     if state.phase == PEEK:
-        return Decision(state.current, PEEK, tuple(s for s in range(state.n) if s != state.current))
+        return Decision(PEEK, state.current, tuple(s for s in range(state.n) if s != state.current))
     if state.phase == PLAY:
-        return Decision(state.current, PLAY)
+        return Decision(PLAY, state.current)
     raise ValueError("the game is over: no decision is pending")
 
 

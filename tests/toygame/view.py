@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
+from palais_sim.core.streams import decision_rng
 from tests.toygame.rules import TARGET, Decision, ToyState, options_for
 
 
@@ -50,8 +51,7 @@ class PlayerView:
     def rng(self) -> random.Random:
         """This decision's own random stream: reproducible, independent of the deck and of the other seats."""
         if self._rng is None:
-            key, position = self._stream_key
-            self._rng = random.Random(f"{key}:{position}")
+            self._rng = decision_rng(self._stream_key[0], self._stream_key[1:])
         return self._rng
 
     def legal_options(self, decision: Decision) -> list[int]:

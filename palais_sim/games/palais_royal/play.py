@@ -6,36 +6,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mypy_extensions import mypyc_attr
-
 from palais_sim import __version__
+from palais_sim.core import loop
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.components import ComponentSet
-from palais_sim.games.palais_royal.rules import Decision, IllegalChoice
+from palais_sim.games.palais_royal.rules import Decision
 from palais_sim.games.palais_royal.scoring import SeatScore, final_scores, ranks, winners
 from palais_sim.games.palais_royal.setup import new_game, start_gold
 from palais_sim.games.palais_royal.state import PH_TURN_START, GameState, RuleOptions
 from palais_sim.games.palais_royal.view import PlayerView, Strategy
-
-
-@mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled
-class StrategyError(RuntimeError):
-    """A strategy raised or answered illegally; the message names the strategy, the decision and the seed."""
-
-    def __init__(self, strategy: str, seat: int, decision: Decision, seed: int, problem: str) -> None:
-        what = decision.kind + (f"({decision.window})" if decision.kind == "cards" else "")
-        super().__init__(
-            f"strategy {strategy!r} (seat {seat + 1}) failed at decision {what} in game seed {seed}: {problem}"
-        )
-        self.strategy = strategy
-        self.seat = seat
-        self.decision = what
-        self.seed = seed
-        self._args = (strategy, seat, decision, seed, problem)
-
-    def __reduce__(self):
-        """Picklable, so a failed game's error can travel back from a worker process."""
-        return (StrategyError, self._args)
 
 
 class SeatResult(NamedTuple):
@@ -104,7 +83,7 @@ class GameResult:
         }
 
 
-Observer = Callable[[GameState, Decision, object], None]
+Observer = loop.Observer
 TurnHook = Callable[[GameState], None]
 
 
@@ -114,43 +93,36 @@ def run_to_end(
     observer: Observer | None = None,
     on_turn_start: TurnHook | None = None,
 ) -> int:
-    """Play ``state`` to the end in place; returns the number of decisions made.
+    """Play ``state`` to the end in place (the core loop); returns the number of decisions made.
 
     ``observer(state_before, decision, choice)`` sees every accepted decision (replay logs, turn accounts);
     ``on_turn_start(state)`` sees the state before every turn (position export).
     """
-    names = [getattr(s, "name", type(s).__name__) for s in strategies]
-    decision_no = 0
     state.pause_at_turn = on_turn_start is not None
-    while not state.over:
+    if on_turn_start is None:
+        return loop.run_to_end(state, strategies, pending, PlayerView, rules.apply, observer)
+
+    def pending_with_hook(state: GameState) -> Decision | None:
         if state.phase == PH_TURN_START:
-            if on_turn_start is not None:
-                on_turn_start(state)
-            rules.resume_turn(state)
-            continue
-        dec = rules.decision(state)
-        strategy = strategies[dec.seat]
-        try:
-            choice = strategy.choose(PlayerView(state, dec.seat), dec)
-        except Exception as exc:  # noqa: BLE001 - any failure of a strategy fails only its game
-            raise StrategyError(names[dec.seat], dec.seat, dec, state.seed, f"raised {exc!r}") from exc
-        if observer is not None:
-            before = state.copy()
-        try:
-            rules.apply(state, choice)
-        except IllegalChoice as exc:
-            raise StrategyError(names[dec.seat], dec.seat, dec, state.seed, f"illegal choice: {exc}") from None
-        if observer is not None:
-            observer(before, dec, choice)
-        decision_no += 1
-    return decision_no
+            on_turn_start(state)
+        return pending(state)
+
+    return loop.run_to_end(state, strategies, pending_with_hook, PlayerView, rules.apply, observer)
+
+
+def pending(state: GameState) -> Decision | None:
+    """The pending decision, or None after resuming a game paused before a turn (a position file's start)."""
+    if state.phase == PH_TURN_START:
+        rules.resume_turn(state)
+        return None
+    return rules.decision(state)
 
 
 def result_of(state: GameState, strategies: Sequence[Strategy], decisions: int) -> GameResult:
     """The result of a game played to its end (or stopped at the round limit)."""
     scores = final_scores(state)
     best = winners(scores)
-    names = [getattr(s, "name", type(s).__name__) for s in strategies]
+    names = loop.strategy_names(strategies)
     seat_ranks = ranks([s.total for s in scores])
     nobles = state.components.nobles
     seats = [

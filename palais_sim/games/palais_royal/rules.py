@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from palais_sim.core.errors import IllegalChoice
 from palais_sim.games.palais_royal import cards
 from palais_sim.games.palais_royal.board import (
     BACK,
@@ -85,10 +86,6 @@ FROM_SUPPLY: Final = -1  # recruit: the edge servant comes from the supply (else
 EXTRA_CARDS_PER_NOBLE: Final = 3  # cards_plus3
 
 
-class IllegalChoice(ValueError):
-    """A choice that the rules do not allow at the pending decision."""
-
-
 @dataclass
 class Decision:
     """A pending decision: its kind, the seat (0-based) and what bounds the choice."""
@@ -105,6 +102,11 @@ class Decision:
     recruits_left: int = 0  # recruit: recruitments still allowed this turn
     wild_seals: int = 0  # recruit: seals of either colour from two_seals cards, left this turn
     drawn: tuple[str, ...] = ()  # keep: the cards drawn
+
+    @property
+    def label(self) -> str:
+        """The decision as errors and logs name it: its kind, and a card window's name (``cards(move)``)."""
+        return self.kind + (f"({self.window})" if self.kind == "cards" else "")
 
 
 # ---------------------------------------------------------------------------------------------- queries

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from palais_sim.core.streams import seat_stream_keys
 from palais_sim.games.palais_royal.board import PARADE, PARK_SIZE, STAIRWAY, parse_layout, random_layout_code
 from palais_sim.games.palais_royal.components import ComponentSet
-from palais_sim.games.palais_royal.state import PH_SETUP, GameState, RuleOptions, seat_stream_keys, sub_rng
+from palais_sim.games.palais_royal.state import PH_SETUP, GameState, RuleOptions, sub_rng
 
 SERVANTS_PER_COLOUR: Final = 25
 PLAYER_SERVANTS: Final = 18

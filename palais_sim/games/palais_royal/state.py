@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -122,13 +121,6 @@ def sub_rng(seed: int, stream: str) -> random.Random:
     """An independent random stream of a game, derived from its seed and a name (string seeding uses sha512,
     so it is stable across processes and Python runs)."""
     return random.Random(f"{seed}:{stream}")
-
-
-def seat_stream_keys(seed: int, players: int) -> list[int]:
-    """One key per seat for the random streams its strategy gets: a one-way image of the game seed (sha256), so a
-    strategy holding its key can neither recover the seed nor any other stream (deck, park, reshuffles, other
-    seats)."""
-    return [int.from_bytes(hashlib.sha256(f"{seed}:seat-stream:{s}".encode()).digest()[:8]) for s in range(players)]
 
 
 # ---------------------------------------------------------------------------------------------- the state's fields

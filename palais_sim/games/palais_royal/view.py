@@ -16,6 +16,7 @@ import random
 from collections import Counter
 from typing import Protocol
 
+from palais_sim.core.streams import decision_rng, seat_stream_keys
 from palais_sim.games.palais_royal import cards, rules, scoring
 from palais_sim.games.palais_royal.board import Layout
 from palais_sim.games.palais_royal.components import ComponentSet
@@ -33,7 +34,6 @@ from palais_sim.games.palais_royal.state import (
     TABLE,
     GameState,
     RuleOptions,
-    seat_stream_keys,
 )
 
 
@@ -254,8 +254,7 @@ class PlayerView:
         """This decision's own random stream (never use the global ``random``): reproducible, and independent of
         every chance element of the game and of the other seats' streams."""
         if self._rng is None:
-            key, turn, step = self._stream_key
-            self._rng = random.Random(f"{key}:{turn}:{step}")
+            self._rng = decision_rng(self._stream_key[0], self._stream_key[1:])
         return self._rng
 
     # ------------------------------------------------------------------ rule queries (engine code)

@@ -7,37 +7,16 @@ game's own figures besides.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mypy_extensions import mypyc_attr
-
-from palais_sim.games.palastgefluester.rules import Decision, IllegalChoice, apply, decision, new_game
+from palais_sim.core import loop
+from palais_sim.games.palastgefluester.rules import apply, decision, new_game
 from palais_sim.games.palastgefluester.state import REPEAT, SIX, PgOptions, PgState, RoundEnd
 from palais_sim.games.palastgefluester.view import PlayerView, Strategy
 
-GAME = "palastgefluester"
-
-
-@mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled
-class StrategyError(RuntimeError):
-    """A strategy raised or answered illegally; the message names the strategy, the seat, the decision and the
-    seed."""
-
-    def __init__(self, strategy: str, seat: int, decision: Decision, seed: int, problem: str) -> None:
-        super().__init__(
-            f"strategy {strategy!r} (seat {seat + 1}) failed at decision {decision.kind} in game seed {seed}: {problem}"
-        )
-        self.strategy = strategy
-        self.seat = seat
-        self.decision = decision.kind
-        self.seed = seed
-        self._args = (strategy, seat, decision, seed, problem)
-
-    def __reduce__(self):
-        """Picklable, so a failed game's error can travel back from a worker process."""
-        return (StrategyError, self._args)
+GAME_NAME = "palastgefluester"
 
 
 class PgSeatResult(NamedTuple):
@@ -95,7 +74,7 @@ class PgResult:
     def to_json(self) -> dict:
         """The ``--json`` form of ``palais play --game palastgefluester``: seats 1-based."""
         return {
-            "game": GAME,
+            "game": GAME_NAME,
             "seats": [seat_json(s) for s in self.seats],
             "winners": [w + 1 for w in self.winners],
             "rounds": self.rounds,
@@ -117,7 +96,7 @@ class PgResult:
         }
 
 
-Observer = Callable[[PgState, Decision, object], None]
+Observer = loop.Observer
 
 
 def ranks(totals: Sequence[int]) -> list[int]:
@@ -126,29 +105,13 @@ def ranks(totals: Sequence[int]) -> list[int]:
 
 
 def run_to_end(state: PgState, strategies: Sequence[Strategy], observer: Observer | None = None) -> int:
-    """Play ``state`` to the end in place; returns the number of decisions made.
+    """Play ``state`` to the end in place (the core loop); returns the number of decisions made.
     ``observer(state_before, decision, choice)`` sees every accepted decision."""
-    names = [getattr(s, "name", type(s).__name__) for s in strategies]
-    made = 0
-    while not state.over:
-        dec = decision(state)
-        try:
-            choice = strategies[dec.seat].choose(PlayerView(state, dec.seat), dec)
-        except Exception as exc:  # noqa: BLE001 - any failure of a strategy fails only its game
-            raise StrategyError(names[dec.seat], dec.seat, dec, state.seed, f"raised {exc!r}") from exc
-        before = state.copy() if observer is not None else None
-        try:
-            apply(state, choice)
-        except IllegalChoice as exc:
-            raise StrategyError(names[dec.seat], dec.seat, dec, state.seed, f"illegal choice: {exc}") from None
-        if observer is not None and before is not None:
-            observer(before, dec, choice)
-        made += 1
-    return made
+    return loop.run_to_end(state, strategies, decision, PlayerView, apply, observer)
 
 
 def result_of(state: PgState, strategies: Sequence[Strategy], decisions: int) -> PgResult:
-    names = [getattr(s, "name", type(s).__name__) for s in strategies]
+    names = loop.strategy_names(strategies)
     n = state.n
     seat_ranks = ranks(state.points)
     six = [0] * n

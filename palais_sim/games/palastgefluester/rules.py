@@ -26,8 +26,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Final, NamedTuple
 
-from mypy_extensions import mypyc_attr
-
+from palais_sim.core.errors import IllegalChoice
 from palais_sim.games.palastgefluester.components import (
     BROWN,
     HOFMARSCHALL,
@@ -64,19 +63,19 @@ from palais_sim.games.palastgefluester.state import (
 MUNDSCHENK_IDLE_CARDS: Final = 2  # a Mundschenk played as the 1st or 2nd card of a round has no action
 
 
-@mypyc_attr(native_class=False)  # an exception: a plain Python class, also when compiled
-class IllegalChoice(ValueError):
-    """A choice that the rules do not allow at the pending decision."""
-
-
 class Decision(NamedTuple):
-    """A pending decision: the seat asked (0-based), its kind and what bounds the choice."""
+    """A pending decision: its kind, the seat asked (0-based) and what bounds the choice."""
 
-    seat: int
     kind: str
+    seat: int
     count: int = 0  # type: ignore[assignment]  # give / partner_give: how many cards (shadows tuple.count)
     seats: tuple[int, ...] = ()  # next: the tied seats
     partner: int = -1  # give: the partner; partner_give: the Zauberer's player
+
+    @property
+    def label(self) -> str:
+        """The decision as errors and logs name it."""
+        return self.kind
 
 
 # ---------------------------------------------------------------------------------------------- setup
@@ -127,13 +126,13 @@ def decision(state: PgState) -> Decision:
     phase = state.phase
     seat = state.current
     if phase in (PLAY, SWAP, GUARD, DISCARD, WIZARD):
-        return Decision(seat, PHASE_KINDS[phase])
+        return Decision(PHASE_KINDS[phase], seat)
     if phase == NEXT:
-        return Decision(seat, "next", seats=tuple(state.tie))
+        return Decision("next", seat, seats=tuple(state.tie))
     if phase == GIVE:
-        return Decision(seat, "give", state.count, partner=state.partner)
+        return Decision("give", seat, state.count, partner=state.partner)
     if phase == PARTNER:
-        return Decision(state.partner, "partner_give", state.count, partner=seat)
+        return Decision("partner_give", state.partner, state.count, partner=seat)
     raise ValueError("the game is over: no decision is pending")
 
 

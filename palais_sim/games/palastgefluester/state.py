@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
+from palais_sim.core import streams
 from palais_sim.games.palastgefluester.components import PgComponents, standard_pg_components
 
 TIEBREAKS: Final = ("display", "noted")
@@ -77,8 +78,8 @@ def shuffle_rng(seed: int, purpose: str, count: int) -> random.Random:
 
 
 def seat_stream_keys(seed: int, players: int) -> list[int]:
-    """One key per seat for its strategy's random streams: a one-way image of the seed (sha256)."""
-    return [int.from_bytes(hashlib.sha256(f"{seed}:pg:seat-stream:{s}".encode()).digest()[:8]) for s in range(players)]
+    """One key per seat for its strategy's random streams (the core's scheme, with this game's tag)."""
+    return streams.seat_stream_keys(seed, players, "pg:")
 
 
 class PgState:

@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from typing import ClassVar, Protocol
 
+from palais_sim.core.streams import decision_rng
 from palais_sim.games.palastgefluester.components import PERSONS, PgComponents
 from palais_sim.games.palastgefluester.rules import Decision, options_for, points_to_win
 from palais_sim.games.palastgefluester.state import (
@@ -165,8 +166,7 @@ class PlayerView:
     def rng(self) -> random.Random:
         """This decision's own random stream: reproducible, independent of the game's chance and other seats."""
         if self._rng is None:
-            key, position = self._stream_key
-            self._rng = random.Random(f"{key}:{position}")
+            self._rng = decision_rng(self._stream_key[0], self._stream_key[1:])
         return self._rng
 
     # ------------------------------------------------------------------ rule queries (engine code)

@@ -1,0 +1,54 @@
+"""The one play loop of every game: ask the seat to move for its choice through its view, check and apply it.
+
+A game gives the loop three functions of its state: the pending decision (``None`` when the game paused between
+turns for a caller's hook; the loop then asks again), the seat's view, and apply (which raises
+:class:`IllegalChoice`). A decision has ``seat`` and ``label``; a state has ``over`` and ``seed``, and ``copy()``
+when an observer watches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from palais_sim.core.errors import IllegalChoice, StrategyError
+
+Observer = Callable[[Any, Any, object], None]  # (state before, decision, choice)
+
+
+def strategy_names(strategies: Sequence[object]) -> list[str]:
+    """Each strategy's name as the records give it (its ``name``, else its class name)."""
+    return [getattr(s, "name", type(s).__name__) for s in strategies]
+
+
+def run_to_end(
+    state: Any,
+    strategies: Sequence[Any],
+    pending: Callable[[Any], Any],
+    view: Callable[[Any, int], Any],
+    apply: Callable[[Any, object], None],
+    observer: Observer | None = None,
+) -> int:
+    """Play ``state`` to the end in place; returns the number of decisions made. ``observer(state_before, decision,
+    choice)`` sees every accepted decision (replay logs, turn accounts). A strategy that raises or answers illegally
+    ends the game with :class:`StrategyError`."""
+    names = strategy_names(strategies)
+    made = 0
+    while not state.over:
+        decision = pending(state)
+        if decision is None:
+            continue
+        seat: int = decision.seat
+        try:
+            choice = strategies[seat].choose(view(state, seat), decision)
+        except Exception as exc:  # noqa: BLE001 - any failure of a strategy fails only its game
+            raise StrategyError(names[seat], seat, decision.label, state.seed, f"raised {exc!r}") from exc
+        before = state.copy() if observer is not None else None
+        try:
+            apply(state, choice)
+        except IllegalChoice as exc:
+            raise StrategyError(names[seat], seat, decision.label, state.seed, f"illegal choice: {exc}") from None
+        if observer is not None:
+            observer(before, decision, choice)
+        made += 1
+    return made

@@ -1,0 +1,23 @@
+"""The random streams a game gives its strategies: one key per seat, a one-way image of the game's seed, and from
+it one stream per decision. A strategy holding its key can recover neither the seed nor any other stream (the
+deck's, the other seats'), so nothing reachable from its view reveals hidden cards."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+
+def seat_stream_keys(seed: int, players: int, game_tag: str = "") -> list[int]:
+    """One key per seat (sha256 of the seed, the game's tag and the seat). ``game_tag`` keeps two games' streams
+    apart for one seed ("pg:" for Palastgeflüster; Palais Royal's is empty, as its earlier runs were played)."""
+    return [
+        int.from_bytes(hashlib.sha256(f"{seed}:{game_tag}seat-stream:{s}".encode()).digest()[:8])
+        for s in range(players)
+    ]
+
+
+def decision_rng(key: int, position: tuple[int, ...]) -> random.Random:
+    """The stream of one decision: the seat's key and where the game stands (string seeding uses sha512, so it is
+    the same in every process and Python run)."""
+    return random.Random(":".join(str(part) for part in (key, *position)))
