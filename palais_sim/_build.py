@@ -29,10 +29,15 @@ PROJECT = Path(__file__).resolve().parent.parent  # holds palais_sim/ and strate
 RECORD = Path(__file__).resolve().parent / "_build.json"
 EXTENSION_SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
-# The modules the compiled build compiles (setup.py reads this list): the core play loop, and each game's engine,
+# The modules the compiled build compiles (setup.py reads this list): the core play loop and streams, the generic
+# random strategy (every game's rollouts use it), and each game's engine,
 # seat view and built-in heuristic strategies as its package declares them (``COMPILED`` and
 # ``COMPILED_STRATEGIES`` in ``palais_sim/games/<game>/__init__.py``, read here as data: nothing is imported yet).
-CORE_COMPILED: tuple[str, ...] = ("palais_sim/core/streams.py", "palais_sim/core/loop.py")
+CORE_COMPILED: tuple[str, ...] = (
+    "palais_sim/core/streams.py",
+    "palais_sim/core/loop.py",
+    "strategies/common/random_play.py",
+)
 
 
 def _declared(package: Path, name: str) -> tuple[str, ...]:

@@ -25,7 +25,10 @@ MOVED: dict[str, str] = {
     "palais_sim.movement": f"{_GAME}.movement",
     "palais_sim.games.base": "palais_sim.core.game",
     **{f"strategies.{name}": f"{_STRATEGIES}.{name}" for name in (
-        "greedy", "heuristic", "styles", "lookahead", "restricted", "ismcts", "random_play")},
+        "greedy", "heuristic", "styles", "lookahead", "restricted", "ismcts")},
+    "strategies.random_play": "strategies.common.random_play",
+    "strategies.palais_royal.random_play": "strategies.common.random_play",
+    "strategies.palastgefluester.random_play": "strategies.common.random_play",
 }  # fmt: skip
 
 

@@ -122,6 +122,18 @@ def strategy_description(cls: type) -> str:
     return ""
 
 
+GAME_PARAMETER = "game"  # a strategy of every game takes the game it plays by this keyword: the registry passes it
+
+
+@functools.cache
+def takes_game(cls: type) -> bool:
+    """Whether a strategy class plays any game and takes the game's name (``game``) when it is created."""
+    try:
+        return GAME_PARAMETER in inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # a compiled class without an inspectable signature
+        return False
+
+
 @functools.cache
 def strategy_parameters(cls: type) -> dict[str, object]:
     """The keyword parameters of a strategy class with their defaults: its ``parameters()`` classmethod if it has
@@ -134,7 +146,9 @@ def strategy_parameters(cls: type) -> dict[str, object]:
     return {
         name: p.default
         for name, p in sig.parameters.items()
-        if name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is not p.empty
+        if name not in ("self", GAME_PARAMETER)
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and p.default is not p.empty
     }
 
 
@@ -178,6 +192,8 @@ def load_strategy(text: str, game: str = DEFAULT_GAME):
     the spec as written."""
     spec, cls, items = resolve(text, game)
     kwargs = dict(items)
+    if takes_game(cls):
+        kwargs[GAME_PARAMETER] = game
     try:
         instance = cls(**kwargs)
     except Exception as exc:  # noqa: BLE001 - a user's class may raise anything on bad parameters

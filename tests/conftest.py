@@ -28,6 +28,7 @@ ENGINE_TEST_FILES = frozenset(
         "test_moved_modules.py",
         "test_game_conformance.py",
         "test_core_play.py",
+        "test_common_strategies.py",
     }
 )
 

@@ -3,9 +3,10 @@ of tests/toygame), in the spirit of Pgx's ``api_test`` and OpenSpiel's random-si
 
 Every check is a promise of :class:`palais_sim.core.game.Game` (quoted where it is made) or of the seat contract the
 games share: ``strategy.choose(view, decision)`` with ``view.seat``, ``decision.seat``, ``decision.kind`` and the
-decision's own random stream ``view.rng``. The protocol has no state and no legal-option list of its own, so random
-play goes through the game's ``random`` strategy and the engine's check of every answer; where a view lists its
-legal options (``view.legal_options(decision)``) the choice is checked against the list too.
+decision's own random stream ``view.rng``, ``view.legal_options(decision)`` (or ``NotListed`` where the game lists
+none) and ``view.sample_option(decision, rng)`` (one of the listed choices: what the strategies of every game play).
+Random play goes through the game's ``random`` strategy and the engine's check of every answer (an answer may take a
+shorter form than the listed one, so it is the sampled option that is checked against the list).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import polars as pl
 import pytest
 
 from palais_sim import __version__
-from palais_sim.core.errors import StrategyError
+from palais_sim.core.errors import NotListed, StrategyError
 from palais_sim.core.game import (
     COMMON_GAMES,
     COMMON_GAMES_END,
@@ -40,9 +41,11 @@ from palais_sim.games import ENV_VAR, game_names, get_game
 from palais_sim.registry import load_strategy, split_strategy_list, strategy_class
 from palais_sim.tournament import records
 from palais_sim.tournament.schedule import Schedule, Settings
+from strategies.common.search import choice_key
 
 TOY = "toy=tests.toygame.game:GAME"
 GAMES_PER_GAME = 200  # random games per registered game (each player count in turn): about 9 s for Palais Royal
+LIST_EVERY = 4  # the legal options of every 4th decision are listed and checked against the sampled option
 PROBE_EVERY = 23  # the view of every 23rd decision (and each seat's first) is walked for the seed and for mutables
 
 
@@ -194,6 +197,23 @@ def test_the_tables_have_the_common_columns_and_a_tie_column(game: Game) -> None
     assert failed and set(failed) <= own, "failed_row gives the game's own columns of the games table"
     row = records.failed_game_row(game.name, context, 3, 12345, 1, 0, ["random"] * game.default_players, "boom")
     assert records.frame([row], "games", game.name).height == 1
+    # "games-table columns that describe a game's setup (joined onto its seat rows)": own columns of the games table
+    assert isinstance(game.setup_columns, tuple) and set(game.setup_columns) <= own
+    assert set(game.studies) <= {"nobles", "layouts", "persons"}, "a study the game declares is one `palais study` has"
+
+
+def test_the_standard_components_are_those_a_run_records(game: Game) -> None:
+    """ "The component set in a file (None: the standard set) ... for a report of a run played with it": the default
+    run's component hash is the standard set's, so its report finds the set; a missing file is one line."""
+    standard = game.load_components(None)
+    context = game.context({})
+    if standard is not None:
+        assert standard.hash == game.components_hash(context) and standard.name == game.components_name(context)
+    with pytest.raises((ValueError, OSError)) as info:
+        game.load_components("no/such/components.toml")
+        if standard is None:
+            raise ValueError("no component files")
+    assert one_line(info.value)
 
 
 # ----------------------------------------------------------------------------------------------- random play
@@ -206,7 +226,7 @@ class Call:
     stream: float  # the first number of the decision's own random stream
     choice: str
     options: int | None  # how many legal options the view listed (None: it lists none)
-    legal: bool | None
+    legal: bool | None  # the view's sample_option is one of them
 
 
 class Spy:
@@ -223,10 +243,16 @@ class Spy:
         copy = random.Random()
         copy.setstate(view.rng.getstate())  # the strategy's own stream stays untouched
         choice = self.inner.choose(view, decision)
-        listed = view.legal_options(decision) if callable(getattr(view, "legal_options", None)) else None
+        listed = sampled = None
+        if len(self.calls) % LIST_EVERY == 0:  # listing every choice is dear in Palais Royal: one decision in four
+            sampled = view.sample_option(decision, random.Random(len(self.calls)))
+            try:
+                listed = [choice_key(o) for o in view.legal_options(decision)]
+            except NotListed:  # a decision whose choices the game does not list (Palais Royal's movement)
+                listed = None
         self.calls.append(
             Call(self.seat, view.seat, decision.seat, decision.kind, copy.random(), repr(choice),
-                 None if listed is None else len(listed), None if listed is None else choice in listed)
+                 None if listed is None else len(listed), None if listed is None else choice_key(sampled) in listed)
         )  # fmt: skip
         return choice
 

@@ -19,12 +19,13 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow.parquet as pq
 
-from palais_sim.games import DEFAULT_GAME, get_game
-from palais_sim.games.palais_royal.components import ComponentError, ComponentSet, load_components
+from palais_sim.core.game import Game
+from palais_sim.games import get_game
 from palais_sim.tournament import records
 from palais_sim.tournament.ledger import LEDGER, chunk_plan, read_ledger
 from palais_sim.tournament.records import SCHEMA_VERSION, TABLES, game_of
@@ -157,7 +158,7 @@ def collect_all(frames: list[pl.LazyFrame]) -> list[pl.DataFrame]:
 class Run:
     path: Path
     manifest: dict
-    components: ComponentSet | None  # None when the run's component set could not be found
+    components: Any  # the game's component set; None when the run's could not be found
     component_note: str = ""
     check: RunCheck | None = field(default=None, repr=False)
 
@@ -201,9 +202,9 @@ class Run:
         return self.scan("games").filter(pl.col("error").is_null())
 
     def seats(self) -> pl.LazyFrame:
-        """Seat rows of played games, with the game's player count, layout (Palais Royal) and rounds."""
-        layout = ["layout"] if self.game == DEFAULT_GAME else []
-        games = self.games().select("game", "players", *layout, "rounds", "finished")
+        """Seat rows of played games, with the game's player count, setup columns (the layout) and rounds."""
+        setup = list(get_game(self.game).setup_columns)
+        games = self.games().select("game", "players", *setup, "rounds", "finished")
         return self.scan("seats").join(games, on="game", how="inner")
 
     def recruits(self) -> pl.LazyFrame:
@@ -270,7 +271,7 @@ def open_run(path: Path, components: Path | None = None) -> Run:
     if not check.names:
         detail = f"{len(check.pending):,} of {check.chunks:,} chunks not played yet" if check.chunks else "no chunks"
         raise RunError(f"{path} has no complete chunk to report on ({detail}); nothing to report yet")
-    comps, note = _components_for(manifest, components) if game_of(manifest) == DEFAULT_GAME else (None, "")
+    comps, note = _components_for(get_game(game_of(manifest)), manifest, components)
     run = Run(path=path, manifest=manifest, components=comps, component_note=note, check=check)
     _require_played_games(run)
     return run
@@ -293,13 +294,16 @@ def _require_played_games(run: Run) -> None:
         )
 
 
-def _components_for(manifest: dict, override: Path | None) -> tuple[ComponentSet | None, str]:
+def _components_for(game: Game, manifest: dict, override: Path | None) -> tuple[Any, str]:
+    """The run's component set as its game loads it (None, with a note, when it cannot be had)."""
     wanted = manifest.get("components_hash")
     source = override or (manifest.get("settings") or {}).get("components")
     try:
-        comps = load_components(Path(source) if source else None)
-    except (ComponentError, OSError) as exc:
+        comps = game.load_components(str(source) if source else None)
+    except (ValueError, OSError) as exc:
         return None, f"component set {source} could not be loaded ({exc}); noble costs count gold only"
+    if comps is None:
+        return None, ""
     if wanted and comps.hash != wanted:
         return None, (
             f"the run used component set {wanted}, but {source or 'the standard set'} is {comps.hash}; "

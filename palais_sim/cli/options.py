@@ -8,8 +8,10 @@ import sys
 
 import typer
 
+from palais_sim.games import DEFAULT_GAME
+
 GameOpt = typer.Option(
-    "palais-royal", "--game", help="The game, by name (`palais games` lists them: the built-in and registered ones)"
+    DEFAULT_GAME, "--game", help="The game, by name (`palais games` lists them: the built-in and registered ones)"
 )
 TiebreakOpt = typer.Option(
     "display", "--tiebreak", help="Palastgeflüster: display (the rules) or noted (the variant's tie-break)"
@@ -56,7 +58,7 @@ def _command() -> str:
 
 def study_spec(
     strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, start_gold=None,
-    game: str = "palais-royal", tiebreak: str = "display",
+    game: str = DEFAULT_GAME, tiebreak: str = "display",
 ):  # fmt: skip
     """The StudySpec of a study command's options (its skill levels default to its game's)."""
     from palais_sim.games import get_game

@@ -199,7 +199,7 @@ def nobles(
 @app.command("persons", epilog=exits.HELP)
 def persons(
     out: Path = OutOpt,
-    game: str = typer.Option("palastgefluester", "--game", help="The game (persons are Palastgeflüster's)"),
+    game: str | None = typer.Option(None, "--game", help="The game \\[default: the game whose persons these are]"),
     players: int = typer.Option(4, "--players", "-p", help="Players, 3 to 5"),
     strategies: list[str] | None = typer.Option(
         None, "--strategy", help="A skill level (repeat for several) \\[default: heuristic and random]"
@@ -224,8 +224,10 @@ def persons(
     from palais_sim.study.persons import PersonsPlan, run_study
 
     def go():
-        spec = study_spec(strategies, groups, seed, margin, workers, "random", components, None, max_rounds, None, game,
-                     tiebreak)  # fmt: skip
+        from palais_sim.games import games_with_study
+
+        spec = study_spec(strategies, groups, seed, margin, workers, "random", components, None, max_rounds, None,
+                          game or games_with_study("persons")[0], tiebreak)  # fmt: skip
         wanted = tuple(x.strip().lower() for x in subjects.split(",") if x.strip()) if subjects else None
         return run_study(PersonsPlan(spec, players=players, subjects=wanted), out)
 

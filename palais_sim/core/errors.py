@@ -12,6 +12,12 @@ class IllegalChoice(ValueError):
 
 
 @mypyc_attr(native_class=False)
+class NotListed(ValueError):
+    """``view.legal_options`` of a decision whose choices are too many to list (Palais Royal's movement): sample
+    them with ``view.sample_option``."""
+
+
+@mypyc_attr(native_class=False)
 class StrategyError(RuntimeError):
     """A strategy raised or answered illegally; the message names the strategy, its seat, the decision and the
     game's seed (``decision`` is the decision's label, as ``cards(move)``)."""

@@ -15,6 +15,8 @@ from typing import Any, NamedTuple, Protocol, TextIO
 
 import polars as pl
 
+from palais_sim.core.loop import Turns
+
 
 class Column(NamedTuple):
     """One column of a run table: its name, Parquet type, meaning and the base of its numbers."""
@@ -95,6 +97,9 @@ class Game(Protocol):
     # {"gold_limit": "unlimited", ...}; a report lists them, a command refuses one the game does not read.
     rule_settings: Mapping[str, str]
     report_sections: str  # "module:attribute" of its report sections (analytics), loaded when a report asks
+    setup_columns: tuple[str, ...]  # games-table columns that describe a game's setup (joined onto its seat rows)
+    studies: tuple[str, ...]  # the studies of its components it supports ("nobles", ...), beyond the seats study
+    turns: Turns  # its rules as the play loop and a search that plays any game ask them (pending, view, apply, reward)
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         """The seats column that breaks a tie of totals under a run's settings (for the analytics' tie rates)."""
@@ -106,6 +111,11 @@ class Game(Protocol):
         ...
 
     def components_hash(self, context: Any) -> str: ...
+
+    def load_components(self, source: str | None) -> Any:
+        """The component set in a file (None: the standard set), with ``hash`` and ``name``, for a report of a run
+        played with it; raises ValueError or OSError with one line. None for a game without component files."""
+        ...
 
     def components_name(self, context: Any) -> str: ...
 

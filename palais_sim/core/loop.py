@@ -1,9 +1,8 @@
 """The one play loop of every game: ask the seat to move for its choice through its view, check and apply it.
 
-A game gives the loop three functions of its state: the pending decision (``None`` when the game paused between
-turns for a caller's hook; the loop then asks again), the seat's view, and apply (which raises
-:class:`IllegalChoice`). A decision has ``seat`` and ``label``; a state has ``over`` and ``seed``, and ``copy()``
-when an observer watches.
+A game gives the loop its :class:`Turns`: the pending decision (``None`` when the game paused between turns for a
+caller's hook; the loop then asks again), the seat's view, and apply (which raises :class:`IllegalChoice`). A
+decision has ``seat`` and ``label``; a state has ``over`` and ``seed``, and ``copy()`` when an observer watches.
 """
 
 from __future__ import annotations
@@ -11,9 +10,33 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from palais_sim.core.errors import IllegalChoice, StrategyError
 
 Observer = Callable[[Any, Any, object], None]  # (state before, decision, choice)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Turns:
+    """What the loop asks of a game's rules. A compiled game's subclass is called natively (a method table, no
+    Python call per decision: the shared loop costs no speed); a Python game subclasses it just the same."""
+
+    def pending(self, state: Any) -> Any:
+        """The decision pending in ``state``, or None after a pause between turns."""
+        raise NotImplementedError
+
+    def view(self, state: Any, seat: int) -> Any:
+        """What ``seat`` may know of ``state``: what its strategy is given."""
+        raise NotImplementedError
+
+    def apply(self, state: Any, choice: object) -> None:
+        """Apply the pending decision's ``choice``, or raise IllegalChoice and leave ``state`` as it was."""
+        raise NotImplementedError
+
+    def reward(self, state: Any, seat: int) -> float:
+        """What ``state`` (played out, or stopped early) is worth to ``seat``, in [0, 1]: what a search maximises."""
+        raise NotImplementedError
 
 
 def strategy_names(strategies: Sequence[object]) -> list[str]:
@@ -21,31 +44,24 @@ def strategy_names(strategies: Sequence[object]) -> list[str]:
     return [getattr(s, "name", type(s).__name__) for s in strategies]
 
 
-def run_to_end(
-    state: Any,
-    strategies: Sequence[Any],
-    pending: Callable[[Any], Any],
-    view: Callable[[Any, int], Any],
-    apply: Callable[[Any, object], None],
-    observer: Observer | None = None,
-) -> int:
+def run_to_end(state: Any, strategies: Sequence[Any], turns: Turns, observer: Observer | None = None) -> int:
     """Play ``state`` to the end in place; returns the number of decisions made. ``observer(state_before, decision,
     choice)`` sees every accepted decision (replay logs, turn accounts). A strategy that raises or answers illegally
     ends the game with :class:`StrategyError`."""
     names = strategy_names(strategies)
     made = 0
     while not state.over:
-        decision = pending(state)
+        decision = turns.pending(state)
         if decision is None:
             continue
         seat: int = decision.seat
         try:
-            choice = strategies[seat].choose(view(state, seat), decision)
+            choice = strategies[seat].choose(turns.view(state, seat), decision)
         except Exception as exc:  # noqa: BLE001 - any failure of a strategy fails only its game
             raise StrategyError(names[seat], seat, decision.label, state.seed, f"raised {exc!r}") from exc
         before = state.copy() if observer is not None else None
         try:
-            apply(state, choice)
+            turns.apply(state, choice)
         except IllegalChoice as exc:
             raise StrategyError(names[seat], seat, decision.label, state.seed, f"illegal choice: {exc}") from None
         if observer is not None:

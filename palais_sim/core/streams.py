@@ -17,7 +17,7 @@ def seat_stream_keys(seed: int, players: int, game_tag: str = "") -> list[int]:
     ]
 
 
-def decision_rng(key: int, position: tuple[int, ...]) -> random.Random:
-    """The stream of one decision: the seat's key and where the game stands (string seeding uses sha512, so it is
-    the same in every process and Python run)."""
-    return random.Random(":".join(str(part) for part in (key, *position)))
+def decision_rng(key: int, at: int, step: int = -1) -> random.Random:
+    """The stream of one decision: the seat's key and where the game stands (``at``, and ``step`` within it when the
+    game counts both). String seeding uses sha512, so it is the same in every process and Python run."""
+    return random.Random(f"{key}:{at}:{step}" if step >= 0 else f"{key}:{at}")

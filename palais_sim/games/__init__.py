@@ -140,3 +140,9 @@ def _load(name: str, target: str) -> Game:
     if getattr(game, "name", None) != name:
         raise UnknownGame(f"{where}: game {name!r}: {target} is called {getattr(game, 'name', None)!r}, not {name!r}")
     return game
+
+
+def games_with_study(study: str) -> list[str]:
+    """The built-in games that declare a study of their components (``Game.studies``): the default ``--game`` of
+    that study's command. Registered games are not loaded for it (a broken plugin cannot break a study's help)."""
+    return [name for name in GAMES if study in get_game(name).studies]

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from palais_sim.games import DEFAULT_GAME, get_game
+from palais_sim.games import DEFAULT_GAME, games_with_study, get_game
 from palais_sim.study.arms import play_arm, slug
 from palais_sim.tournament.schedule import Settings
 
@@ -26,10 +26,14 @@ class StudySpec:
     backend: str = "local"  # where the arms' chunks run: local (a process pool) or ray (``address``: the cluster)
     address: str | None = None
 
-    def require_game(self, study: str, game: str) -> None:
-        """A study of one game's components (nobles, persons, layouts) refuses a run of another game."""
-        if self.base.game != game:
-            raise ValueError(f"palais study {study} is a study of {get_game(game).title}: add --game {game}")
+    def require_game(self, study: str) -> None:
+        """A study of one game's components (nobles, persons, layouts) refuses a game that does not declare it
+        (``Game.studies``), naming the games that do."""
+        if study in get_game(self.base.game).studies:
+            return
+        games = [get_game(name) for name in games_with_study(study)]
+        where = " or ".join(f"{g.title} (--game {g.name})" for g in games) or "no built-in game"
+        raise ValueError(f"palais study {study} is a study of {where}, not of {get_game(self.base.game).title}")
 
     def check(self) -> None:
         if not self.strategies:

@@ -33,8 +33,6 @@ from palais_sim.games.palais_royal.components import load_components
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
-GAME_NAME = "palais-royal"  # room layouts are Palais Royal's
-
 
 @dataclass(frozen=True)
 class LayoutsPlan:
@@ -45,7 +43,7 @@ class LayoutsPlan:
 
     def check(self) -> None:
         self.spec.check()
-        self.spec.require_game("layouts", GAME_NAME)
+        self.spec.require_game("layouts")
         if not self.players or any(p not in (2, 3, 4) for p in self.players):
             raise ValueError(f"--players must be 2, 3 or 4 (comma-separated), got {list(self.players)}")
         if self.layouts < 3:

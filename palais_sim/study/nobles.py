@@ -42,7 +42,6 @@ from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 from palais_sim.study.variants import repriced, write_variant
 
-GAME_NAME = "palais-royal"  # nobles are Palais Royal's
 MAX_LOOKS = 10
 REPRICE_MODES = ("decided", "all", "none")
 
@@ -64,7 +63,7 @@ class NoblesPlan:
 
     def check(self, comps: ComponentSet) -> None:
         self.spec.check()
-        self.spec.require_game("nobles", GAME_NAME)
+        self.spec.require_game("nobles")
         if self.players not in (2, 3, 4):
             raise ValueError(f"--players must be 2, 3 or 4, got {self.players}")
         known = {n.id for n in comps.nobles} | {n.privilege for n in comps.nobles if n.privilege}

@@ -27,8 +27,6 @@ from palais_sim.games.palastgefluester.components import PERSON_IDS, load_pg_com
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
-GAME_NAME = "palastgefluester"
-
 
 @dataclass(frozen=True)
 class PersonsPlan:
@@ -38,8 +36,8 @@ class PersonsPlan:
 
     def check(self) -> None:
         self.spec.check()
-        self.spec.require_game("persons", GAME_NAME)
-        game = get_game(GAME_NAME)
+        self.spec.require_game("persons")
+        game = get_game(self.spec.base.game)
         if not game.min_players <= self.players <= game.max_players:
             raise ValueError(f"--players must be {game.min_players} to {game.max_players}, got {self.players}")
         unknown = [s for s in self.subjects or () if s not in PERSON_IDS]
@@ -115,7 +113,7 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
     page.h("Across skill levels")
     page.p(f"Robust verdicts (every skill level agrees): {', '.join(f'{k} {v}' for k, v in robust_rows) or 'none'}.")
     document = {
-        "study": "persons", "game": GAME_NAME, "command": spec.command, "seed": spec.seed, "groups": spec.groups,
+        "study": "persons", "game": spec.base.game, "command": spec.command, "seed": spec.seed, "groups": spec.groups,
         "margin_pp": spec.margin, "players": plan.players, "strategies": list(spec.strategies),
         "rules": {"tiebreak": spec.base.tiebreak, "max_rounds": spec.base.max_rounds,
                   "components": spec.base.components},

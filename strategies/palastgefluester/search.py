@@ -19,8 +19,8 @@ import math
 from palais_sim.games.palastgefluester.rules import Decision, apply, decision
 from palais_sim.games.palastgefluester.state import PgState
 from palais_sim.games.palastgefluester.view import PlayerView
+from strategies.common.random_play import RandomStrategy
 from strategies.palastgefluester.heuristic import HeuristicStrategy
-from strategies.palastgefluester.random_play import RandomStrategy
 
 ROLLOUTS = {"heuristic": HeuristicStrategy, "random": RandomStrategy}
 

@@ -21,8 +21,8 @@ from palais_sim.games.palais_royal.rules import IllegalChoice
 from palais_sim.games.palais_royal.setup import SERVANTS_PER_COLOUR, new_game
 from palais_sim.games.palais_royal.state import GameState, RuleOptions
 from palais_sim.games.palais_royal.view import PlayerView
+from strategies.common.random_play import RandomStrategy
 from strategies.palais_royal.greedy import GreedyStrategy
-from strategies.palais_royal.random_play import RandomStrategy
 
 STANDARD = standard_components()
 FULL_DECK = Counter(STANDARD.deck())

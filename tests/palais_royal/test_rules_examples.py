@@ -25,7 +25,7 @@ from palais_sim.games.palais_royal.scoring import (
 )
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.games.palais_royal.state import EMPTY, PRIV_INDEX, GameState, RuleOptions, servant_code
-from strategies.palais_royal.random_play import RandomStrategy
+from strategies.common.random_play import RandomStrategy
 from tests.palais_royal.helpers import (
     NOTHING,
     STANDARD,

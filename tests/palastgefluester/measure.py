@@ -11,8 +11,8 @@ from collections import Counter
 
 from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.state import PgOptions
+from strategies.common.random_play import RandomStrategy
 from strategies.palastgefluester.heuristic import HeuristicStrategy
-from strategies.palastgefluester.random_play import RandomStrategy
 
 
 def wilson(k, n, z=1.96):

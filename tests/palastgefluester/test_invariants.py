@@ -12,7 +12,7 @@ from palais_sim.games.palastgefluester.components import PERSONS
 from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.rules import apply, decision, legal_options, new_game
 from palais_sim.games.palastgefluester.state import JESTER, REPEAT, SIX, PgOptions, PgState
-from strategies.palastgefluester.random_play import RandomStrategy
+from strategies.common.random_play import RandomStrategy
 
 GAMES = 700  # per player count
 

@@ -16,7 +16,7 @@ from palais_sim.games.palastgefluester.notation import (
 from palais_sim.games.palastgefluester.play import continue_game, play_game
 from palais_sim.games.palastgefluester.rules import new_game
 from palais_sim.games.palastgefluester.state import PgOptions
-from strategies.palastgefluester.random_play import RandomStrategy
+from strategies.common.random_play import RandomStrategy
 
 
 def players(n: int) -> list[RandomStrategy]:

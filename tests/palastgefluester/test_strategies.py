@@ -8,8 +8,8 @@ from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.state import PgOptions
 from palais_sim.games.palastgefluester.view import PlayerView
+from strategies.common.random_play import RandomStrategy
 from strategies.palastgefluester.heuristic import HeuristicStrategy
-from strategies.palastgefluester.random_play import RandomStrategy
 from strategies.palastgefluester.restricted import RestrictedStrategy
 
 GAMES = 240
@@ -117,5 +117,5 @@ def test_the_search_player_finishes_its_games_reproducibly_and_is_checked() -> N
     first = [game(seed) for seed in (21, 22)]
     assert all(r.finished for r in first)
     assert [r.to_json() for r in first] == [r.to_json() for r in (game(21), game(22))]
-    with pytest.raises(ValueError, match="rollout must be"):
+    with pytest.raises(ValueError, match="could not be created: unknown strategy 'greedy'"):
         load_strategy("search:rollout=greedy", "palastgefluester")

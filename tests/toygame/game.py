@@ -106,10 +106,30 @@ def result_of(state: ToyState, names: list[str]) -> ToyResult:
     )  # fmt: skip
 
 
+class ToyTurns(loop.Turns):
+    def pending(self, state: ToyState) -> Decision:
+        return decision(state)
+
+    def view(self, state: ToyState, seat: int) -> PlayerView:
+        return PlayerView(state, seat)
+
+    def apply(self, state: ToyState, choice: object) -> None:
+        apply(state, choice)
+
+    def reward(self, state: ToyState, seat: int) -> float:
+        """1 for a win (shared wins split), else the seat's position as a share of the target, halved."""
+        if state.over and seat in state.winners:
+            return 1.0 / len(state.winners)
+        return 0.5 * min(1.0, state.positions[seat] / TARGET)
+
+
+TOY_TURNS = ToyTurns()
+
+
 def play_out(state: ToyState, strategies: Sequence[Any], observer: loop.Observer | None = None) -> ToyResult:
     """Play ``state`` to its end with the core loop; ``observer(state_before, decision, choice)`` sees every
     accepted choice."""
-    loop.run_to_end(state, strategies, decision, PlayerView, apply, observer)
+    loop.run_to_end(state, strategies, TOY_TURNS, observer)
     return result_of(state, loop.strategy_names(strategies))
 
 
@@ -140,7 +160,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
 }
 
 STRATEGIES: dict[str, str] = {
-    "random": "tests.toygame.strategies:RandomStrategy",
+    "random": "strategies.common.random_play:RandomStrategy",
     "greedy": "tests.toygame.strategies:GreedyStrategy",
 }
 DECK = f"{VALUES} values x {COPIES}"
@@ -191,6 +211,13 @@ class ToyRace:
         if max_rounds < 1:
             raise ToyError(f"max_rounds must be at least 1, got {max_rounds}")
         return Context(players, max_rounds)
+
+    setup_columns = ()
+    studies = ()
+    turns = TOY_TURNS
+
+    def load_components(self, source: str | None) -> None:
+        return None  # the toy race has no component files
 
     def components_hash(self, context: Context) -> str:
         return hashlib.sha256(f"{DECK}, hand 3, target {TARGET}".encode()).hexdigest()[:12]

@@ -51,7 +51,7 @@ class PlayerView:
     def rng(self) -> random.Random:
         """This decision's own random stream: reproducible, independent of the deck and of the other seats."""
         if self._rng is None:
-            self._rng = decision_rng(self._stream_key[0], self._stream_key[1:])
+            self._rng = decision_rng(*self._stream_key)
         return self._rng
 
     def legal_options(self, decision: Decision) -> list[int]:
@@ -59,3 +59,12 @@ class PlayerView:
         if decision.seat != self.seat:
             raise ValueError(f"decision for seat {decision.seat}, view of seat {self.seat}")
         return options_for(self.hand, decision)
+
+    @property
+    def game(self) -> str:
+        return "toy"
+
+    def sample_option(self, decision: Decision, rng: random.Random) -> int:
+        """A uniformly random legal choice at ``decision``."""
+        options = self.legal_options(decision)
+        return options[rng.randrange(len(options))]

@@ -12,7 +12,7 @@ import polars as pl
 from palais_sim import __version__
 from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, common_game_row, game_sources
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
-from palais_sim.games.palais_royal.play import GameResult, play_game
+from palais_sim.games.palais_royal.play import PR_TURNS, GameResult, play_game
 from palais_sim.games.palais_royal.setup import check_options, resolve_layout
 from palais_sim.games.palais_royal.state import RuleOptions
 
@@ -106,7 +106,7 @@ def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
 # The built-in strategies by name, as ``module:Class``: imported only when asked for (the strategies sit above the
 # games in the layers; the lookahead strategy loads its candidate styles through the registry).
 STRATEGIES: dict[str, str] = {
-    "random": "strategies.palais_royal.random_play:RandomStrategy",
+    "random": "strategies.common.random_play:RandomStrategy",
     "greedy": "strategies.palais_royal.greedy:GreedyStrategy",
     "economy": "strategies.palais_royal.styles:EconomyStrategy",
     "seals": "strategies.palais_royal.styles:SealsStrategy",
@@ -115,6 +115,7 @@ STRATEGIES: dict[str, str] = {
     "lookahead": "strategies.palais_royal.lookahead:LookaheadStrategy",
     "restricted": "strategies.palais_royal.restricted:RestrictedStrategy",
     "ismcts": "strategies.palais_royal.ismcts:IsmctsStrategy",
+    "search": "strategies.common.search:SearchStrategy",
 }
 
 
@@ -146,6 +147,9 @@ class PalaisRoyal:
         "layout": "random", "gold_limit": "unlimited", "start_gold": "the rulebook's 0,1,2,3",
     }  # fmt: skip
     report_sections = "palais_sim.analytics.sections_palais_royal:SECTIONS"
+    setup_columns = ("layout",)  # the room layout a game was played on
+    studies = ("nobles", "layouts")  # the studies of its components, beyond the seats study every game has
+    turns = PR_TURNS
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "cardinal"  # the Cardinal's holder wins a tie of totals
@@ -155,6 +159,9 @@ class PalaisRoyal:
         options = rule_options(settings)
         check_options(comps, options)  # raises on impossible options (layout code, gold limit, ...)
         return Context(comps, options)
+
+    def load_components(self, source: str | None) -> ComponentSet:
+        return load_components(Path(source) if source else None)
 
     def components_hash(self, context: Context) -> str:
         return context.components.hash

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterator
 from itertools import combinations, combinations_with_replacement
 
+from palais_sim.core.errors import NotListed
 from palais_sim.games.palais_royal import cards
 from palais_sim.games.palais_royal.board import GATE, IS_EDGE, KING, MADAME, OFFICE
 from palais_sim.games.palais_royal.rules import FROM_SUPPLY, Decision
@@ -54,7 +55,7 @@ def legal_options(view, decision: Decision) -> list:
             for combo in combinations(range(len(decision.drawn)), k)
         ]
     if kind == "move":
-        raise ValueError("movement options are not enumerated (too many); sample them with random_moves")
+        raise NotListed("movement options are not enumerated (too many); sample them with random_moves")
     raise ValueError(f"unknown decision kind {kind!r}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -99,23 +100,41 @@ def run_to_end(
     ``on_turn_start(state)`` sees the state before every turn (position export).
     """
     state.pause_at_turn = on_turn_start is not None
-    if on_turn_start is None:
-        return loop.run_to_end(state, strategies, pending, PlayerView, rules.apply, observer)
+    return loop.run_to_end(state, strategies, PR_TURNS if on_turn_start is None else PrTurns(on_turn_start), observer)
 
-    def pending_with_hook(state: GameState) -> Decision | None:
+
+class PrTurns(loop.Turns):
+    """The core loop's view of these rules; ``on_turn_start`` (if any) sees the state before every turn."""
+
+    def __init__(self, on_turn_start: TurnHook | None = None) -> None:
+        self.on_turn_start = on_turn_start
+
+    def pending(self, state: GameState) -> Decision | None:
+        """The pending decision, or None after resuming a game paused before a turn (a position file's start)."""
         if state.phase == PH_TURN_START:
-            on_turn_start(state)
-        return pending(state)
+            if self.on_turn_start is not None:
+                self.on_turn_start(state)
+            rules.resume_turn(state)
+            return None
+        return rules.decision(state)
 
-    return loop.run_to_end(state, strategies, pending_with_hook, PlayerView, rules.apply, observer)
+    def view(self, state: GameState, seat: int) -> PlayerView:
+        return PlayerView(state, seat)
+
+    def apply(self, state: GameState, choice: object) -> None:
+        rules.apply(state, choice)
+
+    def reward(self, state: GameState, seat: int) -> float:
+        """0.7 for a win (shared wins split) and 0.3 for a logistic of the score margin against the best other seat
+        (so a close game still tells which play was better); as if the game ended now when it has not."""
+        scores = final_scores(state)
+        best = winners(scores)
+        win = 1.0 / len(best) if seat in best else 0.0
+        margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
+        return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))
 
 
-def pending(state: GameState) -> Decision | None:
-    """The pending decision, or None after resuming a game paused before a turn (a position file's start)."""
-    if state.phase == PH_TURN_START:
-        rules.resume_turn(state)
-        return None
-    return rules.decision(state)
+PR_TURNS = PrTurns()
 
 
 def result_of(state: GameState, strategies: Sequence[Strategy], decisions: int) -> GameResult:

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Protocol
 
 from palais_sim.core.streams import decision_rng, seat_stream_keys
-from palais_sim.games.palais_royal import cards, rules, scoring
+from palais_sim.games.palais_royal import cards, options, rules, scoring
 from palais_sim.games.palais_royal.board import Layout
 from palais_sim.games.palais_royal.components import ComponentSet
 from palais_sim.games.palais_royal.rules import Decision
@@ -254,7 +254,8 @@ class PlayerView:
         """This decision's own random stream (never use the global ``random``): reproducible, and independent of
         every chance element of the game and of the other seats' streams."""
         if self._rng is None:
-            self._rng = decision_rng(self._stream_key[0], self._stream_key[1:])
+            key, turn, step = self._stream_key
+            self._rng = decision_rng(key, turn, step)
         return self._rng
 
     # ------------------------------------------------------------------ rule queries (engine code)
@@ -298,6 +299,21 @@ class PlayerView:
 
     def noble_fields(self) -> list[int]:
         return [f for f, code in enumerate(self.park) if code >= 0]
+
+    # ------------------------------------------------------------------ the choices (every game's views have these)
+    @property
+    def game(self) -> str:
+        """The game's name (a strategy that plays any game finds the game's rules by it)."""
+        return "palais-royal"
+
+    def legal_options(self, decision: Decision) -> list:
+        """Every legal choice at ``decision`` (movement is never listed: ``options`` says why)."""
+        return options.legal_options(self, decision)
+
+    def sample_option(self, decision: Decision, rng: random.Random) -> object:
+        """A random legal choice at ``decision``: uniform where the choices are listed, a random walk for
+        movement."""
+        return options.sample_option(self, decision, rng)
 
     # ------------------------------------------------------------------ search support
     def unknown_cards(self) -> Counter:

@@ -5,4 +5,4 @@ of this package and of ``strategies/palastgefluester/`` the compiled build compi
 """
 
 COMPILED = ("components.py", "state.py", "rules.py", "view.py", "play.py")
-COMPILED_STRATEGIES = ("heuristic.py", "random_play.py")
+COMPILED_STRATEGIES = ("heuristic.py",)

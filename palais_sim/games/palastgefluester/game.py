@@ -16,7 +16,7 @@ from palais_sim.core.game import PROJECT, SEAT1, Column, common_game_row, game_s
 from palais_sim.core.game import ZERO as ZERO_BASED
 from palais_sim.games.palastgefluester.components import PgComponents, load_pg_components
 from palais_sim.games.palastgefluester.notation import NotationError, ReplayRecorder, replay
-from palais_sim.games.palastgefluester.play import PgResult, continue_game, seat_json
+from palais_sim.games.palastgefluester.play import PG_TURNS, PgResult, continue_game, seat_json
 from palais_sim.games.palastgefluester.rules import new_game
 from palais_sim.games.palastgefluester.state import PgOptions
 
@@ -85,10 +85,10 @@ def rule_options(settings: Mapping[str, Any]) -> PgOptions:
 
 # The built-in strategies by name, as ``module:Class`` (imported only when asked for).
 STRATEGIES: dict[str, str] = {
-    "random": "strategies.palastgefluester.random_play:RandomStrategy",
+    "random": "strategies.common.random_play:RandomStrategy",
     "heuristic": "strategies.palastgefluester.heuristic:HeuristicStrategy",
     "restricted": "strategies.palastgefluester.restricted:RestrictedStrategy",
-    "search": "strategies.palastgefluester.search:SearchStrategy",
+    "search": "strategies.common.search:SearchStrategy",
 }
 
 
@@ -115,6 +115,9 @@ class Palastgefluester:
     skill_levels = ("heuristic", "random")  # no search player at study speed yet: its heuristic, and random play
     rule_settings: Mapping[str, str] = {"tiebreak": "display"}
     report_sections = "palais_sim.analytics.sections_palastgefluester:SECTIONS"
+    setup_columns = ()
+    studies = ("persons",)  # the studies of its components, beyond the seats study every game has
+    turns = PG_TURNS
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "noted" if settings.get("tiebreak") == "noted" else "display"
@@ -132,6 +135,9 @@ class Palastgefluester:
         if options.players not in components.player_counts:
             raise ValueError(f"component set {components.name!r} has no win threshold for {options.players} players")
         return Context(components, options)
+
+    def load_components(self, source: str | None) -> PgComponents:
+        return load_pg_components(source)
 
     def components_hash(self, context: Context) -> str:
         return context.components.hash

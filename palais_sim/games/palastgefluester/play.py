@@ -7,12 +7,13 @@ game's own figures besides.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from palais_sim.core import loop
-from palais_sim.games.palastgefluester.rules import apply, decision, new_game
+from palais_sim.games.palastgefluester.rules import Decision, apply, decision, new_game
 from palais_sim.games.palastgefluester.state import REPEAT, SIX, PgOptions, PgState, RoundEnd
 from palais_sim.games.palastgefluester.view import PlayerView, Strategy
 
@@ -107,7 +108,30 @@ def ranks(totals: Sequence[int]) -> list[int]:
 def run_to_end(state: PgState, strategies: Sequence[Strategy], observer: Observer | None = None) -> int:
     """Play ``state`` to the end in place (the core loop); returns the number of decisions made.
     ``observer(state_before, decision, choice)`` sees every accepted decision."""
-    return loop.run_to_end(state, strategies, decision, PlayerView, apply, observer)
+    return loop.run_to_end(state, strategies, PG_TURNS, observer)
+
+
+class PgTurns(loop.Turns):
+    """The core loop's view of these rules."""
+
+    def pending(self, state: PgState) -> Decision:
+        return decision(state)
+
+    def view(self, state: PgState, seat: int) -> PlayerView:
+        return PlayerView(state, seat)
+
+    def apply(self, state: PgState, choice: object) -> None:
+        apply(state, choice)
+
+    def reward(self, state: PgState, seat: int) -> float:
+        """0.7 for a win (shared wins split; none before the end) and 0.3 for a logistic of the seat's points lead
+        over the best other seat, in units of a quarter of the points to win."""
+        win = 1.0 / len(state.winners) if state.over and seat in state.winners else 0.0
+        lead = state.points[seat] - max(p for s, p in enumerate(state.points) if s != seat)
+        return 0.7 * win + 0.3 / (1.0 + math.exp(-4.0 * lead / state.components.points_to_win(state.n)))
+
+
+PG_TURNS = PgTurns()
 
 
 def result_of(state: PgState, strategies: Sequence[Strategy], decisions: int) -> PgResult:

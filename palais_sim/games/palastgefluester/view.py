@@ -166,7 +166,8 @@ class PlayerView:
     def rng(self) -> random.Random:
         """This decision's own random stream: reproducible, independent of the game's chance and other seats."""
         if self._rng is None:
-            self._rng = decision_rng(self._stream_key[0], self._stream_key[1:])
+            key, position = self._stream_key
+            self._rng = decision_rng(key, position)
         return self._rng
 
     # ------------------------------------------------------------------ rule queries (engine code)
@@ -175,6 +176,16 @@ class PlayerView:
         if decision.seat != self.seat:
             raise ValueError(f"decision for seat {decision.seat}, view of seat {self.seat}")
         return options_for(self.hand, self.displays, self.hand_sizes, self.last_card, decision)
+
+    @property
+    def game(self) -> str:
+        """The game's name (a strategy that plays any game finds the game's rules by it)."""
+        return "palastgefluester"
+
+    def sample_option(self, decision: Decision, rng: random.Random) -> object:
+        """A uniformly random legal choice at ``decision``."""
+        options = self.legal_options(decision)
+        return options[rng.randrange(len(options))]
 
     def persons(self, seat: int) -> set[int]:
         """The persons in ``seat``'s display."""

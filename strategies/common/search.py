@@ -1,0 +1,159 @@
+"""``search`` for every game: determinized Monte Carlo search at the root, through the game's own rules.
+
+It needs of a game only what every game gives: the seat contract of its view (``legal_options``, ``sample_option``,
+``sample_state``, ``rng`` and ``game``, the game's name) and the game's :class:`~palais_sim.core.loop.Turns`
+(``GAME.turns``: the pending decision, a seat's view, apply, and ``reward``, a played-out game's worth to a seat in
+[0, 1]).
+
+- **Candidates**: every legal choice, or, where the game does not list them (Palais Royal's movement) or they are
+  more than ``width``, the rollout player's own choice and distinct random ones (``sample_option``) up to ``width``.
+- **Samples**: a sample is a determinization (``view.sample_state``: the hidden information dealt anew, consistent
+  with what the seat knows, and fresh chance) and a rollout player for every seat (drawn from ``rollout``, a
+  ``/``-separated mixture of strategy specs). Every sample is played once through each candidate still in the race,
+  so candidates are compared on the same games (common random numbers).
+- **The root** is sequential halving (Karnin, Koren and Somekh, 2013): after each of ``ceil(log2(n))`` rounds the
+  worse half is dropped. The rollout player's own choice stays in the race to the end and is played unless the best
+  survivor beats it clearly on their paired rewards (by more than ``tie`` and twice the standard error of the
+  differences): a search that deviates on noise plays worse than its rollout player.
+- **Rollouts** play to the end, or ``horizon`` rounds (then the game's reward of the position reached).
+
+``game`` is the game's name, which the registry passes (created by hand without it, the search learns the game from
+its first view). ``budget`` counts rollouts per decision (reproducible: the view's own random stream); a decision
+with one legal choice costs nothing. This is the search Palastgeflüster plays as ``search``; Palais Royal has it
+too, beside its own tree search (``ismcts``), whose movement and recruitment candidates know the game.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from palais_sim.core.errors import IllegalChoice, NotListed
+from palais_sim.games import get_game
+from palais_sim.registry import load_strategy
+
+
+def choice_key(choice: object) -> object:
+    """A choice as a hashable key (lists become tuples), to tell candidates apart."""
+    if isinstance(choice, list | tuple):
+        return tuple(choice_key(c) for c in choice)
+    return choice
+
+
+def clearly_better(rewards: list[list[float]], tie: float) -> int:
+    """The candidate with the best mean reward if it beats candidate 0 (the rollout player's choice) by more than
+    ``tie`` and twice the standard error of their paired differences; else 0."""
+    means = [sum(r) / len(r) if r else -1.0 for r in rewards]
+    best = max(range(len(rewards)), key=lambda i: means[i])
+    if best == 0:
+        return 0
+    diffs = [b - a for a, b in zip(rewards[0], rewards[best], strict=False)]
+    if len(diffs) < 2:
+        return 0
+    mean = sum(diffs) / len(diffs)
+    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs))
+    return best if mean > tie and mean > 2.0 * se else 0
+
+
+class SearchStrategy:
+    """Determinized Monte Carlo search with a sequential-halving root, for any game."""
+
+    name = "search"
+
+    def __init__(
+        self, budget: int = 48, rollout: str = "", width: int = 8, horizon: int = 0, tie: float = 0.01,
+        game: str = "",
+    ) -> None:  # fmt: skip
+        self.budget = int(budget)
+        if self.budget < 1:
+            raise ValueError(f"budget must be at least 1 rollout per decision, got {self.budget}")
+        self.width = int(width)
+        if self.width < 2:
+            raise ValueError(f"width must be at least 2 candidates, got {self.width}")
+        self.horizon = int(horizon)
+        if self.horizon < 0:
+            raise ValueError(f"horizon must be 0 (play to the end) or a number of rounds, got {self.horizon}")
+        self.tie = float(tie)
+        self.rollout_spec = rollout
+        self._game: str | None = None
+        self._turns: Any = None
+        self._rollouts: list[Any] = []
+        if game:  # the registry names the game: a bad rollout spec is an error now, not at the first decision
+            self._bind(game)
+
+    def _bind(self, game_name: str) -> None:
+        """The game's rules and rollout players, on the first decision (a strategy learns its game from its view)."""
+        game = get_game(game_name)
+        specs = [s for s in (self.rollout_spec or game.default_strategy).split("/") if s]
+        self._rollouts = [load_strategy(spec, game.name) for spec in specs]
+        self._turns = game.turns
+        self._game = game_name
+
+    def candidates(self, view: Any, decision: Any, base: object, rng: random.Random) -> list[object]:
+        """The rollout player's choice first, then the others (every legal one, or distinct samples up to width)."""
+        try:
+            listed = view.legal_options(decision)
+        except NotListed:
+            listed = None
+        if listed is not None and len(listed) <= self.width:
+            return [base, *(c for c in listed if choice_key(c) != choice_key(base))]
+        pool = listed if listed is not None else None
+        seen, out = {choice_key(base)}, [base]
+        for _ in range(4 * self.width):
+            if len(out) >= self.width:
+                break
+            choice = pool[rng.randrange(len(pool))] if pool is not None else view.sample_option(decision, rng)
+            if choice_key(choice) not in seen:
+                seen.add(choice_key(choice))
+                out.append(choice)
+        return out
+
+    def choose(self, view: Any, decision: Any) -> object:
+        if self._game != view.game:
+            self._bind(view.game)
+        rng = view.rng
+        base = self._rollouts[rng.randrange(len(self._rollouts))].choose(view, decision)
+        candidates = self.candidates(view, decision, base, rng)
+        if len(candidates) == 1:
+            return base
+        rewards: list[list[float]] = [[] for _ in candidates]
+        alive = list(range(len(candidates)))
+        rounds = max(1, math.ceil(math.log2(len(candidates))))
+        for r in range(rounds):
+            samples = max(1, self.budget // (rounds * len(alive)))
+            for _ in range(samples):
+                self._sample(view, decision.seat, candidates, alive, rewards, rng)
+            if r < rounds - 1 and len(alive) > 2:
+                ranked = sorted(alive[1:], key=lambda i: -sum(rewards[i]) / max(1, len(rewards[i])))
+                alive = [0, *ranked[: max(1, (len(alive) - 1) // 2)]]
+        # paired over the samples every survivor saw: the last rounds' samples are shared by all of them
+        shared = min(len(rewards[i]) for i in alive)
+        best = clearly_better([rewards[i][-shared:] for i in alive], self.tie)
+        return candidates[alive[best]]
+
+    def _sample(
+        self, view: Any, seat: int, candidates: list[object], alive: list[int], rewards: list[list[float]],
+        rng: random.Random,
+    ) -> None:  # fmt: skip
+        """One determinization and one deal of rollout players, played through every candidate still alive."""
+        sampled = view.sample_state(rng)
+        players = [self._rollouts[rng.randrange(len(self._rollouts))] for _ in range(sampled.n)]
+        for i in alive:
+            state = sampled.copy()
+            try:
+                self._turns.apply(state, candidates[i])
+            except IllegalChoice:  # a sampled choice the determinization does not allow (it never should)
+                rewards[i].append(0.0)
+                continue
+            self._play_out(state, players)
+            rewards[i].append(self._turns.reward(state, seat))
+
+    def _play_out(self, state: Any, players: list[Any]) -> None:
+        turns = self._turns
+        limit = state.round + self.horizon if self.horizon > 0 else 1 << 30
+        while not state.over and state.round < limit:
+            pending = turns.pending(state)
+            if pending is None:
+                continue
+            turns.apply(state, players[pending.seat].choose(turns.view(state, pending.seat), pending))
