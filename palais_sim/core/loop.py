@@ -39,6 +39,18 @@ class Turns:
         raise NotImplementedError
 
 
+def play_out(state: Any, players: Sequence[Any], turns: Turns, until_round: int) -> None:
+    """A search's rollout: play ``state`` on in place with ``players[seat]`` for every seat until the game is over or
+    its round reaches ``until_round``. Unchecked (the players are the search's own, trusted to answer legally: an
+    illegal answer raises IllegalChoice) and unobserved: the fast loop."""
+    while not state.over and state.round < until_round:
+        decision = turns.pending(state)
+        if decision is None:
+            continue
+        seat: int = decision.seat
+        turns.apply(state, players[seat].choose(turns.view(state, seat), decision))
+
+
 def strategy_names(strategies: Sequence[object]) -> list[str]:
     """Each strategy's name as the records give it (its ``name``, else its class name)."""
     return [getattr(s, "name", type(s).__name__) for s in strategies]

@@ -20,17 +20,19 @@ all styles agree cost nothing beyond asking them.
 
 from __future__ import annotations
 
-import math
 import random
 
+from palais_sim.core import loop
 from palais_sim.games.palais_royal import rules
-from palais_sim.games.palais_royal.scoring import final_scores, winners
+from palais_sim.games.palais_royal.play import PR_TURNS
 from palais_sim.games.palais_royal.state import GameState
 from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
+from strategies.common.search import TIE, choice_key, clearly_better
+
+__all__ = ["TIE", "LookaheadStrategy", "choice_key", "clearly_better", "deal_policies", "outcome_reward", "play_out"]
 
 SEARCHED = frozenset(("move", "recruit", "cards"))
-TIE = 0.01  # mean reward by which another candidate must beat the base style's own choice
 
 
 class LookaheadStrategy:
@@ -105,11 +107,15 @@ class LookaheadStrategy:
 
 
 def play_out(state: GameState, policies: list, horizon: int) -> None:
-    """Play ``state`` on (to the end, or ``horizon`` rounds) with ``policies[seat]`` for every seat."""
-    limit = state.round + horizon if horizon > 0 else 1 << 30
-    while not state.over and state.round < limit:
-        dec = rules.decision(state)
-        rules.apply(state, policies[dec.seat].choose(PlayerView(state, dec.seat), dec))
+    """Play ``state`` on (to the end, or ``horizon`` rounds) with ``policies[seat]`` for every seat (the core's
+    rollout loop)."""
+    loop.play_out(state, policies, PR_TURNS, state.round + horizon if horizon > 0 else 1 << 30)
+
+
+def outcome_reward(state: GameState, seat: int) -> float:
+    """A played-out game's worth to ``seat`` in [0, 1]: the game's own reward (``PrTurns.reward``: 0.7 for a win, 0.3
+    for a logistic of the score margin)."""
+    return PR_TURNS.reward(state, seat)
 
 
 def deal_policies(rollouts: list, n: int, rng: random.Random) -> list:
@@ -119,35 +125,3 @@ def deal_policies(rollouts: list, n: int, rng: random.Random) -> list:
     if len(rollouts) == 1:
         return [rollouts[0]] * n
     return [rng.choice(rollouts) for _ in range(n)]
-
-
-def clearly_better(rewards: list[list[float]]) -> int:
-    """The candidate with the best mean reward if it beats the base candidate (index 0) clearly: by more than
-    ``TIE`` and by more than twice the standard error of their paired differences (the same samples for every
-    candidate); else the base candidate. A search that deviates from its base strategy on noise plays worse and, when
-    it declines a recruitment or the Office on noise turn after turn, never ends a game."""
-    means = [sum(r) / len(r) for r in rewards]
-    best = max(range(len(rewards)), key=lambda i: means[i])
-    if best == 0:
-        return 0
-    diffs = [b - a for a, b in zip(rewards[0], rewards[best], strict=True)]
-    mean = sum(diffs) / len(diffs)
-    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs)) if len(diffs) > 1 else 0.0
-    return best if mean > TIE and mean > 2.0 * se else 0
-
-
-def choice_key(choice: object) -> object:
-    """A choice as a hashable key (lists become tuples)."""
-    if isinstance(choice, list | tuple):
-        return tuple(choice_key(c) for c in choice)
-    return choice
-
-
-def outcome_reward(state: GameState, seat: int) -> float:
-    """A played-out game's worth to ``seat``, in [0, 1]: 0.7 for a win (shared wins split) and 0.3 for a logistic of
-    its score margin against the best other seat (so a close game still tells which play was better)."""
-    scores = final_scores(state)
-    best = winners(scores)
-    win = 1.0 / len(best) if seat in best else 0.0
-    margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
-    return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))

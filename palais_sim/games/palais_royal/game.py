@@ -12,7 +12,7 @@ import polars as pl
 from palais_sim import __version__
 from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, common_game_row, game_sources
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
-from palais_sim.games.palais_royal.play import PR_TURNS, GameResult, play_game
+from palais_sim.games.palais_royal.play import PR_TURNS, PrResult, play_game
 from palais_sim.games.palais_royal.setup import check_options, resolve_layout
 from palais_sim.games.palais_royal.state import RuleOptions
 
@@ -169,20 +169,20 @@ class PalaisRoyal:
     def components_name(self, context: Context) -> str:
         return context.components.name
 
-    def play(self, context: Context, seed: int, strategies: Sequence[Any]) -> GameResult:
+    def play(self, context: Context, seed: int, strategies: Sequence[Any]) -> PrResult:
         return play_game(context.components, context.options, seed, strategies)
 
     def columns(self) -> dict[str, tuple[Column, ...]]:
         return COLUMNS
 
-    def rows(self, context: Context, result: GameResult, game: int, group: int, rotation: int) -> dict[str, list]:
+    def rows(self, context: Context, result: PrResult, game: int, group: int, rotation: int) -> dict[str, list]:
         game_row, seat_rows, recruit_rows = result_rows(result, game, group, rotation)
         return {"games": [game_row], "seats": seat_rows, "recruits": recruit_rows}
 
     def play_session(
         self, context: Context | None, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None,
         log: Path | None, positions: Path | None, start: Path | None,
-    ) -> GameResult:  # fmt: skip
+    ) -> PrResult:  # fmt: skip
         from palais_sim.games.palais_royal.session import play_session
 
         return play_session(context, seed, seats, out, log, positions, start)
@@ -223,7 +223,7 @@ class PalaisRoyal:
 GAME = PalaisRoyal()
 
 
-def result_rows(result: GameResult, game: int, group: int, rotation: int) -> tuple[dict, list[dict], list[dict]]:
+def result_rows(result: PrResult, game: int, group: int, rotation: int) -> tuple[dict, list[dict], list[dict]]:
     """One game's row, its seat rows and its recruit rows (from the result alone, never the engine state)."""
     head, tail = common_game_row(result, game, group, rotation, __version__)
     game_row = {

@@ -48,7 +48,7 @@ class RecruitRecord(NamedTuple):
 
 
 @dataclass
-class GameResult:
+class PrResult:
     """A finished (or stopped) game: every figure a record or a report needs, without the engine state."""
 
     seed: int
@@ -137,7 +137,7 @@ class PrTurns(loop.Turns):
 PR_TURNS = PrTurns()
 
 
-def result_of(state: GameState, strategies: Sequence[Strategy], decisions: int) -> GameResult:
+def result_of(state: GameState, strategies: Sequence[Strategy], decisions: int) -> PrResult:
     """The result of a game played to its end (or stopped at the round limit)."""
     scores = final_scores(state)
     best = winners(scores)
@@ -163,7 +163,7 @@ def result_of(state: GameState, strategies: Sequence[Strategy], decisions: int) 
         RecruitRecord(seat, nobles[noble].id, fld, rnd, paid, nobles[noble].gold, edge, order)
         for order, (seat, noble, fld, rnd, paid, edge) in enumerate(state.recruit_log)
     ]
-    return GameResult(
+    return PrResult(
         seed=state.seed,
         players=state.n,
         layout=state.layout.code,
@@ -187,7 +187,7 @@ def play_game(
     strategies: Sequence[Strategy],
     observer: Observer | None = None,
     on_turn_start: TurnHook | None = None,
-) -> GameResult:
+) -> PrResult:
     """Set up a game from ``seed`` and play it to the end."""
     if len(strategies) != options.players:
         raise ValueError(f"{options.players} players need {options.players} strategies, got {len(strategies)}")
@@ -199,7 +199,7 @@ def continue_game(
     strategies: Sequence[Strategy],
     observer: Observer | None = None,
     on_turn_start: TurnHook | None = None,
-) -> GameResult:
+) -> PrResult:
     """Play a game on from ``state`` (for instance an imported position) to its end."""
     if len(strategies) != state.n:
         raise ValueError(f"{state.n} players need {state.n} strategies, got {len(strategies)}")

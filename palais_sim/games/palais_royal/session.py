@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.account import TurnAccount
 from palais_sim.games.palais_royal.board import ROOM_KEYS
-from palais_sim.games.palais_royal.play import GameResult, continue_game, play_game
+from palais_sim.games.palais_royal.play import PrResult, continue_game, play_game
 from palais_sim.games.palais_royal.position import export_position, load_position, save_position
 from palais_sim.games.palais_royal.replay import ReplayWriter, encode_choice, verify_replay
 from palais_sim.games.palais_royal.scoring import final_scores, winners
@@ -24,7 +24,7 @@ from palais_sim.games.palais_royal.view import PlayerView, describe_decision
 def play_session(
     context: Any, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None, log: Path | None,
     positions: Path | None, start: Path | None,
-) -> GameResult:  # fmt: skip
+) -> PrResult:  # fmt: skip
     """Play one game between ``seats(players)`` (from ``start``, a position file, if given), narrating every turn
     to ``out``, writing the replay log to ``log`` and the position at the start of every turn into the directory
     ``positions``."""
