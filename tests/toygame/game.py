@@ -161,6 +161,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
 
 STRATEGIES: dict[str, str] = {
     "random": "strategies.common.random_play:RandomStrategy",
+    "search": "strategies.common.search:SearchStrategy",
     "greedy": "tests.toygame.strategies:GreedyStrategy",
 }
 DECK = f"{VALUES} values x {COPIES}"

@@ -1,19 +1,9 @@
-"""The toy race's built-in strategies: ``random`` and ``greedy``."""
+"""The toy race's own built-in strategy, ``greedy`` (``random`` and ``search`` are the common ones, of every game)."""
 
 from __future__ import annotations
 
 from tests.toygame.rules import PEEK, Decision, value
 from tests.toygame.view import PlayerView
-
-
-class RandomStrategy:
-    """Uniformly random legal choices, from the view's own random stream."""
-
-    name = "random"
-
-    def choose(self, view: PlayerView, decision: Decision) -> object:
-        options = view.legal_options(decision)
-        return options[view.rng.randrange(len(options))]
 
 
 class GreedyStrategy:

@@ -8,7 +8,7 @@ import random
 from typing import Protocol
 
 from palais_sim.core.streams import decision_rng
-from tests.toygame.rules import TARGET, Decision, ToyState, options_for
+from tests.toygame.rules import CARDS, TARGET, Decision, ToyState, options_for, seat_keys
 
 
 class Strategy(Protocol):
@@ -63,6 +63,28 @@ class PlayerView:
     @property
     def game(self) -> str:
         return "toy"
+
+    def sample_state(self, rng: random.Random) -> ToyState:
+        """A full state consistent with this view, for search: the cards this seat cannot place dealt at random to
+        the deck and to the other hands' unknown places, and a new seed and stream keys from ``rng``."""
+        hands = [list(self.hand) if s == self.seat else list(self.known_hands[s]) for s in range(self.n)]
+        placed = {c for hand in hands for c in hand} | set(self.discards)
+        unknown = [c for c in CARDS if c not in placed]
+        rng.shuffle(unknown)
+        for s in range(self.n):
+            while len(hands[s]) < self.hand_sizes[s]:
+                hands[s].append(unknown.pop())
+        known = [0] * len(CARDS)
+        for s, hand in enumerate(hands):
+            for c in hand:
+                known[c] = 1 << s
+        seed = rng.getrandbits(63)
+        return ToyState(
+            seed=seed, n=self.n, max_rounds=self.max_rounds, deck=unknown, hands=hands, known=known,
+            discards=list(self.discards), positions=list(self.positions), plays=[0] * self.n, peeks=[0] * self.n,
+            round=self.round, current=self.current, phase=self.phase, decisions=self.decisions,
+            keys=seat_keys(seed, self.n),
+        )  # fmt: skip
 
     def sample_option(self, decision: Decision, rng: random.Random) -> int:
         """A uniformly random legal choice at ``decision``."""
