@@ -8,12 +8,10 @@ from typing import NoReturn
 import typer
 
 from palais_sim.core.errors import StrategyError
-from palais_sim.games.palais_royal.board import LayoutError
-from palais_sim.games.palais_royal.components import ComponentError
-from palais_sim.games.palais_royal.setup import SetupError
-from palais_sim.registry import StrategySpecError
 
-USER_ERRORS = (ComponentError, LayoutError, SetupError, StrategySpecError, StrategyError, ValueError, OSError)
+# A user's mistake: every game's errors of bad input (component files, layouts, setups, strategy specs) are
+# ValueErrors; a failed strategy is the core's StrategyError; a file that cannot be read is an OSError.
+USER_ERRORS = (StrategyError, ValueError, OSError)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
