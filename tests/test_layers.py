@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, ...]] = [
         "palais_sim.games.palais_royal.scoring",
         "palais_sim.games.palais_royal.setup",
         "palais_sim.games.palais_royal.options",
+        "palais_sim.games.palais_royal.leaf_value",
         "palais_sim.games.palastgefluester.rules",
     ),  # fmt: skip
     # the seat view; palais_sim.strategy re-exports Palais Royal's (the stable import for user strategies)

@@ -11,6 +11,7 @@ from palais_sim import __version__
 from palais_sim.core import loop
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.components import ComponentSet
+from palais_sim.games.palais_royal.leaf_value import LeafValue
 from palais_sim.games.palais_royal.rules import Decision
 from palais_sim.games.palais_royal.scoring import SeatScore, final_scores, ranks, winners
 from palais_sim.games.palais_royal.setup import new_game, start_gold
@@ -126,15 +127,27 @@ class PrTurns(loop.Turns):
 
     def reward(self, state: GameState, seat: int) -> float:
         """0.7 for a win (shared wins split) and 0.3 for a logistic of the score margin against the best other seat
-        (so a close game still tells which play was better); as if the game ended now when it has not."""
+        (so a close game still tells which play was better). A game not over yet (a rollout stopped after its
+        horizon) counts the leaf value's chance of winning from there instead of a win."""
         scores = final_scores(state)
-        best = winners(scores)
-        win = 1.0 / len(best) if seat in best else 0.0
         margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
+        if state.over:
+            best = winners(scores)
+            win = 1.0 / len(best) if seat in best else 0.0
+        else:
+            win = leaf_value().win_chance(state, seat)
         return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))
 
 
 PR_TURNS = PrTurns()
+_LEAF_VALUE: list[LeafValue] = []
+
+
+def leaf_value() -> LeafValue:
+    """The fitted leaf value, read once per process (only a search with a horizon asks for it)."""
+    if not _LEAF_VALUE:
+        _LEAF_VALUE.append(LeafValue.load())
+    return _LEAF_VALUE[0]
 
 
 def result_of(state: GameState, strategies: Sequence[Strategy], decisions: int) -> PrResult:
