@@ -18,7 +18,7 @@ from palais_sim.games.palais_royal.play import play_game
 from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategy
 from palais_sim.study.common import StudySpec
-from palais_sim.study.nobles import NoblesPlan, compute, fit_line
+from palais_sim.study.nobles import NoblesPlan, compute, fit_line, price_words
 from palais_sim.study.variants import repriced, to_toml, write_variant
 from palais_sim.tournament.schedule import Settings
 
@@ -110,8 +110,20 @@ def test_fit_line_finds_the_fair_price() -> None:
     pts = [{"price": p, "effect": 10 - 4 * p, "ci": [10 - 4 * p - 2, 10 - 4 * p + 2]} for p in (0, 1, 2, 3)]
     fit = fit_line(pts)
     assert fit["slope"] == pytest.approx(-4) and fit["fair_price"] == pytest.approx(2.5)
+    low, high = fit["fair_price_ci"]
+    assert low < 2.5 < high and high - low < 1.5
     flat = fit_line([{"price": p, "effect": 1.0, "ci": [-5, 7]} for p in (0, 1, 2)])
-    assert flat["fair_price"] is None
+    assert flat["fair_price"] is None and flat["fair_price_ci"] is None
+
+
+def test_the_fair_price_in_a_designers_words() -> None:
+    """'N17 is underpriced by about 2 gold (fair price 4.1 [3.2, 5.0])': the printed price below the interval is
+    underpriced, above it overpriced, inside it priced right; no sure slope, no fair price."""
+    line = {"gold": 2, "fair_price": 4.1, "fair_price_ci": [3.2, 5.0]}
+    assert price_words(line) == "underpriced by about 2.1 gold (fair price 4.1 gold [3.2, 5.0])"
+    assert price_words({**line, "gold": 6}).startswith("overpriced by about 1.9 gold")
+    assert price_words({**line, "gold": 4}).startswith("priced right within the interval")
+    assert price_words({**line, "fair_price": None, "fair_price_ci": None}).startswith("no fair price")
 
 
 def test_watching_plays_exactly_like_the_base_and_notes_reach_and_taking() -> None:

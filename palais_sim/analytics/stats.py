@@ -345,3 +345,39 @@ def chisquare_equal(observed: np.ndarray) -> tuple[float, float]:
         return np.nan, np.nan
     result = stats.chisquare(observed)
     return float(result.statistic), float(result.pvalue)
+
+
+@dataclass(frozen=True)
+class LineFit:
+    """A weighted least-squares line ``intercept + slope * x`` and where it crosses 0."""
+
+    slope: float
+    slope_ci: tuple[float, float]
+    intercept: float
+    root: float | None  # x where the line crosses 0 (None when the slope's interval includes 0)
+    root_ci: tuple[float, float] | None  # Fieller's interval of the root
+
+
+def weighted_line(x: np.ndarray, y: np.ndarray, se: np.ndarray, z: float = Z95) -> LineFit:
+    """The line through points with known standard errors (weights 1/se^2), and where it crosses 0 with Fieller's
+    interval (Fieller 1954): every x at which 0 lies within the line's interval, ``|y(x)| <= z * se(y(x))``. It is a
+    bounded interval exactly when the slope differs from 0 at that level; it is not symmetric around the root, as a
+    ratio's interval should not be."""
+    w = 1.0 / se**2
+    total = float(w.sum())
+    xm = float((w * x).sum() / total)
+    ym = float((w * y).sum() / total)
+    sxx = float((w * (x - xm) ** 2).sum())
+    slope = float((w * (x - xm) * (y - ym)).sum() / sxx)
+    slope_se = float(np.sqrt(1.0 / sxx))
+    intercept = ym - slope * xm
+    slope_ci = (slope - z * slope_se, slope + z * slope_se)
+    if slope_ci[0] <= 0.0 <= slope_ci[1]:
+        return LineFit(slope, slope_ci, intercept, None, None)
+    # y(xm + d) = ym + slope * d with variance 1/total + d^2/sxx: solve (ym + slope d)^2 = z^2 (1/total + d^2/sxx)
+    a = slope**2 - z**2 / sxx
+    b = 2.0 * ym * slope
+    c = ym**2 - z**2 / total
+    disc = max(0.0, b * b - 4.0 * a * c)
+    d1, d2 = sorted(((-b - np.sqrt(disc)) / (2.0 * a), (-b + np.sqrt(disc)) / (2.0 * a)))
+    return LineFit(slope, slope_ci, intercept, xm - ym / slope, (xm + float(d1), xm + float(d2)))

@@ -37,6 +37,7 @@ import numpy as np
 
 from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, notes_rates
 from palais_sim.analytics.runs import open_run
+from palais_sim.analytics.stats import weighted_line
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
@@ -274,9 +275,9 @@ def reprice(plan: NoblesPlan, comps: ComponentSet, rows: list[dict], out: Path, 
 
 def fit_line(points: list[dict]) -> dict:
     """Weighted least squares of effect (pp) on price, weights 1/se^2 (se from each interval); the fair price is
-    where the line crosses 0, given only when the slope's 95% interval lies below 0."""
+    where the line crosses 0, with Fieller's 95% interval, given only when the slope's 95% interval lies below 0."""
     ok = [p for p in points if p["effect"] is not None and None not in p["ci"]]
-    none = {"slope": None, "slope_ci": [None, None], "intercept": None, "fair_price": None}
+    none = {"slope": None, "slope_ci": [None, None], "intercept": None, "fair_price": None, "fair_price_ci": None}
     # a point of identical games (a noble nobody reaches: forbidding it changes nothing) has no spread and says
     # nothing about the slope: left out
     ok = [p for p in ok if p["ci"][1] > p["ci"][0]]
@@ -287,17 +288,26 @@ def fit_line(points: list[dict]) -> dict:
     se = np.array([(p["ci"][1] - p["ci"][0]) / (2 * 1.96) for p in ok])
     if np.ptp(x) == 0:
         return none
-    w = 1 / se**2
-    xm = (w * x).sum() / w.sum()
-    ym = (w * y).sum() / w.sum()
-    sxx = (w * (x - xm) ** 2).sum()
-    slope = float((w * (x - xm) * (y - ym)).sum() / sxx)
-    slope_se = float(np.sqrt(1 / sxx))
-    intercept = float(ym - slope * xm)
-    low, high = slope - 1.96 * slope_se, slope + 1.96 * slope_se
-    fair = -intercept / slope if high < 0 else None
-    return {"slope": round(slope, 4), "slope_ci": [round(low, 4), round(high, 4)], "intercept": round(intercept, 4),
-            "fair_price": round(fair, 3) if fair is not None else None}  # fmt: skip
+    line = weighted_line(x, y, se)
+    fair = line.root if line.slope_ci[1] < 0 else None
+    return {
+        "slope": round(line.slope, 4), "slope_ci": [round(v, 4) for v in line.slope_ci],
+        "intercept": round(line.intercept, 4), "fair_price": None if fair is None else round(fair, 3),
+        "fair_price_ci": None if fair is None or line.root_ci is None else [round(v, 3) for v in line.root_ci],
+    }  # fmt: skip
+
+
+def price_words(line: dict) -> str:
+    """The price line in a designer's words: how far the printed price is from the fair one, with its interval."""
+    fair, ci, gold = line["fair_price"], line.get("fair_price_ci"), line["gold"]
+    if fair is None or ci is None:
+        return "no fair price: the value does not surely fall with the price over the prices tried"
+    where = f"fair price {fair:.1f} gold [{ci[0]:.1f}, {ci[1]:.1f}]"
+    if ci[0] > gold:
+        return f"underpriced by about {fair - gold:.1f} gold ({where})"
+    if ci[1] < gold:
+        return f"overpriced by about {gold - fair:.1f} gold ({where})"
+    return f"priced right within the interval ({where})"
 
 
 def _by_price(line: dict) -> str:
@@ -366,7 +376,7 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
             ("gold", lambda r: str(r["gold"])),
             ("value by price (pp)", _by_price),
             ("slope per gold [95%]", lambda r: f"{render.pp(r['slope'])} {render.ci_text(r['slope_ci'])}"),
-            ("worth its cost at", lambda r: "–" if r["fair_price"] is None else f"{r['fair_price']:.1f} gold"),
+            ("at its printed price", price_words),
         ])  # fmt: skip
         for noble in dict.fromkeys(line["noble"] for line in lines):
             series = {line["strategy"]: line for line in lines if line["noble"] == noble}
