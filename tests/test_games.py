@@ -228,7 +228,7 @@ def test_the_games_command_lists_registered_games_and_refuses_a_broken_one(plugi
     monkeypatch.setenv(ENV_VAR, f"toy={TOY}")
     listed = json.loads(runner.invoke(app, ["games", "--json"]).output)
     assert [g["name"] for g in listed] == [*GAMES, "toy"]
-    assert listed[-1]["strategies"] == ["random", "greedy"] and listed[-1]["players"] == [2, 4]
+    assert listed[-1]["strategies"] == ["random", "search", "greedy"] and listed[-1]["players"] == [2, 4]
     monkeypatch.setenv(ENV_VAR, f"toy={TOY},bad=tests.toygame.game:NOPE")
     result = runner.invoke(app, ["games"])
     assert result.exit_code == 2

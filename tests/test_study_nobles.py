@@ -280,3 +280,25 @@ def test_looks_stop_a_clear_subject_early_and_keep_the_close_ones(tmp_path: Path
     assert NoblesPlan(spec, looks=4).confidence == pytest.approx(0.9875)
     with pytest.raises(ValueError, match="--looks"):
         NoblesPlan(spec, looks=200).check(COMPS)
+
+
+def test_a_ladder_gives_each_rungs_strength_and_whether_each_value_settled(tmp_path: Path) -> None:
+    """`--ladder` as the skill levels: each rung's Elo from its own match against the first, and per subject the
+    top two rungs' values compared on the same setups (their paired difference is the difference of the values)."""
+    out = tmp_path / "ladder"
+    args = ["study", "nobles", "--ladder", "lookahead:budget=1", "--rungs", "2", "--nobles", "N17", "--groups", "3",
+            "--elo-groups", "3", "--reprice", "none", "--out", str(out)]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    doc = json.loads((out / "study.json").read_text())
+    assert doc["strategies"] == ["lookahead:budget=1", "lookahead:budget=2"]
+    first, top = doc["ladder"]["rungs"]
+    assert (first["groups"], top["groups"]) == (0, 3) and 0 <= top["score"] <= 1
+    (settling,) = doc["ladder"]["settling"]
+    assert settling["key"] == "N17" and settling["setups"] == 3
+    assert settling["state"] in ("settled", "moving", "not settled")
+    value = {r["strategy"]: r["effect"] for r in doc["rows"]}
+    assert settling["difference"] == pytest.approx(value["lookahead:budget=2"] - value["lookahead:budget=1"], abs=1e-3)
+    assert "## Strength ladder" in (out / "study.md").read_text() and (out / "charts" / "ladder.png").is_file()
+    both = CliRunner().invoke(app, [*args[:2], "--strategy", "greedy", *args[2:]])
+    assert both.exit_code == 2 and "--ladder and --strategy both name the skill levels" in both.output

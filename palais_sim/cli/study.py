@@ -38,6 +38,28 @@ SeedOpt = typer.Option(1, "--seed", "-s", help="Root seed: every arm plays the g
 MarginOpt = typer.Option(2.0, "--margin", help="Equivalence margin in percentage points of win share")
 WorkersOpt = typer.Option(1, "--workers", "-w", help="Worker processes per arm (1 = in-process)")
 OutOpt = typer.Option(..., "--out", "-o", help="Study directory: arm runs, study.json, study.md, study.html")
+LadderOpt = typer.Option(
+    None,
+    "--ladder",
+    help="A strength ladder as the skill levels: a search spec with a budget, doubled per rung "
+    "(e.g. ismcts:budget=8 gives 8, 16, 32, 64); instead of --strategy",
+)
+RungsOpt = typer.Option(4, "--rungs", help="Rungs of the --ladder")
+EloGroupsOpt = typer.Option(
+    100, "--elo-groups", help="Setups of each rung's match against the first rung (its Elo), in every seating"
+)
+
+
+def skill_levels(strategies: list[str] | None, ladder_spec: str | None, rungs: int, elo_groups: int):
+    """The skill levels: the --strategy ones, or the rungs of a --ladder (not both)."""
+    if ladder_spec is None:
+        return strategies
+    if strategies:
+        raise ValueError("--ladder and --strategy both name the skill levels: give one of them")
+    check_at_least(elo_groups, "--elo-groups")
+    from palais_sim.study.ladder import rungs as ladder_rungs
+
+    return list(ladder_rungs(ladder_spec, rungs))
 
 
 def _players(text: str) -> tuple[int, ...]:
@@ -89,16 +111,9 @@ def seats(
     gold_limit: int | None = GoldLimitOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     tiebreak: str = TiebreakOpt,
-    ladder_spec: str | None = typer.Option(
-        None,
-        "--ladder",
-        help="A strength ladder as the skill levels: a search spec with a budget, doubled per rung "
-        "(e.g. ismcts:budget=8 gives 8, 16, 32, 64); instead of --strategy",
-    ),  # fmt: skip
-    rungs: int = typer.Option(4, "--rungs", help="Rungs of the --ladder"),
-    elo_groups: int = typer.Option(
-        100, "--elo-groups", help="Setups of each rung's match against the first rung (its Elo), in every seating"
-    ),
+    ladder_spec: str | None = LadderOpt,
+    rungs: int = RungsOpt,
+    elo_groups: int = EloGroupsOpt,
     allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """Mirror play: the seat edge per player count at each skill level (and start gold apart, --gold-factorial).
@@ -109,7 +124,6 @@ def seats(
     about 20 s for greedy and 15 minutes for the lookahead level on one core. A ladder adds (rungs - 1) x
     elo-groups x 2 games and its top rungs are slow: mind --groups.
     """
-    from palais_sim.study.ladder import rungs as ladder_rungs
     from palais_sim.study.seats import SeatsPlan, run_study
 
     def go():
@@ -117,12 +131,7 @@ def seats(
 
         the_game = get_game(game)
         counts = _players(players) if players else tuple(range(the_game.min_players, the_game.max_players + 1))
-        levels = strategies
-        if ladder_spec is not None:
-            if strategies:
-                raise ValueError("--ladder and --strategy both name the skill levels: give one of them")
-            check_at_least(elo_groups, "--elo-groups")
-            levels = list(ladder_rungs(ladder_spec, rungs))
+        levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
         spec = study_spec(
             levels, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, None, game, tiebreak
         )
@@ -168,6 +177,9 @@ def nobles(
     start_gold: str | None = typer.Option(
         None, "--start-gold", help="Start gold of seat 1, 2, ... \\[default: 0,1,...]"
     ),
+    ladder_spec: str | None = LadderOpt,
+    rungs: int = RungsOpt,
+    elo_groups: int = EloGroupsOpt,
     allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """What each noble and privilege kind is worth at its price: the win share a player loses when forbidden it
@@ -178,19 +190,23 @@ def nobles(
     Size: 1 arm x groups x players games per subject and skill level; the standard set has 42 nobles and 9 privilege
     kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: about a minute for greedy and
     half an hour for the lookahead level on one core (use --nobles to study a few, --workers for more cores).
-    Repricing adds 1 arm per price and skill level for each repriced noble.
+    Repricing adds 1 arm per price and skill level for each repriced noble. With --ladder the skill levels are one
+    search player at a doubling budget: the page gives each rung's Elo and says per subject whether its value
+    settled between the top two rungs (study a few nobles: the top rungs are slow).
     """
     from palais_sim.study.nobles import NoblesPlan, run_study
 
     def go():
-        spec = study_spec(strategies, groups, seed, margin, workers, layout, components, gold_limit, max_rounds,
+        levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
+        spec = study_spec(levels, groups, seed, margin, workers, layout, components, gold_limit, max_rounds,
                      parse_start_gold(start_gold, players), game)  # fmt: skip
         try:
             offsets = tuple(int(x) for x in prices.split(",") if x.strip())
         except ValueError:
             raise ValueError(f"--prices must be whole numbers separated by commas, got {prices!r}") from None
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
-        plan = NoblesPlan(spec, players=players, subjects=wanted, reprice=reprice, offsets=offsets, looks=looks)
+        plan = NoblesPlan(spec, players=players, subjects=wanted, reprice=reprice, offsets=offsets, looks=looks,
+                          ladder=ladder_spec is not None, elo_groups=elo_groups)  # fmt: skip
         return run_study(plan, out)
 
     _run(go, allow_failures)

@@ -104,9 +104,13 @@ def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
     return fig
 
 
-def ladder_chart(rows: list[dict], elos: dict[str, float], title: str, margin: float) -> Figure:
-    """Each seat's edge (pp, with its interval) against the strength of the rung that played it (Elo against the
-    first rung), one panel per player count: does the effect settle as the players get stronger?"""
+def ladder_chart(
+    rows: list[dict], elos: dict[str, float], title: str, margin: float, label: str = "seat {}",
+    ylabel: str = "win share above 1/P (pp)",
+) -> Figure:  # fmt: skip
+    """Each subject's effect (pp, with its interval; a seat's edge, a noble's value) against the strength of the rung
+    that played it (Elo against the first rung), one panel per player count: does the effect settle as the players
+    get stronger? ``label`` names a subject's line from its key."""
     counts = sorted({r["players"] for r in rows})
     fig = _figure(3.4 * max(len(counts), 1) + 1, 3.4)
     axes = fig.subplots(1, max(len(counts), 1), squeeze=False)[0]
@@ -122,10 +126,10 @@ def ladder_chart(rows: list[dict], elos: dict[str, float], title: str, margin: f
             eff = np.array([_finite(r["effect"]) for r in part])
             err = np.abs(np.array([[_finite(r["ci"][0]) for r in part], [_finite(r["ci"][1]) for r in part]]) - eff)
             colour = palette[i % len(palette)]
-            ax.errorbar(x, eff, yerr=err, fmt="o-", color=colour, capsize=3, lw=1, ms=4, label=f"seat {seat}")
+            ax.errorbar(x, eff, yerr=err, fmt="o-", color=colour, capsize=3, lw=1, ms=4, label=label.format(seat))
         ax.set_title(f"{p} players", fontsize=9)
         ax.set_xlabel("rung strength: Elo against the first rung")
-        ax.set_ylabel("win share above 1/P (pp)")
+        ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)

@@ -90,3 +90,30 @@ def settled(top: np.ndarray, second: np.ndarray, margin_pp: float) -> tuple[str,
     word = paired.verdict(low, high, margin_pp)
     state = {"balanced": "settled", "favoured": "moving", "disfavoured": "moving"}.get(word, "not settled")
     return state, {"difference": _round(100 * est.mean), "ci": [_round(low), _round(high)]}
+
+
+def strength_columns() -> list:
+    """The page's columns of the rungs' strengths (``RungStrength.to_dict`` rows)."""
+    return [
+        ("rung", lambda r: f"`{r['strategy']}`"),
+        ("score against the first rung", _score_text),
+        ("Elo [95%]", _elo_text),
+        ("setups", lambda r: f"{r['groups']:,}" if r["groups"] else "–"),
+    ]
+
+
+def _score_text(r: dict) -> str:
+    if not r["groups"]:
+        return "–"
+    return f"{r['score']:.3f} [{r['score_ci'][0]:.3f}, {r['score_ci'][1]:.3f}]"
+
+
+def _elo_text(r: dict) -> str:
+    if not r["groups"]:
+        return "0 (the reference)"
+    low, high = r["elo_ci"]
+    return f"{_elo(r['elo'])} [{_elo(low)}, {_elo(high)}]"
+
+
+def _elo(x: float | None) -> str:
+    return "beyond measure" if x is None else f"{x:+.0f}"

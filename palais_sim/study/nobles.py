@@ -34,12 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 
 from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, notes_rates
 from palais_sim.analytics.runs import open_run
 from palais_sim.analytics.stats import weighted_line
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
-from palais_sim.study import charts, render
+from palais_sim.study import charts, ladder, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 from palais_sim.study.variants import repriced, write_variant
 
@@ -55,6 +56,8 @@ class NoblesPlan:
     reprice: str = "decided"  # decided | all | none | comma-separated noble ids
     offsets: tuple[int, ...] = (-1, 1)
     looks: int = 1  # >1: each subject's arm in this many batches, stopping at the first decided verdict
+    ladder: bool = False  # the skill levels are a strength ladder (``study.ladder``): rung strengths and settling
+    elo_groups: int = 100  # setups of each rung's match against the first rung
 
     @property
     def confidence(self) -> float:
@@ -139,6 +142,29 @@ def play_subject(
         if plan.looks > 1 and row["verdict"] != "undecided":
             break
     return row
+
+
+def subject_runs(out: Path, strategy: str, key: str, tag: str = "base") -> list:
+    """The runs of a subject's forbid arm that were played (one, or one per look)."""
+    d = arm_dir(out, strategy, tag, f"{ARM}-{key}")
+    looks = sorted(p for p in d.glob("look-*") if p.is_dir()) if d.is_dir() else []
+    return [open_run(p) for p in looks] if looks else [open_run(d)]
+
+
+def ladder_settling(plan: NoblesPlan, out: Path, rows: list[dict]) -> list[dict]:
+    """Per subject: does its value settle between the top two rungs (the same setups, paired by group)?"""
+    top, second = plan.spec.strategies[-1], plan.spec.strategies[-2]
+    found = []
+    for subject, key in dict.fromkeys((r["subject"], r["key"]) for r in rows):
+        per_rung = []
+        for rung in (top, second):
+            groups = pl.concat([focus_groups(run) for run in subject_runs(out, rung, key)])
+            per_rung.append(groups.select("group", pl.col("win").alias(rung)))
+        both = per_rung[0].join(per_rung[1], on="group", how="inner")
+        # value = 1/P - win: the difference of values is the second rung's win minus the top rung's
+        state, diff = ladder.settled(-both[top].to_numpy(), -both[second].to_numpy(), plan.spec.margin)
+        found.append({"subject": subject, "key": key, "state": state, "setups": both.height, **diff})
+    return found
 
 
 def value_estimate(runs: list, players: int, confidence: float = 0.95) -> Estimate:
@@ -384,6 +410,7 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
             fig = charts.price_lines(series, f"{noble}: value of having it by gold cost", spec.margin)
             caption = f"{noble}: value (pp) at each gold cost, per skill level, with the fitted line."
             page.chart(name, charts.save(fig, out / "charts", name), caption)
+    ladder_doc = _ladder_section(page, plan, rows, out, ledger) if plan.ladder else None
     page.h("Across skill levels")
     robust_rows = [r for r in rows if r["robust"]]
     split = {}
@@ -401,4 +428,44 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         "looks": plan.looks, "confidence": plan.confidence,
         "thresholds": {"dead_within_reach": DEAD_REACH, "rarely_taken": RARELY_TAKEN, "min_reached": MIN_REACHED},
     }  # fmt: skip
+    if ladder_doc is not None:
+        document["ladder"] = ladder_doc
     return render.write(out, page, document)
+
+
+def _ladder_section(page, plan: NoblesPlan, rows: list[dict], out: Path, ledger: Ledger) -> dict:
+    """The strength ladder: each rung's Elo against the first, each subject's value by rung, and whether it
+    settled between the top two rungs."""
+    spec = plan.spec
+    strengths = ladder.strengths(spec, spec.strategies, plan.elo_groups, plan.players, out, ledger)
+    elos = {s.strategy: s.elo for s in strengths}
+    settling = ladder_settling(plan, out, rows)
+    page.h("Strength ladder")
+    page.p(
+        "The skill levels are one search player at a budget doubled per rung. Each rung above the first played "
+        f"{plan.elo_groups} setups in every seating against the first rung: its strength is its score there, as Elo. "
+        f"A value has **settled** when the top two rungs agree within the margin (+-{spec.margin:g} pp, their "
+        "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
+        "settled yet. A verdict that has not settled may not hold for a stronger player."
+    )
+    page.table([s.to_dict() for s in strengths], ladder.strength_columns())
+    by_rung = {(r["strategy"], r["key"]): r for r in rows}
+
+    def value_at(rung: str):
+        return lambda r: f"{render.pp(by_rung[(rung, r['key'])]['effect'])} ({by_rung[(rung, r['key'])]['verdict']})"
+
+    page.table(settling, [
+        ("subject", lambda r: r["key"]),
+        *[(f"`{rung}` value (pp)", value_at(rung)) for rung in spec.strategies],
+        ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
+        ("", lambda r: f"**{r['state']}**" if r["state"] != "not settled" else r["state"]),
+    ])  # fmt: skip
+    chart_rows = [{**r, "players": plan.players} for r in rows]
+    fig = charts.ladder_chart(chart_rows, elos, "Value against player strength", spec.margin, label="{}",
+                              ylabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
+    caption = (
+        "Each subject's value (pp of win share, 95% intervals) at each rung, placed at the rung's Elo against the "
+        "first rung; band = margin. Flat at the right: the verdict holds for stronger players."
+    )
+    page.chart("ladder", charts.save(fig, out / "charts", "ladder"), caption)
+    return {"rungs": [s.to_dict() for s in strengths], "settling": settling}

@@ -210,12 +210,7 @@ def _ladder_section(page, plan: SeatsPlan, rows: list[dict], arms_info: dict, ou
         "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
         "settled yet."
     )
-    page.table([s.to_dict() for s in strengths], [
-        ("rung", lambda r: f"`{r['strategy']}`"),
-        ("score against the first rung", _score_text),
-        ("Elo [95%]", _elo_text),
-        ("setups", lambda r: f"{r['groups']:,}" if r["groups"] else "–"),
-    ])  # fmt: skip
+    page.table([s.to_dict() for s in strengths], ladder.strength_columns())
     by_rung = {(r["strategy"], r["players"], r["key"]): r for r in rows if r["subject"] == "seat"}
 
     def effect_at(rung: str):
@@ -235,23 +230,6 @@ def _ladder_section(page, plan: SeatsPlan, rows: list[dict], arms_info: dict, ou
     )
     page.chart("ladder", charts.save(fig, out / "charts", "ladder"), caption)
     return strengths
-
-
-def _score_text(r: dict) -> str:
-    if not r["groups"]:
-        return "–"
-    return f"{r['score']:.3f} [{r['score_ci'][0]:.3f}, {r['score_ci'][1]:.3f}]"
-
-
-def _elo_text(r: dict) -> str:
-    if not r["groups"]:
-        return "0 (the reference)"
-    low, high = r["elo_ci"]
-    return f"{_elo(r['elo'])} [{_elo(low)}, {_elo(high)}]"
-
-
-def _elo(x: float | None) -> str:
-    return "beyond measure" if x is None else f"{x:+.0f}"
 
 
 def _agreement(rows: list[dict]) -> tuple[str, str]:
