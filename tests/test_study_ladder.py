@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -52,3 +53,29 @@ def test_cli_seats_ladder_writes_rungs_elos_and_settling(tmp_path: Path) -> None
     assert (out / "charts" / "ladder.png").exists() and "Strength ladder" in (out / "study.md").read_text()
     both = CliRunner().invoke(app, [*args, "--strategy", "greedy"])
     assert both.exit_code == 2 and "give one of them" in both.output
+
+
+def test_subjects_settle_move_or_not_on_their_common_setups() -> None:
+    """Per subject, the top two rungs' effects are paired on the setups both played (here groups 1..39 of 0..39 and
+    1..40): the same effect settles, one 10 pp higher on every setup moves, a noisy one is not settled yet."""
+    from palais_sim.study.common import StudySpec
+    from palais_sim.study.ladder import subject_settling
+
+    rng = np.random.default_rng(3)
+    base = rng.normal(0.0, 0.05, 41)
+    noise = rng.normal(0.0, 0.3, 41)
+    effects = {
+        ("top", "same"): base, ("second", "same"): base,
+        ("top", "up"): base + 0.10, ("second", "up"): base,
+        ("top", "noisy"): base + noise, ("second", "noisy"): base,
+    }  # fmt: skip
+
+    def values(rung: str, key: str) -> pl.DataFrame:
+        groups = range(0, 40) if rung == "top" else range(1, 41)
+        return pl.DataFrame({"group": list(groups), "value": [effects[(rung, key)][g] for g in groups]})
+
+    spec = StudySpec(strategies=("second", "top"), margin=2.0)
+    found = {r["key"]: r for r in subject_settling([("x", k) for k in ("same", "up", "noisy")], values, spec)}
+    assert {k: r["state"] for k, r in found.items()} == {"same": "settled", "up": "moving", "noisy": "not settled"}
+    assert all(r["setups"] == 39 for r in found.values())
+    assert found["up"]["difference"] == pytest.approx(10.0)

@@ -230,6 +230,9 @@ def persons(
     components: Path | None = ComponentsOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     tiebreak: str = TiebreakOpt,
+    ladder_spec: str | None = LadderOpt,
+    rungs: int = RungsOpt,
+    elo_groups: int = EloGroupsOpt,
     allow_failures: bool = AllowFailuresOpt,
 ) -> None:
     """Palastgeflüster: restricted play per person (never play it but to escape a repeat vs whenever it is safe).
@@ -242,10 +245,14 @@ def persons(
     def go():
         from palais_sim.games import games_with_study
 
-        spec = study_spec(strategies, groups, seed, margin, workers, "random", components, None, max_rounds, None,
+        levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
+        spec = study_spec(levels, groups, seed, margin, workers, "random", components, None, max_rounds, None,
                           game or games_with_study("persons")[0], tiebreak)  # fmt: skip
         wanted = tuple(x.strip().lower() for x in subjects.split(",") if x.strip()) if subjects else None
-        return run_study(PersonsPlan(spec, players=players, subjects=wanted), out)
+        plan = PersonsPlan(
+            spec, players=players, subjects=wanted, ladder=ladder_spec is not None, elo_groups=elo_groups
+        )
+        return run_study(plan, out)
 
     _run(go, allow_failures)
 

@@ -12,13 +12,16 @@ else is *not settled* (more setups would tell).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 
 from palais_sim.analytics import paired, sprt
 from palais_sim.analytics.runs import open_run
+from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir
 
 BUDGET = re.compile(r"(?<=[:,])budget=(\d+)")
@@ -117,3 +120,57 @@ def _elo_text(r: dict) -> str:
 
 def _elo(x: float | None) -> str:
     return "beyond measure" if x is None else f"{x:+.0f}"
+
+
+def subject_settling(
+    keys: list[tuple[str, str]], values: Callable[[str, str], pl.DataFrame], spec: StudySpec
+) -> list[dict]:
+    """Per (subject, key): does its effect settle between the top two rungs? ``values(rung, key)`` gives the
+    effect per setup (columns ``group`` and ``value``, share scale); the two rungs are paired on their common
+    setups."""
+    top, second = spec.strategies[-1], spec.strategies[-2]
+    found = []
+    for subject, key in keys:
+        both = values(top, key).join(values(second, key), on="group", how="inner", suffix="_second")
+        state, diff = settled(both["value"].to_numpy(), both["value_second"].to_numpy(), spec.margin)
+        found.append({"subject": subject, "key": key, "state": state, "setups": both.height, **diff})
+    return found
+
+
+def subject_section(
+    page, spec: StudySpec, rows: list[dict], settling: list[dict], players: int, elo_groups: int, out: Path,
+    ledger: Ledger, what: str, ylabel: str,
+) -> dict:  # fmt: skip
+    """A study page's strength ladder for subjects (nobles, persons): each rung's Elo against the first, each
+    subject's effect by rung, whether it settled between the top two rungs, and the chart of effect against Elo."""
+    strengths_ = strengths(spec, spec.strategies, elo_groups, players, out, ledger)
+    elos = {s.strategy: s.elo for s in strengths_}
+    page.h("Strength ladder")
+    page.p(
+        "The skill levels are one search player at a budget doubled per rung. Each rung above the first played "
+        f"{elo_groups} setups in every seating against the first rung: its strength is its score there, as Elo. "
+        f"A {what} has **settled** when the top two rungs agree within the margin (+-{spec.margin:g} pp, their "
+        "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
+        "settled yet. A verdict that has not settled may not hold for a stronger player."
+    )
+    page.table([s.to_dict() for s in strengths_], strength_columns())
+    by_rung = {(r["strategy"], r["key"]): r for r in rows}
+
+    def effect_at(rung: str):
+        return lambda r: f"{render.pp(by_rung[(rung, r['key'])]['effect'])} ({by_rung[(rung, r['key'])]['verdict']})"
+
+    page.table(settling, [
+        ("subject", lambda r: r["key"]),
+        *[(f"`{rung}` {what} (pp)", effect_at(rung)) for rung in spec.strategies],
+        ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
+        ("", lambda r: f"**{r['state']}**" if r["state"] != "not settled" else r["state"]),
+    ])  # fmt: skip
+    chart_rows = [{**r, "players": players} for r in rows]
+    fig = charts.ladder_chart(chart_rows, elos, f"{what.capitalize()} against player strength", spec.margin,
+                              label="{}", ylabel=ylabel)  # fmt: skip
+    caption = (
+        f"Each subject's {what} (pp of win share, 95% intervals) at each rung, placed at the rung's Elo against the "
+        "first rung; band = margin. Flat at the right: the verdict holds for stronger players."
+    )
+    page.chart("ladder", charts.save(fig, out / "charts", "ladder"), caption)
+    return {"rungs": [s.to_dict() for s in strengths_], "settling": settling}

@@ -30,6 +30,7 @@ negative).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,20 +152,14 @@ def subject_runs(out: Path, strategy: str, key: str, tag: str = "base") -> list:
     return [open_run(p) for p in looks] if looks else [open_run(d)]
 
 
-def ladder_settling(plan: NoblesPlan, out: Path, rows: list[dict]) -> list[dict]:
-    """Per subject: does its value settle between the top two rungs (the same setups, paired by group)?"""
-    top, second = plan.spec.strategies[-1], plan.spec.strategies[-2]
-    found = []
-    for subject, key in dict.fromkeys((r["subject"], r["key"]) for r in rows):
-        per_rung = []
-        for rung in (top, second):
-            groups = pl.concat([focus_groups(run) for run in subject_runs(out, rung, key)])
-            per_rung.append(groups.select("group", pl.col("win").alias(rung)))
-        both = per_rung[0].join(per_rung[1], on="group", how="inner")
-        # value = 1/P - win: the difference of values is the second rung's win minus the top rung's
-        state, diff = ladder.settled(-both[top].to_numpy(), -both[second].to_numpy(), plan.spec.margin)
-        found.append({"subject": subject, "key": key, "state": state, "setups": both.height, **diff})
-    return found
+def forbidden_values(out: Path, players: int) -> Callable[[str, str], pl.DataFrame]:
+    """A subject's value per setup at a rung (1/P - the forbidden focus's win share), for the ladder."""
+
+    def values(rung: str, key: str) -> pl.DataFrame:
+        groups = pl.concat([focus_groups(run) for run in subject_runs(out, rung, key)])
+        return groups.select("group", (1.0 / players - pl.col("win")).alias("value"))
+
+    return values
 
 
 def value_estimate(runs: list, players: int, confidence: float = 0.95) -> Estimate:
@@ -410,7 +405,12 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
             fig = charts.price_lines(series, f"{noble}: value of having it by gold cost", spec.margin)
             caption = f"{noble}: value (pp) at each gold cost, per skill level, with the fitted line."
             page.chart(name, charts.save(fig, out / "charts", name), caption)
-    ladder_doc = _ladder_section(page, plan, rows, out, ledger) if plan.ladder else None
+    ladder_doc = None
+    if plan.ladder:
+        keys = list(dict.fromkeys((r["subject"], r["key"]) for r in rows))
+        settling = ladder.subject_settling(keys, forbidden_values(out, plan.players), spec)
+        ladder_doc = ladder.subject_section(page, spec, rows, settling, plan.players, plan.elo_groups, out, ledger,
+                                            "value", "value: 1/P - win share when forbidden it (pp)")  # fmt: skip
     page.h("Across skill levels")
     robust_rows = [r for r in rows if r["robust"]]
     split = {}
@@ -431,41 +431,3 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
     if ladder_doc is not None:
         document["ladder"] = ladder_doc
     return render.write(out, page, document)
-
-
-def _ladder_section(page, plan: NoblesPlan, rows: list[dict], out: Path, ledger: Ledger) -> dict:
-    """The strength ladder: each rung's Elo against the first, each subject's value by rung, and whether it
-    settled between the top two rungs."""
-    spec = plan.spec
-    strengths = ladder.strengths(spec, spec.strategies, plan.elo_groups, plan.players, out, ledger)
-    elos = {s.strategy: s.elo for s in strengths}
-    settling = ladder_settling(plan, out, rows)
-    page.h("Strength ladder")
-    page.p(
-        "The skill levels are one search player at a budget doubled per rung. Each rung above the first played "
-        f"{plan.elo_groups} setups in every seating against the first rung: its strength is its score there, as Elo. "
-        f"A value has **settled** when the top two rungs agree within the margin (+-{spec.margin:g} pp, their "
-        "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
-        "settled yet. A verdict that has not settled may not hold for a stronger player."
-    )
-    page.table([s.to_dict() for s in strengths], ladder.strength_columns())
-    by_rung = {(r["strategy"], r["key"]): r for r in rows}
-
-    def value_at(rung: str):
-        return lambda r: f"{render.pp(by_rung[(rung, r['key'])]['effect'])} ({by_rung[(rung, r['key'])]['verdict']})"
-
-    page.table(settling, [
-        ("subject", lambda r: r["key"]),
-        *[(f"`{rung}` value (pp)", value_at(rung)) for rung in spec.strategies],
-        ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
-        ("", lambda r: f"**{r['state']}**" if r["state"] != "not settled" else r["state"]),
-    ])  # fmt: skip
-    chart_rows = [{**r, "players": plan.players} for r in rows]
-    fig = charts.ladder_chart(chart_rows, elos, "Value against player strength", spec.margin, label="{}",
-                              ylabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
-    caption = (
-        "Each subject's value (pp of win share, 95% intervals) at each rung, placed at the rung's Elo against the "
-        "first rung; band = margin. Flat at the right: the verdict holds for stronger players."
-    )
-    page.chart("ladder", charts.save(fig, out / "charts", "ladder"), caption)
-    return {"rungs": [s.to_dict() for s in strengths], "settling": settling}

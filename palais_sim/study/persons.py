@@ -20,11 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, paired_difference
 from palais_sim.analytics.runs import open_run
 from palais_sim.games import get_game
 from palais_sim.games.palastgefluester.components import PERSON_IDS, load_pg_components
-from palais_sim.study import charts, render
+from palais_sim.study import charts, ladder, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
 
@@ -33,6 +35,8 @@ class PersonsPlan:
     spec: StudySpec
     players: int = 4
     subjects: tuple[str, ...] | None = None  # person ids; None: all seven
+    ladder: bool = False  # the skill levels are a strength ladder (``study.ladder``): rung strengths and settling
+    elo_groups: int = 100  # setups of each rung's match against the first rung
 
     def check(self) -> None:
         self.spec.check()
@@ -55,6 +59,18 @@ def arm_settings(plan: PersonsPlan, strategy: str, mode: str, person: str):
         games=spec.groups * plan.players, players=plan.players, strategies=(focus,) + (strategy,) * (plan.players - 1),
         format="fixed", rotate_seats=True,
     )  # fmt: skip
+
+
+def person_values(plan: PersonsPlan, out: Path):
+    """A person's effect per setup at a rung (with - without, the focus's win share), for the ladder."""
+
+    def values(rung: str, key: str) -> pl.DataFrame:
+        arms = [focus_groups(open_run(arm_dir(out, rung, f"{plan.players}p", f"{label}-{key}"))).select(
+            "group", pl.col("win").alias(label)) for label in ("with", "without")]  # fmt: skip
+        both = arms[0].join(arms[1], on="group", how="inner")
+        return both.select("group", (pl.col("with") - pl.col("without")).alias("value"))
+
+    return values
 
 
 def _shift(est: Estimate, by: float) -> dict:
@@ -109,6 +125,12 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
                         label=lambda r: f"{names.get(r['key'], r['key'])} ({r['strategy']})")  # fmt: skip
     page.chart("forest_persons", charts.save(fig, out / "charts", "forest_persons"),
                f"with - without, 95% intervals, every person labelled; band = +-{spec.margin:g} pp.")  # fmt: skip
+    ladder_doc = None
+    if plan.ladder:
+        keys = [("person", p) for p in plan.persons()]
+        settling = ladder.subject_settling(keys, person_values(plan, out), spec)
+        ladder_doc = ladder.subject_section(page, spec, rows, settling, plan.players, plan.elo_groups, out, ledger,
+                                            "effect", "with - without: the focus's win share (pp)")  # fmt: skip
     robust_rows = sorted({(names[r["key"]], r["verdict"]) for r in rows if r["robust"]})
     page.h("Across skill levels")
     page.p(f"Robust verdicts (every skill level agrees): {', '.join(f'{k} {v}' for k, v in robust_rows) or 'none'}.")
@@ -119,4 +141,6 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
                   "components": spec.base.components},
         "games": ledger.to_dict(), "rows": rows,
     }  # fmt: skip
+    if ladder_doc is not None:
+        document["ladder"] = ladder_doc
     return render.write(out, page, document)

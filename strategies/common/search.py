@@ -18,9 +18,11 @@ It needs of a game only what every game gives: the seat contract of its view (``
 - **Rollouts** play to the end, or ``horizon`` rounds (then the game's reward of the position reached).
 
 ``game`` is the game's name, which the registry passes (created by hand without it, the search learns the game from
-its first view). ``budget`` counts rollouts per decision (reproducible: the view's own random stream); a decision
-with one legal choice costs nothing. This is the search Palastgeflüster plays as ``search``; Palais Royal has it
-too, beside its own tree search (``ismcts``), whose movement and recruitment candidates know the game.
+its first view). ``budget`` counts rollouts per decision, in whole samples: every round plays at least one sample
+of each candidate still in the race, so a small budget costs more than its number (reproducible: the view's own
+random stream); a decision with one legal choice costs nothing. This is the search Palastgeflüster plays as
+``search``; Palais Royal has it too, beside its own tree search (``ismcts``), whose movement and recruitment
+candidates know the game.
 """
 
 from __future__ import annotations

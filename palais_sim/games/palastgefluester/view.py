@@ -213,13 +213,13 @@ class PlayerView:
         n = self.n
         known = s.known
         for seat in range(n):
-            if seat == self.seat:
-                hand = list(self.hand)
-            else:
-                hand = list(self.known_hands[seat])
-                extra = self.hand_sizes[seat] - len(hand)
-                hand += unknown[:extra]
-                del unknown[:extra]
+            # A seat's hand as this view shows it, topped up to its size with unknown cards: its own hand is whole
+            # unless a wrapper shows its strategy only part of it (restricted play), which the search then samples.
+            hand = list(self.hand) if seat == self.seat else list(self.known_hands[seat])
+            extra = self.hand_sizes[seat] - len(hand)
+            hand += unknown[:extra]
+            del unknown[:extra]
+            if seat != self.seat:
                 for c in self.known_hands[seat]:
                     known[c] |= 1 << self.seat
             for c in hand:
