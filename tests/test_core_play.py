@@ -57,6 +57,10 @@ class CountTurns(Turns):
         state.log.append(choice)  # type: ignore[arg-type]
         state.seat = 1 - state.seat
 
+    def reward(self, state: Count, seat: int) -> float:
+        """The seat that reached the goal wins (it moved last, so the other is to move)."""
+        return float(state.over and seat != state.seat)
+
 
 class Adds:
     def __init__(self, amount: object, name: str = "adds") -> None:
@@ -79,6 +83,7 @@ def test_the_loop_asks_the_seat_to_move_applies_and_counts_until_over() -> None:
     assert [v for v, _, _ in seen] == [0, 2, 3, 5, 6]  # the observer sees the state before each choice
     assert [d.seat for _, d, _ in seen] == [0, 1, 0, 1, 0]
     assert players[1].views == [(1, 2), (1, 5)]
+    assert [CountTurns().reward(state, seat) for seat in (0, 1)] == [1.0, 0.0]  # the first seat added the last 2
 
 
 @pytest.mark.parametrize(("amount", "problem"), [(5, "illegal choice: add 1 or 2, not 5"), (None, None)])

@@ -7,6 +7,7 @@ decision has ``seat`` and ``label``; a state has ``over`` and ``seed``, and ``co
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,25 +19,27 @@ Observer = Callable[[Any, Any, object], None]  # (state before, decision, choice
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class Turns:
-    """What the loop asks of a game's rules. A compiled game's subclass is called natively (a method table, no
-    Python call per decision: the shared loop costs no speed); a Python game subclasses it just the same."""
+class Turns(ABC):
+    """What the loop asks of a game's rules: an abstract class each game implements. A compiled game's subclass is
+    called natively (a method table, no Python call per decision: the shared loop costs no speed); a Python game
+    subclasses it just the same. (The compiled class does not refuse to be instantiated itself, as the Python one
+    does; mypy does, for both.)"""
 
+    @abstractmethod
     def pending(self, state: Any) -> Any:
         """The decision pending in ``state``, or None after a pause between turns."""
-        raise NotImplementedError
 
+    @abstractmethod
     def view(self, state: Any, seat: int) -> Any:
         """What ``seat`` may know of ``state``: what its strategy is given."""
-        raise NotImplementedError
 
+    @abstractmethod
     def apply(self, state: Any, choice: object) -> None:
         """Apply the pending decision's ``choice``, or raise IllegalChoice and leave ``state`` as it was."""
-        raise NotImplementedError
 
+    @abstractmethod
     def reward(self, state: Any, seat: int) -> float:
         """What ``state`` (played out, or stopped early) is worth to ``seat``, in [0, 1]: what a search maximises."""
-        raise NotImplementedError
 
 
 def play_out(state: Any, players: Sequence[Any], turns: Turns, until_round: int) -> None:

@@ -101,16 +101,17 @@ class SearchStrategy:
             listed = view.legal_options(decision)
         except NotListed:
             listed = None
+        base_key = choice_key(base)
         if listed is not None and len(listed) <= self.width:
-            return [base, *(c for c in listed if choice_key(c) != choice_key(base))]
-        pool = listed if listed is not None else None
-        seen, out = {choice_key(base)}, [base]
+            return [base, *(c for c in listed if choice_key(c) != base_key)]
+        seen, out = {base_key}, [base]
         for _ in range(4 * self.width):
             if len(out) >= self.width:
                 break
-            choice = pool[rng.randrange(len(pool))] if pool is not None else view.sample_option(decision, rng)
-            if choice_key(choice) not in seen:
-                seen.add(choice_key(choice))
+            choice = listed[rng.randrange(len(listed))] if listed is not None else view.sample_option(decision, rng)
+            key = choice_key(choice)
+            if key not in seen:
+                seen.add(key)
                 out.append(choice)
         return out
 

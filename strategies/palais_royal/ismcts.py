@@ -55,7 +55,8 @@ from palais_sim.games.palais_royal.rules import Decision, IllegalChoice
 from palais_sim.games.palais_royal.state import P_KING, P_MADAME, GameState
 from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
-from strategies.palais_royal.lookahead import TIE, choice_key, clearly_better, deal_policies, outcome_reward, play_out
+from strategies.common.search import TIE, choice_key, clearly_better
+from strategies.palais_royal.lookahead import deal_policies, outcome_reward, play_out
 
 ROOTS = ("halving", "ucb")  # how the root's candidates are compared (see the module docstring)
 MAX_CARD_OPTIONS = 12  # above this many card combinations: the styles' choices, each single card and none

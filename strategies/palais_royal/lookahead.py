@@ -28,9 +28,7 @@ from palais_sim.games.palais_royal.play import PR_TURNS
 from palais_sim.games.palais_royal.state import GameState
 from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
-from strategies.common.search import TIE, choice_key, clearly_better
-
-__all__ = ["TIE", "LookaheadStrategy", "choice_key", "clearly_better", "deal_policies", "outcome_reward", "play_out"]
+from strategies.common.search import choice_key, clearly_better
 
 SEARCHED = frozenset(("move", "recruit", "cards"))
 
