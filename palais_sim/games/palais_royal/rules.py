@@ -86,22 +86,35 @@ FROM_SUPPLY: Final = -1  # recruit: the edge servant comes from the supply (else
 EXTRA_CARDS_PER_NOBLE: Final = 3  # cards_plus3
 
 
-@dataclass
+@dataclass(init=False)
 class Decision:
-    """A pending decision: its kind, the seat (0-based) and what bounds the choice."""
+    """A pending decision: its kind, the seat (0-based) and what bounds the choice.
+
+    The initialiser is written out (``init=False``): the one ``dataclass`` generates is Python code even in the
+    compiled build, and a decision is made at every step of every game (3% of a compiled game's time)."""
 
     kind: str
     seat: int
-    window: str = ""  # cards: start, move, recruit or end
-    playable: tuple[str, ...] = ()  # cards: the hand's cards allowed in this window
-    max_count: int = 0  # setup: servants to place; reinforce: most to the Gate; draw: most cards; keep: most kept
-    points: int = 0  # move: movement points
-    diagonal: bool = False  # move: diagonal moves allowed
-    king_max: int = 0  # seals: most new servants for the King's cabinet
-    madame_max: int = 0  # seals: most new servants for Madame
-    recruits_left: int = 0  # recruit: recruitments still allowed this turn
-    wild_seals: int = 0  # recruit: seals of either colour from two_seals cards, left this turn
-    drawn: tuple[str, ...] = ()  # keep: the cards drawn
+    window: str  # cards: start, move, recruit or end
+    playable: tuple[str, ...]  # cards: the hand's cards allowed in this window
+    max_count: int  # setup: servants to place; reinforce: most to the Gate; draw: most cards; keep: most kept
+    points: int  # move: movement points
+    diagonal: bool  # move: diagonal moves allowed
+    king_max: int  # seals: most new servants for the King's cabinet
+    madame_max: int  # seals: most new servants for Madame
+    recruits_left: int  # recruit: recruitments still allowed this turn
+    wild_seals: int  # recruit: seals of either colour from two_seals cards, left this turn
+    drawn: tuple[str, ...]  # keep: the cards drawn
+
+    def __init__(
+        self, kind: str, seat: int, window: str = "", playable: tuple[str, ...] = (), max_count: int = 0,
+        points: int = 0, diagonal: bool = False, king_max: int = 0, madame_max: int = 0, recruits_left: int = 0,
+        wild_seals: int = 0, drawn: tuple[str, ...] = (),
+    ) -> None:  # fmt: skip
+        self.kind, self.seat, self.window, self.playable = kind, seat, window, playable
+        self.max_count, self.points, self.diagonal = max_count, points, diagonal
+        self.king_max, self.madame_max, self.recruits_left = king_max, madame_max, recruits_left
+        self.wild_seals, self.drawn = wild_seals, drawn
 
     @property
     def label(self) -> str:

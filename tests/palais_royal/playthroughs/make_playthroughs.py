@@ -120,11 +120,12 @@ def kind_of(decision: Decision) -> str:
 def bounds(decision: Decision) -> str:
     """The decision's bounds that differ from their defaults (points, max_count, king_max, playable, drawn, ...)."""
     parts = []
+    default = Decision(decision.kind, decision.seat)  # every bound at its default
     for f in dataclasses.fields(decision):
         if f.name in ("kind", "seat", "window"):
             continue
         value = getattr(decision, f.name)
-        if value == f.default:
+        if value == getattr(default, f.name):
             continue
         if isinstance(value, bool):
             value = int(value)
