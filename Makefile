@@ -67,10 +67,11 @@ STUDY_WORKERS ?= 2
 
 # After a change of the rules or the strategies the studies refuse their old arms (another code fingerprint):
 # remove $(STUDIES) first, and every arm is played again.
-reports: $(STAMP)  ## the standard set's balance studies and a balancing search into reports/standard/ (about 50 minutes on 2 cores; reruns reuse arms)
+reports: $(STAMP)  ## the standard set's balance studies and a balancing search into reports/standard/ (about 4 hours on 2 cores, most of it the nobles at the search level; reruns reuse arms)
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 1500 --gold-factorial --workers $(STUDY_WORKERS)
+	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder ismcts:budget=8 --rungs 4 --groups 400 --workers $(STUDY_WORKERS)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 3000 --workers $(STUDY_WORKERS)
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --strategy seals --groups 500 --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles --groups 500 --looks 5 --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/privileges --nobles $(PRIVILEGES) --groups 500 --workers $(STUDY_WORKERS)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy seals --groups 300 --workers $(STUDY_WORKERS)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
