@@ -95,6 +95,28 @@ def settled(top: np.ndarray, second: np.ndarray, margin_pp: float) -> tuple[str,
     return state, {"difference": _round(100 * est.mean), "ci": [_round(low), _round(high)]}
 
 
+def strength_intro(page, spec: StudySpec, strengths_: list, elo_groups: int, what: str, tail: str = "") -> None:
+    """A study page's ladder heading: how the rungs were rated, what "settled" means for ``what`` (a seat edge, a
+    value), and each rung's strength."""
+    page.h("Strength ladder")
+    page.p(
+        "The skill levels are one search player at a budget doubled per rung. Each rung above the first played "
+        f"{elo_groups} setups in every seating against the first rung: its strength is its score there, as Elo. "
+        f"A {what} has **settled** when the top two rungs agree within the margin (+-{spec.margin:g} pp, their "
+        "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
+        f"settled yet.{tail}"
+    )
+    page.table([s.to_dict() for s in strengths_], strength_columns())
+
+
+def settling_columns() -> list:
+    """The columns that end a settling table (``settled`` rows): the top two rungs' difference and the state."""
+    return [
+        ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
+        ("", lambda r: f"**{r['state']}**" if r["state"] != "not settled" else r["state"]),
+    ]
+
+
 def strength_columns() -> list:
     """The page's columns of the rungs' strengths (``RungStrength.to_dict`` rows)."""
     return [
@@ -145,15 +167,8 @@ def subject_section(
     subject's effect by rung, whether it settled between the top two rungs, and the chart of effect against Elo."""
     strengths_ = strengths(spec, spec.strategies, elo_groups, players, out, ledger)
     elos = {s.strategy: s.elo for s in strengths_}
-    page.h("Strength ladder")
-    page.p(
-        "The skill levels are one search player at a budget doubled per rung. Each rung above the first played "
-        f"{elo_groups} setups in every seating against the first rung: its strength is its score there, as Elo. "
-        f"A {what} has **settled** when the top two rungs agree within the margin (+-{spec.margin:g} pp, their "
-        "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
-        "settled yet. A verdict that has not settled may not hold for a stronger player."
-    )
-    page.table([s.to_dict() for s in strengths_], strength_columns())
+    strength_intro(page, spec, strengths_, elo_groups, what,
+                   " A verdict that has not settled may not hold for a stronger player.")  # fmt: skip
     by_rung = {(r["strategy"], r["key"]): r for r in rows}
 
     def effect_at(rung: str):
@@ -162,8 +177,7 @@ def subject_section(
     page.table(settling, [
         ("subject", lambda r: r["key"]),
         *[(f"`{rung}` {what} (pp)", effect_at(rung)) for rung in spec.strategies],
-        ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
-        ("", lambda r: f"**{r['state']}**" if r["state"] != "not settled" else r["state"]),
+        *settling_columns(),
     ])  # fmt: skip
     chart_rows = [{**r, "players": players} for r in rows]
     fig = charts.ladder_chart(chart_rows, elos, f"{what.capitalize()} against player strength", spec.margin,

@@ -202,15 +202,7 @@ def _ladder_section(page, plan: SeatsPlan, rows: list[dict], arms_info: dict, ou
     game = get_game(spec.base.game)
     strengths = ladder.strengths(spec, spec.strategies, plan.elo_groups, max(2, game.min_players), out, ledger)
     elos = {s.strategy: s.elo for s in strengths}
-    page.h("Strength ladder")
-    page.p(
-        "The skill levels are one search player at a budget doubled per rung. Each rung above the first played "
-        f"{plan.elo_groups} setups in every seating against the first rung: its strength is its score there, as Elo. "
-        f"A seat edge has **settled** when the top two rungs agree within the margin (+-{spec.margin:g} pp, their "
-        "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
-        "settled yet."
-    )
-    page.table([s.to_dict() for s in strengths], ladder.strength_columns())
+    ladder.strength_intro(page, spec, strengths, plan.elo_groups, "seat edge")
     by_rung = {(r["strategy"], r["players"], r["key"]): r for r in rows if r["subject"] == "seat"}
 
     def effect_at(rung: str):
@@ -219,8 +211,7 @@ def _ladder_section(page, plan: SeatsPlan, rows: list[dict], arms_info: dict, ou
     page.table(arms_info.get("ladder", []), [
         ("players", lambda r: str(r["players"])), ("seat", lambda r: str(r["seat"])),
         *[(f"`{rung}` (pp)", effect_at(rung)) for rung in spec.strategies],
-        ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
-        ("", lambda r: f"**{r['state']}**" if r["state"] != "not settled" else r["state"]),
+        *ladder.settling_columns(),
     ])  # fmt: skip
     seat_rows = [r for r in rows if r["subject"] == "seat"]
     fig = charts.ladder_chart(seat_rows, elos, "Seat edge against player strength", spec.margin)

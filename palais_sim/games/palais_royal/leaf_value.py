@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 from palais_sim.games.palais_royal.rules import END_TRIGGER_NOBLES
-from palais_sim.games.palais_royal.scoring import final_scores
+from palais_sim.games.palais_royal.scoring import SeatScore, final_scores
 from palais_sim.games.palais_royal.state import GameState
 
 FEATURES = (
@@ -23,10 +23,11 @@ FEATURES = (
 MODEL = Path(__file__).resolve().parent.parent.parent / "data" / "palais_royal_leaf_value.json"
 
 
-def features(state: GameState, seat: int) -> list[float]:
+def features(state: GameState, seat: int, scores: list[SeatScore] | None = None) -> list[float]:
     """The seat's differences to the best other seat (by score now), plain and scaled by closeness to the end;
-    whether it is the seat to move, and its place at the table (0 for seat 1, 1 for the last)."""
-    scores = final_scores(state)
+    whether it is the seat to move, and its place at the table (0 for seat 1, 1 for the last). ``scores``: the
+    state's ``final_scores`` when the caller has them already."""
+    scores = final_scores(state) if scores is None else scores
     other = max((s for s in scores if s.seat != seat), key=lambda s: s.total).seat
     late = 1.0 / max(1, state.nobles_left - END_TRIGGER_NOBLES)
     servants = [sum(row[s] for row in state.rooms) for s in range(state.n)]
@@ -56,6 +57,7 @@ class LeafValue:
             raise ValueError(f"{path}: fitted on features {data['features']}, not {list(FEATURES)}: refit it")
         return cls(float(data["intercept"]), [float(w) for w in data["weights"]])
 
-    def win_chance(self, state: GameState, seat: int) -> float:
-        z = self.intercept + sum(w * x for w, x in zip(self.weights, features(state, seat), strict=True))
+    def win_chance(self, state: GameState, seat: int, scores: list[SeatScore] | None = None) -> float:
+        x = features(state, seat, scores)
+        z = self.intercept + sum(w * v for w, v in zip(self.weights, x, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))

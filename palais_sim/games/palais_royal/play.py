@@ -135,7 +135,7 @@ class PrTurns(loop.Turns):
             best = winners(scores)
             win = 1.0 / len(best) if seat in best else 0.0
         else:
-            win = leaf_value().win_chance(state, seat)
+            win = leaf_value().win_chance(state, seat, scores)
         return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))
 
 
