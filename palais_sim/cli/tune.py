@@ -16,7 +16,6 @@ from palais_sim.cli.options import ComponentsOpt, GameOpt, GoldLimitOpt, LayoutO
 from palais_sim.games import get_game
 from palais_sim.registry import StrategySpecError, resolve, split_strategy_list
 from palais_sim.tournament.schedule import Schedule
-from palais_sim.tuning.search import TuneSettings, result_text, run_tuning
 from palais_sim.tuning.space import TuneError, search_space
 
 
@@ -46,6 +45,8 @@ def tune(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
 ) -> None:
     """Search a strategy's numeric parameters for the highest win share against a pool (optuna, resumable)."""
+    from palais_sim.tuning.search import TuneSettings, result_text, run_tuning  # scipy: not for every `palais` call
+
     try:
         the_game = get_game(game)
         if players is None:
