@@ -42,9 +42,10 @@ from palais_sim.registry import load_strategy, split_strategy_list, strategy_cla
 from palais_sim.tournament import records
 from palais_sim.tournament.schedule import Schedule, Settings
 from strategies.common.search import choice_key
+from tests.sample_sizes import sample
 
 TOY = "toy=tests.toygame.game:GAME"
-GAMES_PER_GAME = 200  # random games per registered game (each player count in turn): about 9 s for Palais Royal
+GAMES_PER_GAME = sample(200)  # random games per registered game (each player count in turn): about 9 s for Palais Royal
 LIST_EVERY = 4  # the legal options of every 4th decision are listed and checked against the sampled option
 PROBE_EVERY = 23  # the view of every 23rd decision (and each seat's first) is walked for the seed and for mutables
 

@@ -23,6 +23,7 @@ from palais_sim.games.palais_royal.state import GameState, RuleOptions
 from palais_sim.games.palais_royal.view import PlayerView
 from strategies.common.random_play import RandomStrategy
 from strategies.palais_royal.greedy import GreedyStrategy
+from tests.sample_sizes import sample
 
 STANDARD = standard_components()
 FULL_DECK = Counter(STANDARD.deck())
@@ -86,20 +87,20 @@ FAST = settings(
 )
 
 
-@settings(FAST, max_examples=450)
+@settings(FAST, max_examples=sample(450))
 @given(seed=seeds, players=player_counts, max_rounds=st.integers(1, 100), gold_limit=gold_limits)
 def test_invariants_hold_in_random_play(seed: int, players: int, max_rounds: int, gold_limit: int | None) -> None:
     # Random play almost never ends by the nobles: it runs to max_rounds, any max_rounds up to the default 100.
     play_checked(seed, ["random"] * players, max_rounds=max_rounds, gold_limit=gold_limit)
 
 
-@settings(FAST, max_examples=300)
+@settings(FAST, max_examples=sample(300))
 @given(seed=seeds, players=player_counts, gold_limit=gold_limits)
 def test_invariants_hold_in_greedy_play(seed: int, players: int, gold_limit: int | None) -> None:
     play_checked(seed, ["greedy"] * players, gold_limit=gold_limit)
 
 
-@settings(FAST, max_examples=250)
+@settings(FAST, max_examples=sample(250))
 @given(
     seed=seeds,
     names=st.lists(st.sampled_from(sorted(STRATEGIES)), min_size=2, max_size=4),
@@ -109,7 +110,7 @@ def test_invariants_hold_in_mixed_play(seed: int, names: list[str], gold_limit: 
     play_checked(seed, names, max_rounds=60, gold_limit=gold_limit)
 
 
-GREEDY_FINISH_SEEDS = 100
+GREEDY_FINISH_SEEDS = sample(100)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -139,7 +140,7 @@ def check_options_accepted(state: GameState, dec: rules.Decision, view: PlayerVi
     return len(options)
 
 
-@settings(FAST, max_examples=40)
+@settings(FAST, max_examples=sample(40))
 @given(seed=seeds, players=player_counts, gold_limit=gold_limits, greedy_seat=st.integers(-1, 3))
 def test_every_listed_option_is_accepted_by_the_engine(
     seed: int, players: int, gold_limit: int | None, greedy_seat: int

@@ -7,7 +7,6 @@ import gc
 
 import pytest
 
-import palais_sim
 from palais_sim.core.errors import StrategyError
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.components import standard_components
@@ -18,11 +17,13 @@ from palais_sim.games.palais_royal.state import FIELD_NAMES, GameState, RuleOpti
 from palais_sim.registry import load_strategy
 from palais_sim.strategy import PlayerView
 from palais_sim.tournament.schedule import group_seed
+from tests.sample_sizes import sample
 
 COMPONENTS = standard_components()
 FAST = {
     "lookahead": "lookahead:budget=2,horizon=1",  # keep the searches cheap in tests
     "ismcts": "ismcts:budget=3,horizon=1",
+    "search": "search:budget=3,horizon=1",
     "restricted": "restricted:base=greedy,forbid=N17/king_plus1",  # a wrapper needs something to restrict
 }
 
@@ -67,8 +68,7 @@ def test_same_seed_same_game(name: str) -> None:
 
 
 HEURISTICS = ["greedy", "economy", "seals", "park", "cards"]
-# Thousands of games compiled (a few seconds), a sample of them on the Python source (several times slower).
-NO_STALL_GAMES = 1200 if palais_sim.build_info()["compiled"] else 400
+NO_STALL_GAMES = sample(1200)  # a few seconds compiled; a third of them on the Python source
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
