@@ -50,7 +50,7 @@ def forest(rows: list[dict], title: str, margin: float, label=None, xlabel: str 
     ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=10)
     handles = [ax.plot([], [], "o-", color=c, label=v)[0] for v, c in COLOURS.items()]
-    ax.legend(handles=handles, loc="lower right", fontsize=7)
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=7)  # never over a row
     ax.grid(axis="x", alpha=0.3)
     return fig
 
