@@ -13,7 +13,6 @@ import json
 import os
 import runpy
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from setuptools import setup
@@ -48,8 +47,7 @@ def compiled_extensions() -> list:
         # Modules outside the compiled list are type-checked through their imports only; the analytics' libraries
         # (polars, reached through palais_sim.games) are not in the isolated build environment: read them as Any.
         options = ["--ignore-missing-imports"]
-        # multi_file: one C file per module, which BuildRecordingExt compiles on every core at once
-        extensions = mypycify([*options, *COMPILED], opt_level="3", debug_level="0", group_name=GROUP, multi_file=True)
+        extensions = mypycify([*options, *COMPILED], opt_level="3", debug_level="0", group_name=GROUP)
     except BaseException as exc:  # noqa: BLE001 - mypyc exits on type errors; the pure engine still works
         say(f"mypyc could not compile the engine ({exc!r}): installing the pure Python engine")
         return []
@@ -59,21 +57,13 @@ def compiled_extensions() -> list:
 
 
 class BuildRecordingExt(build_ext):
-    """build_ext that compiles an extension's C files in parallel and records which modules were compiled from which
-    source, next to the package."""
+    """build_ext that records which modules were compiled from which source, next to the package."""
 
-    def build_extensions(self) -> None:
-        compile_serially = self.compiler.compile
-
-        def compile_in_parallel(sources: list[str], *args: object, **kwargs: object) -> list[str]:
-            if len(sources) < 2:
-                return compile_serially(sources, *args, **kwargs)
-            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # gcc runs as a subprocess
-                objects = pool.map(lambda source: compile_serially([source], *args, **kwargs), sources)
-                return [obj for batch in objects for obj in batch]
-
-        self.compiler.compile = compile_in_parallel
-        super().build_extensions()
+    def build_extension(self, ext) -> None:  # noqa: ANN001 - setuptools' Extension
+        # An older build's library must not pass for this one: an extension that fails to compile now (they are
+        # optional) leaves no file behind, and the record below says the engine is not compiled.
+        Path(self.get_ext_fullpath(ext.name)).unlink(missing_ok=True)
+        super().build_extension(ext)
 
     def run(self) -> None:
         super().run()
