@@ -13,7 +13,7 @@ BUILT := $(VENV)/.built
 ENGINE_SOURCES := $(wildcard palais_sim/core/*.py palais_sim/games/*/*.py strategies/*/*.py) setup.py palais_sim/_build.py
 REBUILD := @$(MAKE) --no-print-directory $(BUILT)
 
-.PHONY: demo test lint bench ladder reports golden playthroughs generate build clean
+.PHONY: demo test verdicts lint bench ladder reports golden playthroughs generate build clean
 
 # uv resolves and downloads the dependencies in parallel (about 15 s for the dev and ray extras against 2 minutes
 # with pip); where uv cannot be installed or fails, pip does the same install.
@@ -47,6 +47,10 @@ test: $(TEST_STAMP)  ## the whole test suite on the compiled engine, and the eng
 	@$(BIN)/palais version
 	PALAIS_REQUIRE_COMPILED=$${PALAIS_REQUIRE_COMPILED-1} $(PYTEST)
 	PALAIS_PURE=1 $(PYTEST) -m engine
+
+verdicts: $(STAMP)  ## the verdict checks at the game's default levels, search level included (planted nobles, a price sweep; about 10 minutes)
+	$(REBUILD)
+	$(BIN)/python -m pytest -m slow
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

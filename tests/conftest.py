@@ -35,6 +35,9 @@ ENGINE_TEST_FILES = frozenset(
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "engine: a test of the compiled code (rules, strategies); run pure as well")
+    config.addinivalue_line(
+        "markers", "slow: a verdict check at the game's default levels, minutes long: `make verdicts`, not `make test`"
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app
 from palais_sim.core.errors import StrategyError
+from palais_sim.games import get_game
 from palais_sim.games.palais_royal.components import load_components
 from palais_sim.games.palais_royal.play import play_game
 from palais_sim.games.palais_royal.state import RuleOptions
@@ -23,7 +24,8 @@ from palais_sim.study.variants import repriced, to_toml, write_variant
 from palais_sim.tournament.schedule import Settings
 
 COMPS = load_components(None)
-SKILLS = ("greedy", "seals")  # two cheap skill levels (the search level is too slow for a test)
+SKILLS = ("greedy", "seals")  # two cheap skill levels for `make test` (the search level takes minutes)
+DEFAULT_LEVELS = get_game("palais-royal").skill_levels  # greedy and the search level: `make verdicts` (marked slow)
 
 
 def _taken(spec: str, seeds=range(6), players: int = 2) -> list[list[str]]:
@@ -195,13 +197,23 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 def test_planted_nobles_are_found_robustly_and_the_others_never_reversed(planted) -> None:
+    check_planted(planted, SKILLS, "cheap", workers=1)
+
+
+@pytest.mark.slow
+def test_planted_nobles_at_the_default_levels(planted) -> None:
+    """The same planted set at the game's default levels, the search level included (a few minutes on 2 cores)."""
+    check_planted(planted, DEFAULT_LEVELS, "default", workers=2)
+
+
+def check_planted(planted: tuple[Path, str], levels: tuple[str, ...], name: str, workers: int) -> None:
     d, components = planted
-    spec = StudySpec(strategies=SKILLS, groups=100, seed=4, base=Settings(components=components))
+    spec = StudySpec(strategies=levels, groups=100, seed=4, base=Settings(components=components), workers=workers)
     plan = NoblesPlan(spec, subjects=("N01", "N15", "N16", "N10", "N33", "N05"), reprice="none")
-    rows, lines = compute(plan, d / "study")
+    rows, lines = compute(plan, d / f"study-{name}")
     assert lines == []
     by = {(r["key"], r["strategy"]): r for r in rows}
-    for s in SKILLS:
+    for s in levels:
         assert by[("N01", s)]["verdict"] == "favoured" and by[("N01", s)]["robust"], by[("N01", s)]
         assert by[("N01", s)]["reading"].startswith("underpriced")
         for dear in ("N15", "N16"):
@@ -219,20 +231,33 @@ def test_planted_nobles_are_found_robustly_and_the_others_never_reversed(planted
 RANK = {"favoured": 2, "balanced": 1, "undecided": 1, "disfavoured": 0}
 
 
-@pytest.fixture(scope="module")
-def sweep(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def price_sweep(d: Path, level: str, workers: int) -> dict:
     """N17 (9 points) at no cost at all (0 gold, no seals), then dearer and dearer up to beyond any purse."""
-    d = tmp_path_factory.mktemp("sweep")
     nobles = tuple(replace(n, gold=0, violet=0, turquoise=0) if n.id == "N17" else n for n in COMPS.nobles)
     path = d / "free.toml"
     path.write_text(to_toml(replace(COMPS, nobles=nobles, name="free-n17")))
-    spec = StudySpec(strategies=("greedy",), groups=100, seed=4, base=Settings(components=str(path)))
+    spec = StudySpec(strategies=(level,), groups=100, seed=4, base=Settings(components=str(path)), workers=workers)
     plan = NoblesPlan(spec, subjects=("N17",), reprice="N17", offsets=(2, 5, 10, 16, 60))
     _rows, lines = compute(plan, d / "study")
     return lines[0]
 
 
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return price_sweep(tmp_path_factory.mktemp("sweep"), "greedy", workers=1)
+
+
 def test_a_price_sweep_from_free_to_unaffordable_goes_one_way(sweep) -> None:
+    check_one_way(sweep)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", DEFAULT_LEVELS[1:])
+def test_a_price_sweep_goes_one_way_at_the_search_level(level: str, tmp_path: Path) -> None:
+    check_one_way(price_sweep(tmp_path, level, workers=2))
+
+
+def check_one_way(sweep: dict) -> None:
     points = sweep["points"]
     assert [p["price"] for p in points] == [0, 2, 5, 10, 16, 60]
     verdicts = [p["verdict"] for p in points]
