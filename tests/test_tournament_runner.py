@@ -157,10 +157,6 @@ def test_interrupted_in_process_run_resumes_to_identical_tables(tmp_path, monkey
     assert_same_tables(tmp_path / "whole", tmp_path / "cut")
 
 
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from palais_sim.cli import app; app()", *args]
-
-
 def _wait_for_chunks(out: Path, proc: subprocess.Popen, wanted: int, timeout: float = 60) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -179,9 +175,10 @@ def _wait_for_chunks(out: Path, proc: subprocess.Popen, wanted: int, timeout: fl
 def test_killed_run_resumes_to_identical_tables(tmp_path, sig, workers):
     args = ["simulate", "--games", "400", "--players", "2", "--seed", "5", "--chunk-size", "10", "--max-rounds", "30"]
     out = tmp_path / "cut"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([*_cli(*args, "--out", str(out), "--workers", workers)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    # the real CLI with each chunk 0.1 s late (tests/runner_hooks.py): 400 games would otherwise end before the signal
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PALAIS_TEST_CHUNK_DELAY": "0.1"}
+    command = [sys.executable, "-m", "tests.runner_hooks", *args, "--out", str(out), "--workers", workers]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _wait_for_chunks(out, proc, 2)
         proc.send_signal(sig)
