@@ -175,8 +175,8 @@ def _wait_for_chunks(out: Path, proc: subprocess.Popen, wanted: int, timeout: fl
 def test_killed_run_resumes_to_identical_tables(tmp_path, sig, workers):
     args = ["simulate", "--games", "400", "--players", "2", "--seed", "5", "--chunk-size", "10", "--max-rounds", "30"]
     out = tmp_path / "cut"
-    # the real CLI with each chunk 0.1 s late (tests/runner_hooks.py): 400 games would otherwise end before the signal
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PALAIS_TEST_CHUNK_DELAY": "0.1"}
+    # the real CLI with each chunk 0.5 s late (tests/runner_hooks.py): 400 games would otherwise end before the signal
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PALAIS_TEST_CHUNK_DELAY": "0.5"}
     command = [sys.executable, "-m", "tests.runner_hooks", *args, "--out", str(out), "--workers", workers]
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
