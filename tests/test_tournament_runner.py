@@ -157,6 +157,12 @@ def test_interrupted_in_process_run_resumes_to_identical_tables(tmp_path, monkey
     assert_same_tables(tmp_path / "whole", tmp_path / "cut")
 
 
+def _as_from_a_shell() -> None:
+    """Ctrl-C at its default in the child, as a shell starts a command: a test process may have inherited or left
+    SIGINT ignored (an ignored signal stays ignored across exec, and Python then installs no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_for_chunks(out: Path, proc: subprocess.Popen, wanted: int, timeout: float = 60) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -178,7 +184,8 @@ def test_killed_run_resumes_to_identical_tables(tmp_path, sig, workers):
     # the real CLI with each chunk 0.5 s late (tests/runner_hooks.py): 400 games would otherwise end before the signal
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PALAIS_TEST_CHUNK_DELAY": "0.5"}
     command = [sys.executable, "-m", "tests.runner_hooks", *args, "--out", str(out), "--workers", workers]
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_from_a_shell)  # fmt: skip
     try:
         _wait_for_chunks(out, proc, 2)
         proc.send_signal(sig)
@@ -188,7 +195,7 @@ def test_killed_run_resumes_to_identical_tables(tmp_path, sig, workers):
             proc.kill()
     manifest = json.loads((out / "manifest.json").read_text())
     pending = sum(c["state"] != "done" for c in chunk_states(out))
-    assert pending > 0, "the run finished before the signal"
+    assert pending > 0, f"the run finished before the signal (exit {proc.returncode}): {err[-400:]}"
     if sig == signal.SIGINT:
         assert proc.returncode == 130 and "--resume" in err and manifest["state"] == "interrupted"
     result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--workers", "2"])
@@ -335,6 +342,7 @@ def _start_hanging_run(tmp_path: Path, workers: int) -> tuple[Path, subprocess.P
         [sys.executable, "-m", "tests.runner_hooks", "simulate", *HANG_ARGS, "--out", str(out), "--workers",
          str(workers)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_as_from_a_shell,
     )  # fmt: skip
     hung = set(range(2, 2 + workers))  # every worker is stuck on one chunk, its files complete on disk
     try:
