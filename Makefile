@@ -48,7 +48,7 @@ test: $(TEST_STAMP)  ## the whole test suite on the compiled engine, and the eng
 	PALAIS_REQUIRE_COMPILED=$${PALAIS_REQUIRE_COMPILED-1} $(PYTEST)
 	PALAIS_PURE=1 $(PYTEST) -m engine
 
-verdicts: $(STAMP)  ## the verdict checks at the game's default levels, search level included (planted nobles, a price sweep; about 10 minutes)
+verdicts: $(STAMP)  ## the verdict checks at the game's default levels, search level included (planted nobles, a price sweep; about 3 minutes on 2 cores)
 	$(REBUILD)
 	$(BIN)/python -m pytest -m slow
 
