@@ -7,8 +7,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from queue import Empty
 
 import pytest
 
@@ -58,6 +60,18 @@ def ray_address():
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, 9)
+
+
+@pytest.fixture(autouse=True)
+def no_ray_left_in_the_test_process():
+    """Every run leaves Ray as it found it: a stray Ray (started again by a late call from a thread) would take
+    the test process down with the cluster's head."""
+    yield
+    ray = ray_backend.require_ray()
+    stray = ray.is_initialized()
+    if stray:
+        ray.shutdown()
+    assert not stray, "Ray is still initialised in the test process after the test"
 
 
 def test_ray_tables_identical_to_the_local_pool(tmp_path, ray_address):
@@ -127,6 +141,51 @@ def test_cli_backend_ray(tmp_path, ray_address):
     assert "Played 8 games" in res.output and "2 workers" in res.output  # all the cluster's CPUs
     res = CliRunner().invoke(app, [*args[:2], str(tmp_path / "x"), "--address", ray_address])
     assert res.exit_code == 2 and "only for --backend ray" in res.output
+
+
+class _SlowQueue:
+    """A Ray queue stand-in whose ``get`` blocks until released, counting calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.late_calls = 0
+        self.bridge: ray_backend._LogBridge | None = None
+        self.inside = threading.Event()
+        self.release = threading.Event()
+        self.left = ["last record"]
+
+    def get(self, block: bool = True, timeout: float | None = None):
+        self.calls += 1
+        self.late_calls += self.bridge._detached
+        self.inside.set()
+        self.release.wait(5)
+        raise Empty
+
+    def get_nowait(self):
+        if self.left:
+            return self.left.pop()
+        raise Empty
+
+
+def test_log_bridge_detach_waits_for_the_call_in_flight_and_makes_no_more():
+    queue = _SlowQueue()
+    bridge = queue.bridge = ray_backend._LogBridge(queue)
+    listener = threading.Thread(target=lambda: records.append(bridge.get()))
+    records: list = []
+    listener.start()
+    assert queue.inside.wait(5)
+    detacher = threading.Thread(target=bridge.detach)
+    detacher.start()
+    detacher.join(0.3)
+    assert detacher.is_alive()  # Ray may not shut down while the listener is inside a Ray call
+    queue.release.set()
+    detacher.join(5)
+    listener.join(5)
+    assert not detacher.is_alive() and not listener.is_alive()
+    assert records == ["last record"]  # drained into the buffer
+    assert queue.calls == 1 and queue.late_calls == 0  # the call in flight ended; none started after detach
+    bridge.put_nowait(None)
+    assert bridge.get() is None and queue.calls == 1
 
 
 def test_probe_reports_a_run_directory_the_worker_cannot_see(tmp_path):

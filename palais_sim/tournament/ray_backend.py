@@ -26,6 +26,7 @@ import logging
 import logging.handlers
 import os
 import socket
+import threading
 import time
 import uuid
 from collections import deque
@@ -137,34 +138,36 @@ def _probe(task: tuple[str, str]) -> tuple[str, str | None]:
 class _LogBridge:
     """The driver's side of the workers' log queue, for the runner's ``QueueListener``.
 
-    Records come from a ``ray.util.queue.Queue``; ``drain`` moves what is left into a local buffer before Ray
-    shuts down, so the listener, stopped after the executor, still gets every record and never touches a Ray
-    that is gone (a Ray call then would start a new local Ray).
+    Records come from a ``ray.util.queue.Queue``. ``detach`` moves what is left into a local buffer before Ray
+    shuts down and waits for the listener's Ray call in flight: a Ray call in another thread while Ray shuts down
+    can end the process, and one after it would start a new local Ray. The listener, stopped after the executor,
+    still gets every record from the buffer.
     """
 
     def __init__(self, remote: Any) -> None:
         self.remote = remote
         self._buffer: deque = deque()
         self._stopped = False
+        self._ray_calls = threading.Lock()  # held around every call into Ray; detach() takes it to end them
+        self._detached = False
 
     def get(self, block: bool = True) -> Any:
         from queue import Empty
 
-        ray = require_ray()
         while True:
             if self._buffer:
                 return self._buffer.popleft()
             if self._stopped:
                 return None  # the listener's sentinel
-            if not ray.is_initialized():
-                time.sleep(0.05)
-                continue
-            try:
-                return self.remote.get(block=True, timeout=0.2)
-            except Empty:
-                continue
-            except (Exception, SystemExit):  # noqa: BLE001 - Ray shutting down under us (its get may even raise
-                time.sleep(0.05)  # SystemExit in this listener thread); the buffer has the rest
+            with self._ray_calls:
+                if not self._detached:
+                    try:
+                        return self.remote.get(block=True, timeout=0.2)
+                    except Empty:
+                        continue
+                    except Exception:  # noqa: BLE001 - the queue actor is gone with the cluster
+                        pass
+            time.sleep(0.05)
 
     def put_nowait(self, item: Any) -> None:
         if item is None:
@@ -172,16 +175,19 @@ class _LogBridge:
         else:
             self._buffer.append(item)
 
-    def drain(self) -> None:
+    def detach(self) -> None:
+        """Buffer the records still in the Ray queue; no call into Ray from this bridge after it returns."""
         from queue import Empty
 
-        try:
-            while True:
-                self._buffer.append(self.remote.get_nowait())
-        except Empty:
-            pass
-        except Exception:  # noqa: BLE001 - the queue actor is gone
-            pass
+        self._detached = True  # no Ray call starts after this (get looks under the lock) ...
+        with self._ray_calls:  # ... and the one in flight, if any, has returned
+            try:
+                while True:
+                    self._buffer.append(self.remote.get_nowait())
+            except Empty:
+                pass
+            except Exception:  # noqa: BLE001 - the queue actor is gone
+                pass
 
 
 class RayExecutor:
@@ -252,7 +258,7 @@ class RayExecutor:
             return
         self._down = True
         ray = require_ray()
-        self.log_queue.drain()
+        self.log_queue.detach()
         with contextlib.suppress(Exception):  # already gone with the cluster
             ray.kill(self.log_queue.remote.actor)
         release()
