@@ -130,7 +130,8 @@ def install() -> None:
                 RuntimeWarning,
                 stacklevel=2,
             )
-    stray = built if reason else []
+    # Every listed module, not only those compiled now: a build may be writing them while this process runs.
+    stray = list(COMPILED_SOURCES) if reason else []
     if stray:
         finder = _SourceFinder({_module_name(path): PROJECT / path for path in stray})
         sys.meta_path.insert(0, finder)
