@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # `make test` adds the ray extra (the Ray backend's tests need it; the demo does not, and Ray is ~240 MB).
 STAMP := $(VENV)/.installed-dev
 TEST_STAMP := $(VENV)/.installed-dev,ray
-# The install compiles the engine with mypyc (setup.py, about 30 s; without a C compiler it installs the pure Python
+# `make` compiles the engine with mypyc (setup.py, about a minute; without a C compiler it installs the pure Python
 # engine and says so). BUILT is younger than the engine's sources while the compiled modules are current.
 BUILT := $(VENV)/.built
 # The compiled list is each game package's own (palais_sim/_build.py reads it): any source of a game or the core.
@@ -27,7 +27,7 @@ $(VENV)/.installed-%: pyproject.toml setup.py
 	rm -f $(BUILT)
 	touch $@
 
-# mypyc compiles the listed modules in place (about 2 minutes of one core; without a C compiler the pure Python
+# mypyc compiles the listed modules in place (about a minute of one core, one C file per module; without a C compiler the pure Python
 # engine stays, and `palais version` says so). The log is printed when the build fails.
 COMPILE := echo "compiling the engine with mypyc (log: $(VENV)/build.log)"; \
 	$(BIN)/python setup.py build_ext --inplace > $(VENV)/build.log 2>&1 || { cat $(VENV)/build.log; exit 1; }; \
