@@ -27,8 +27,8 @@ $(VENV)/.installed-%: pyproject.toml setup.py
 	rm -f $(BUILT)
 	touch $@
 
-# mypyc compiles the listed modules in place (about a minute of one core, one C file per module; without a C compiler the pure Python
-# engine stays, and `palais version` says so). The log is printed when the build fails.
+# mypyc compiles the listed modules in place (about a minute of one core, one C file per module; without a C
+# compiler the pure Python engine stays, and `palais version` says so). The log is printed when the build fails.
 COMPILE := echo "compiling the engine with mypyc (log: $(VENV)/build.log)"; \
 	$(BIN)/python setup.py build_ext --inplace > $(VENV)/build.log 2>&1 || { cat $(VENV)/build.log; exit 1; }; \
 	grep "^palais-sim:" $(VENV)/build.log; touch $(BUILT)

@@ -24,6 +24,7 @@ BUILD_RECORD = "palais_sim/_build.json"
 _BUILD = runpy.run_path(str(ROOT / "palais_sim" / "_build.py"))
 COMPILED: tuple[str, ...] = _BUILD["COMPILED_SOURCES"]
 GROUP: str = _BUILD["GROUP"]
+C_DIR = "build"  # where mypyc writes its C files and headers (its default, named here for the include path below)
 
 
 def say(message: str) -> None:
@@ -47,15 +48,17 @@ def compiled_extensions() -> list:
         # Modules outside the compiled list are type-checked through their imports only; the analytics' libraries
         # (polars, reached through palais_sim.games) are not in the isolated build environment: read them as Any.
         options = ["--ignore-missing-imports"]
-        # One C file per module (multi_file) instead of one of 12 MB: gcc -O3 takes about half the time on the
-        # pieces (measured: a clean build 76 s against 98 s on one loaded core), and the engine is as fast.
-        extensions = mypycify([*options, *COMPILED], opt_level="3", debug_level="0", group_name=GROUP, multi_file=True)
+        # One C file per module (multi_file) instead of one of 12 MB: a clean build took 76 s against 98 s on one
+        # loaded core, and the engine is as fast.
+        extensions = mypycify(
+            [*options, *COMPILED], opt_level="3", debug_level="0", group_name=GROUP, multi_file=True, target_dir=C_DIR
+        )
     except BaseException as exc:  # noqa: BLE001 - mypyc exits on type errors; the pure engine still works
         say(f"mypyc could not compile the engine ({exc!r}): installing the pure Python engine")
         return []
     # mypyc writes the group's headers beside the group's module (build/palais_sim/ for "palais_sim._compiled") but
     # its per-module C files, in build/, include them by bare name: give gcc that folder too.
-    group_headers = str(Path("build", *GROUP.split(".")[:-1]))
+    group_headers = str(Path(C_DIR, *GROUP.split(".")[:-1]))
     for extension in extensions:
         extension.include_dirs.append(group_headers)
         extension.optional = True  # no C compiler: build_ext skips them and the pure Python runs
