@@ -34,3 +34,13 @@ def test_per_strategy_text_names_every_strategy() -> None:
     lines = result.output.split("per strategy")[1].splitlines()
     assert any(line.strip().startswith("greedy ") for line in lines)
     assert any(line.strip().startswith("random ") for line in lines)
+
+
+def test_a_benchmark_whose_games_fail_says_so_and_exits_3() -> None:
+    """A failed game makes a speed meaningless (it would time failures): one line naming the first failure, and the
+    failed-games exit status, never a games/s."""
+    args = ["bench", "--players", "2", "--strategies", "tests.test_exit_codes:Boom,greedy", "--games", "2"]
+    result = CliRunner().invoke(app, [*args, "--workers", "1", "--json"])
+    assert result.exit_code == 3, result.output
+    assert "games of the benchmark failed" in result.output and "boom" in result.output
+    assert "games_per_cpu_s" not in result.output

@@ -159,8 +159,8 @@ def bench(
 ) -> None:
     """Measure games/s with one worker and with all workers, decisions/s and the scaling factor."""
     from palais_sim.games import get_game
+    from palais_sim.tournament.bench import BenchGamesFailed, bench_text
     from palais_sim.tournament.bench import bench as run_bench
-    from palais_sim.tournament.bench import bench_text
     from palais_sim.tournament.schedule import ScheduleError
 
     check_at_least(games, "--games")
@@ -180,6 +180,8 @@ def bench(
             the_game.name,
             per_strategy,
         )
+    except BenchGamesFailed as exc:
+        fail(f"{exc} (exit status 3)", code=3)
     except (ScheduleError, *USER_ERRORS) as exc:
         fail(explain(exc))
     typer.echo(json.dumps(result, indent=2) if as_json else bench_text(result))

@@ -35,16 +35,30 @@ def bench_settings(players: int, strategies: tuple[str, ...], games: int, game: 
     )  # fmt: skip
 
 
+class BenchGamesFailed(RuntimeError):
+    """Games of the benchmark's workload failed: its speeds would measure failures, not games."""
+
+
+def _played(reports: list) -> list:
+    """The chunk reports, checked: a failed game makes the measurement meaningless, so it stops the benchmark."""
+    failed = sum(r.errors for r in reports)
+    if failed:
+        first = next(r.first_error for r in reports if r.first_error)
+        total = sum(r.games for r in reports)
+        raise BenchGamesFailed(f"{failed} of {total} games of the benchmark failed; the first: {first}")
+    return reports
+
+
 def _leg(settings: Settings, comps, workers: int) -> tuple[float, int, int, float]:
     """Wall seconds, games, decisions and worker CPU seconds for the whole workload on ``workers`` workers."""
     executor = make_executor(workers, init_worker, (settings.to_dict(), comps))
     try:
         warm = [ChunkTask(i, i, 1, None) for i in range(workers)]
-        list(executor.imap_unordered(run_chunk, warm))
+        _played(list(executor.imap_unordered(run_chunk, warm)))
         size = max(1, math.ceil(settings.games / (4 * workers)))
         tasks = [ChunkTask(i, first, size, None) for i, first in enumerate(range(0, settings.games, size))]
         start = time.perf_counter()
-        reports = list(executor.imap_unordered(run_chunk, tasks))
+        reports = _played(list(executor.imap_unordered(run_chunk, tasks)))
         seconds = time.perf_counter() - start
     finally:
         executor.close()
@@ -75,13 +89,13 @@ def _process_leg(settings: Settings, comps, pure: bool, timed: bool = False) -> 
     with _engine(pure):
         executor = ProcessExecutor(1, init_worker, (settings.to_dict(), comps))
         try:
-            list(executor.imap_unordered(run_chunk, [ChunkTask(0, 0, 1, None)]))  # start the worker, warm it up
+            _played(list(executor.imap_unordered(run_chunk, [ChunkTask(0, 0, 1, None)])))  # start and warm the worker
             size = max(1, math.ceil(settings.games / 4))
             tasks = [
                 ChunkTask(i, first, size, None, time_strategies=timed)
                 for i, first in enumerate(range(0, settings.games, size))
             ]
-            reports = list(executor.imap_unordered(run_chunk, tasks))
+            reports = _played(list(executor.imap_unordered(run_chunk, tasks)))
         finally:
             executor.close()
     return sum(r.cpu_seconds for r in reports), sum(r.games for r in reports), _clock(reports)
@@ -113,7 +127,7 @@ def strategy_speeds(settings: Settings, comps) -> dict[str, dict]:
             ChunkTask(i, first, size, None, time_strategies=True)
             for i, first in enumerate(range(0, settings.games, size))
         ]
-        clock = _clock(list(executor.imap_unordered(run_chunk, tasks)))
+        clock = _clock(_played(list(executor.imap_unordered(run_chunk, tasks))))
     finally:
         executor.close()
     return {
