@@ -14,6 +14,7 @@ COMPILED = (
     "setup.py",
     "options.py",
     "view.py",
+    "leaf_value.py",
     "play.py",
 )
 COMPILED_STRATEGIES = (

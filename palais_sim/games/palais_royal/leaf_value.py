@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from importlib import resources
 from pathlib import Path
 
 from palais_sim.games.palais_royal.rules import END_TRIGGER_NOBLES
@@ -20,7 +21,8 @@ from palais_sim.games.palais_royal.state import GameState
 FEATURES = (
     "lead", "lead_late", "gold", "gold_late", "servants", "servants_late", "nobles", "nobles_late", "to_move", "seat",
 )  # fmt: skip
-MODEL = Path(__file__).resolve().parent.parent.parent / "data" / "palais_royal_leaf_value.json"
+# found through the package (a compiled module's __file__ is the shared library's, elsewhere)
+MODEL = Path(str(resources.files("palais_sim").joinpath("data/palais_royal_leaf_value.json")))
 
 
 def features(state: GameState, seat: int, scores: list[SeatScore] | None = None) -> list[float]:
