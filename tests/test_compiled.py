@@ -51,10 +51,11 @@ for comps in (load_components(), load_components(variant)):
         record["decisions"] = result.decisions
         record["recruits"] = [list(r) for r in result.recruits]
         out["games"].append(record)
-# the searches too, at small budgets (the common search; a horizon and its leaf value): their rollouts run the
-# compiled heuristics and engine
+# the searches too, at small budgets (the common search; a horizon and its leaf value; rollouts cut where the leaf
+# value calls the game): their rollouts run the compiled heuristics, engine and leaf value
 searches = ["ismcts:budget=3", "lookahead:budget=3", "ismcts:budget=3,root=ucb"]
-for game, search in enumerate(searches + ["search:budget=3", "ismcts:budget=3,horizon=1"]):
+cut = ["ismcts:budget=3,horizon=1", "ismcts:budget=3,settle=0.3", "lookahead:budget=3,settle=0.3"]
+for game, search in enumerate(searches + ["search:budget=3", *cut]):
     options = RuleOptions(players=2, max_rounds=60)
     result = play_game(load_components(), options, 2000 + game, load_strategies(search + ",greedy", 2))
     record = result.to_json()
@@ -83,7 +84,7 @@ def run_games(tmp_path: Path, pure: bool) -> dict:
 def test_the_compiled_and_the_pure_engine_play_identical_games(tmp_path: Path) -> None:
     compiled, pure = run_games(tmp_path, pure=False), run_games(tmp_path, pure=True)
     assert compiled["build"]["compiled"] is True and pure["build"]["compiled"] is False
-    assert len(compiled["games"]) == 48 + 5
+    assert len(compiled["games"]) == 48 + 7
     for a, b in zip(compiled["games"], pure["games"], strict=True):
         assert a == b, f"game seed {a['seed']} differs between the compiled and the pure engine"
 

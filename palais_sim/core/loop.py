@@ -41,17 +41,37 @@ class Turns(ABC):
     def reward(self, state: Any, seat: int) -> float:
         """What ``state`` (played out, or stopped early) is worth to ``seat``, in [0, 1]: what a search maximises."""
 
+    def settled(self, state: Any, edge: float) -> float:
+        """Whether a search's rollout may stop at ``state`` (the start of a round) because its winner is as good as
+        known: the game's value of positions gives one seat a win chance above ``1 - edge``. Then the rounds the game
+        is expected to last beyond this one (at least 0), else -1.0. A game without such a value never settles."""
+        return -1.0
 
-def play_out(state: Any, players: Sequence[Any], turns: Turns, until_round: int) -> None:
+    def settled_reward(self, state: Any, seat: int) -> float:
+        """What a settled ``state`` (``settled``) is worth to ``seat``: as if the seat with the win in hand had won."""
+        return self.reward(state, seat)
+
+
+def play_out(state: Any, players: Sequence[Any], turns: Turns, until_round: int, settle_edge: float = 0.0) -> float:
     """A search's rollout: play ``state`` on in place with ``players[seat]`` for every seat until the game is over or
-    its round reaches ``until_round``. Unchecked (the players are the search's own, trusted to answer legally: an
-    illegal answer raises IllegalChoice) and unobserved: the fast loop."""
+    its round reaches ``until_round`` or, with ``settle_edge`` above 0, a round starts where the game is settled
+    (``turns.settled``: one seat's win chance above ``1 - settle_edge``). Returns the rounds a settled game is
+    expected to last beyond where it stopped (at least 0; value it with ``turns.settled_reward``), else -1.0.
+    Unchecked (the players are the search's own, trusted to answer legally: an illegal answer raises IllegalChoice)
+    and unobserved: the fast loop."""
+    checked = -1
     while not state.over and state.round < until_round:
+        if settle_edge > 0.0 and state.round != checked:
+            checked = state.round
+            left = turns.settled(state, settle_edge)
+            if left >= 0.0:
+                return left
         decision = turns.pending(state)
         if decision is None:
             continue
         seat: int = decision.seat
         turns.apply(state, players[seat].choose(turns.view(state, seat), decision))
+    return -1.0
 
 
 def strategy_names(strategies: Sequence[object]) -> list[str]:

@@ -9,7 +9,8 @@ Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012) over this seat's d
 - **The tree** covers this seat's decisions up to the end of its turn (which cards, reinforcement, movement, seals,
   each noble recruited, drawing, keeping). A child is an action; UCB1 picks among the children *available* in this
   iteration's determinization, counting each child's availability instead of its parent's visits. Then the game is
-  played out (to the end, or ``horizon`` rounds) by a rollout strategy dealt to every seat from ``rollout``, a mixture
+  played out (to the end, or ``horizon`` rounds, or with ``settle`` above 0 to a round where the leaf value calls the
+  game: ``lookahead.rollout_reward``) by a rollout strategy dealt to every seat from ``rollout``, a mixture
   of the heuristic styles (one deterministic rollout player gives one fixed continuation that the search learns to
   exploit: two such searchers declined the Office turn after turn and never ended their games), and the result is
   backed up.
@@ -18,7 +19,7 @@ Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012) over this seat's d
   ``max_nobles`` by the heuristic's valuation) and stopping, the seals of the styles, and movement as a small
   set of target distributions: the five styles' plans, one plan per promising noble (its Office, King and Madame
   levels, brought by the heuristic's movement helper) and standing still.
-- **Reward** in [0, 1] (``lookahead.outcome_reward``): a win (shared wins split) weighs 0.7, the score margin
+- **Reward** in [0, 1] (``lookahead.rollout_reward``): a win (shared wins split) weighs 0.7, the score margin
   against the best other seat 0.3 (a logistic of margin / 10), so close games still teach the search something;
   times ``discount`` per round the game lasted (winning sooner is worth more: without it two searchers that each
   expect a longer game to favour them decline the Office turn after turn and never end the game).
@@ -56,7 +57,7 @@ from palais_sim.games.palais_royal.state import P_KING, P_MADAME, GameState
 from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
 from strategies.common.search import TIE, choice_key, clearly_better
-from strategies.palais_royal.lookahead import deal_policies, outcome_reward, play_out
+from strategies.palais_royal.lookahead import check_settle, deal_policies, rollout_reward
 
 ROOTS = ("halving", "ucb")  # how the root's candidates are compared (see the module docstring)
 MAX_CARD_OPTIONS = 12  # above this many card combinations: the styles' choices, each single card and none
@@ -104,6 +105,7 @@ class IsmctsStrategy:
         discount: float = 0.99,
         base_after: int = 40,
         root: str = "halving",
+        settle: float = 0.0,
     ) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1 iteration per decision")
@@ -114,6 +116,7 @@ class IsmctsStrategy:
         self.budget = budget
         self.c = c
         self.horizon = horizon
+        self.settle = check_settle(settle)
         self.time_ms = time_ms
         self.max_nobles = max_nobles
         self.discount = discount
@@ -271,8 +274,8 @@ class IsmctsStrategy:
             node = self.select(node, cands)
             _apply(state, node.choice)
             path.append(node)
-        play_out(state, deal_policies(self._rollouts, state.n, rng), self.horizon)
-        reward = outcome_reward(state, seat) * self.discount ** (state.round - start)
+        policies = deal_policies(self._rollouts, state.n, rng)
+        reward = rollout_reward(state, policies, seat, start, self.horizon, self.discount, self.settle)
         for n in path:
             n.visits += 1
             n.total += reward

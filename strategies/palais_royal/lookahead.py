@@ -1,18 +1,19 @@
 """``lookahead``: Monte Carlo rollouts of the heuristic styles' plans over re-sampled hidden information.
 
-At a decision where the heuristic styles disagree (which moves, which noble, which cards), each distinct
-candidate is tried on the same re-sampled states (``PlayerView.sample_state``: deck order, other hands and unseen
-nobles dealt at random, consistent with what the seat knows), and the rest of the game (or ``horizon`` rounds of it)
-is played out by rollout strategies, one dealt to every seat per sample from ``rollout`` (a mixture of the heuristic
-styles: a single deterministic rollout player gives one fixed continuation, and the search then picks whatever
-choice happens to suit it, such as never recruiting). A played-out game is worth ``outcome_reward`` (0.7 for a
-win, 0.3 for a logistic of the score margin) times ``discount`` per round it lasted (winning sooner is worth more:
-a seat ahead that prefers a longer game to widen its margin never ends a game against a player that does not end
-it either). The base style's own choice is played unless another is clearly better (``clearly_better``). The same
-samples for every candidate (common random numbers) keep the comparison fair with few rollouts. From round
-``base_after`` (40: twice a usual game's length) the base style alone plays, which always brings the end: a safety
-net, since two searchers that each expect a longer game to favour them could otherwise decline to recruit forever
-(1 of 60 games of ismcts:budget=300 against lookahead:budget=600 reached the round limit before it).
+At a decision where the heuristic styles disagree (which moves, which noble, which cards), each distinct candidate
+is tried on the same re-sampled states (``PlayerView.sample_state``: deck order, other hands and unseen nobles dealt
+at random, consistent with what the seat knows), and the rest of the game (or ``horizon`` rounds of it, or with
+``settle`` up to a round where the leaf value calls the game) is played out by rollout strategies, one dealt to
+every seat per sample from ``rollout`` (a mixture of the heuristic styles: a single deterministic rollout player
+gives one fixed continuation, and the search then picks whatever choice happens to suit it, such as never
+recruiting). A played-out game is worth ``rollout_reward`` (0.7 for a win, 0.3 for a logistic of the score margin)
+times ``discount`` per round it lasted (winning sooner is worth more: a seat ahead that prefers a longer game to
+widen its margin never ends a game against a player that does not end it either). The base style's own choice is
+played unless another is clearly better (``clearly_better``). The same samples for every candidate (common random
+numbers) keep the comparison fair with few rollouts. From round ``base_after`` (40: twice a usual game's length) the
+base style alone plays, which always brings the end: a safety net, since two searchers that each expect a longer
+game to favour them could otherwise decline to recruit forever (1 of 60 games of ismcts:budget=300 against
+lookahead:budget=600 reached the round limit before it).
 
 Cost: ``budget`` rollouts per contested decision, so the user controls the time per decision; decisions where
 all styles agree cost nothing beyond asking them.
@@ -46,11 +47,13 @@ class LookaheadStrategy:
         horizon: int = 0,
         discount: float = 0.99,
         base_after: int = 40,
+        settle: float = 0.0,
     ) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1 rollout per decision")
         self.budget = budget
         self.horizon = horizon
+        self.settle = check_settle(settle)
         self.discount = discount
         self.base_after = base_after  # from this round on the base style alone plays (see the module docstring)
         # "/" separates the styles: "," already separates a spec's parameters.
@@ -99,21 +102,32 @@ class LookaheadStrategy:
                 except rules.IllegalChoice:
                     rewards[i].append(-1.0)
                     continue
-                play_out(state, policies, self.horizon)
-                rewards[i].append(outcome_reward(state, seat) * self.discount ** (state.round - start))
+                rewards[i].append(
+                    rollout_reward(state, policies, seat, start, self.horizon, self.discount, self.settle)
+                )
         return clearly_better(rewards)
 
 
-def play_out(state: GameState, policies: list, horizon: int) -> None:
-    """Play ``state`` on (to the end, or ``horizon`` rounds) with ``policies[seat]`` for every seat (the core's
-    rollout loop)."""
-    loop.play_out(state, policies, PR_TURNS, state.round + horizon if horizon > 0 else 1 << 30)
+def rollout_reward(
+    state: GameState, policies: list, seat: int, start: int, horizon: int, discount: float, settle: float = 0.0
+) -> float:
+    """Play ``state`` on with ``policies[seat]`` for every seat (the core's rollout loop) to the end, or ``horizon``
+    rounds, or with ``settle`` above 0 a round where one seat's win is as good as known (its leaf-value chance above
+    ``1 - settle``: the rest is not played); its worth to ``seat`` in [0, 1] (``PrTurns.reward``: 0.7 for a win, 0.3
+    for a logistic of the score margin) times ``discount`` per round from round ``start`` to the game's end (for a
+    settled game, its expected end)."""
+    until = state.round + horizon if horizon > 0 else 1 << 30
+    left = loop.play_out(state, policies, PR_TURNS, until, settle)
+    if left >= 0.0:
+        return PR_TURNS.settled_reward(state, seat) * discount ** (state.round - start + left)
+    return PR_TURNS.reward(state, seat) * discount ** (state.round - start)
 
 
-def outcome_reward(state: GameState, seat: int) -> float:
-    """A played-out game's worth to ``seat`` in [0, 1]: the game's own reward (``PrTurns.reward``: 0.7 for a win, 0.3
-    for a logistic of the score margin)."""
-    return PR_TURNS.reward(state, seat)
+def check_settle(settle: float) -> float:
+    """``settle``, the win chance short of certainty at which a rollout stops (0: never), checked."""
+    if not 0.0 <= settle < 0.5:
+        raise ValueError(f"settle must be from 0 (play every rollout out) to below 0.5, got {settle}")
+    return float(settle)
 
 
 def deal_policies(rollouts: list, n: int, rng: random.Random) -> list:

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from palais_sim import __version__
 from palais_sim.core import loop
 from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.board import PARK_SIZE
 from palais_sim.games.palais_royal.components import ComponentSet
 from palais_sim.games.palais_royal.leaf_value import LeafValue
 from palais_sim.games.palais_royal.rules import Decision
@@ -137,6 +138,30 @@ class PrTurns(loop.Turns):
         else:
             win = leaf_value().win_chance(state, seat, scores)
         return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))
+
+    def settled(self, state: GameState, edge: float) -> float:
+        """Settled when the seat ahead on points has a win chance above ``1 - edge`` by the leaf value. The rounds
+        left are estimated from the pace of recruiting so far: the last round starts once the park is down to
+        ``END_TRIGGER_NOBLES`` nobles."""
+        if state.final_round:
+            return -1.0  # its last turns are cheap to play, and they decide close games
+        recruited = PARK_SIZE - state.nobles_left
+        if recruited == 0:
+            return -1.0
+        scores = final_scores(state)
+        leader = max(scores, key=lambda s: s.total).seat
+        if leaf_value().win_chance(state, leader, scores) <= 1.0 - edge:
+            return -1.0
+        pace = recruited / max(1, state.round)
+        # rounded down: recruiting speeds up as the game goes on (the estimate was 0.9 rounds long rounded up)
+        return math.floor(max(0, state.nobles_left - rules.END_TRIGGER_NOBLES) / pace) + 0.0
+
+    def settled_reward(self, state: GameState, seat: int) -> float:
+        """The reward of a game won by the seat ahead on points (``settled``), with the score margin as it stands."""
+        scores = final_scores(state)
+        leader = max(scores, key=lambda s: s.total).seat
+        margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
+        return 0.7 * (1.0 if seat == leader else 0.0) + 0.3 / (1.0 + math.exp(-margin / 10.0))
 
 
 PR_TURNS = PrTurns()
