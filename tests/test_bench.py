@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
+from palais_sim.tournament.bench import rate
 
 
 @pytest.mark.parametrize(
@@ -44,3 +45,8 @@ def test_a_benchmark_whose_games_fail_says_so_and_exits_3() -> None:
     assert result.exit_code == 3, result.output
     assert "games of the benchmark failed" in result.output and "boom" in result.output
     assert "games_per_cpu_s" not in result.output
+
+
+def test_rates_keep_three_significant_figures() -> None:
+    """A search's games/s is not rounded to one decimal (1.75 and 1.65 both printed 1.7 before)."""
+    assert [rate(x) for x in (1.7534, 950.73, 0.042137, 12345.67, 0.0)] == [1.75, 950.7, 0.0421, 12345.7, 0.0]

@@ -35,6 +35,13 @@ def bench_settings(players: int, strategies: tuple[str, ...], games: int, game: 
     )  # fmt: skip
 
 
+def rate(value: float) -> float:
+    """A rate to three significant figures, at least one decimal: a search's 1.75 games/s is not rounded to 1.8."""
+    if value <= 0:
+        return 0.0
+    return round(value, max(1, 2 - math.floor(math.log10(value))))
+
+
 class BenchGamesFailed(RuntimeError):
     """Games of the benchmark's workload failed: its speeds would measure failures, not games."""
 
@@ -151,14 +158,14 @@ def compare_pure(
         for name in ("compiled", "pure"):
             cpu, played, clock = _process_leg(settings, comps, pure=name == "pure", timed=per_strategy)
             rates[name].append(played / cpu if cpu > 0 else 0.0)
-            for spec, rate in _per_second(clock).items():
-                speeds.setdefault(spec, {"compiled": [], "pure": []})[name].append(rate)
+            for spec, per_second in _per_second(clock).items():
+                speeds.setdefault(spec, {"compiled": [], "pure": []})[name].append(per_second)
     compiled, pure = statistics.median(rates["compiled"]), statistics.median(rates["pure"])
     result: dict = {
-        "compiled_games_per_cpu_s": round(compiled, 1),
-        "pure_games_per_cpu_s": round(pure, 1),
+        "compiled_games_per_cpu_s": rate(compiled),
+        "pure_games_per_cpu_s": rate(pure),
         "speedup": round(compiled / pure, 2) if pure else None,
-        "legs": {name: [round(r, 1) for r in values] for name, values in rates.items()},
+        "legs": {name: [rate(r) for r in values] for name, values in rates.items()},
     }
     if per_strategy:
         result["strategies"] = {}
@@ -186,7 +193,7 @@ def bench(
         tw, gw, dw, cw = _leg(settings, comps, workers)
     else:
         tw, gw, dw, cw = t1, g1, d1, c1
-    rate = gw / tw
+    games_rate = gw / tw
     result = {
         "game": settings.game,
         "engine_version": __version__,
@@ -197,15 +204,15 @@ def bench(
         "workers": workers,
         "cpu_count": os.cpu_count(),
         "load_average_before": round(load_before, 2),
-        "single_worker_games_per_s": round(single, 1),
+        "single_worker_games_per_s": rate(single),
         "single_worker_decisions_per_s": round(d1 / t1, 0),
-        "games_per_s": round(rate, 1),
-        "games_per_s_per_core": round(rate / workers, 1),
+        "games_per_s": rate(games_rate),
+        "games_per_s_per_core": rate(games_rate / workers),
         "decisions_per_s": round(dw / tw, 0),
         "decisions_per_game": round(dw / gw, 1),
-        "scaling": round(rate / single, 2),
+        "scaling": round(games_rate / single, 2),
         # Games per CPU-second of the workers: what a core gives when nothing else runs on the machine.
-        "games_per_cpu_s": round(gw / cw, 1) if cw > 0 else None,
+        "games_per_cpu_s": rate(gw / cw) if cw > 0 else None,
         "cpu_utilisation": round(cw / (tw * workers), 2),
     }
     if per_strategy:
@@ -244,10 +251,10 @@ def _legs_text(r: dict) -> str:
         f"workload: {r['games']} games of {r.get('game', DEFAULT_GAME)}, {r['players']} players, "
         f"{','.join(r['strategies'])} "
         f"(engine {r['engine_version']}, load average before {r['load_average_before']})\n"
-        f"1 worker:   {r['single_worker_games_per_s']:8.1f} games/s  {r['single_worker_decisions_per_s']:9.0f} "
+        f"1 worker:   {r['single_worker_games_per_s']!s:>8} games/s  {r['single_worker_decisions_per_s']:9.0f} "
         f"decisions/s\n"
-        f"{r['workers']} workers: {r['games_per_s']:8.1f} games/s  {r['decisions_per_s']:9.0f} decisions/s  "
-        f"{r['games_per_s_per_core']:.1f} games/s per core\n"
+        f"{r['workers']} workers: {r['games_per_s']!s:>8} games/s  {r['decisions_per_s']:9.0f} decisions/s  "
+        f"{r['games_per_s_per_core']} games/s per core\n"
         f"scaling:    {r['scaling']:.2f}x on {r['workers']} workers\n"
         f"cpu:        {r['games_per_cpu_s']} games per CPU-second in the workers, "
         f"{r['cpu_utilisation']:.0%} of {r['workers']} cores used (less: other load on the machine)"
