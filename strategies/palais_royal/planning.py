@@ -165,14 +165,20 @@ class Planning(Valuation):
                     locked[r] = min(mine[r], max(locked[r], keep[r] if r != GATE else 0) + 1)
         if points > 0:
             standing = own = self.standing_for(view)
+            # Whether each entry is one of the seat's own standing levels (capped by the target) or a majority
+            # chase's that the standing list does not hold (as it is): worked out once, not by a tuple search per
+            # entry (a tenth of a compiled game went into those).
+            capped: list[bool] | None = None
             if self.majority_chase and not view.final_round:
                 # After the Office servant: the Office is what turns seals into nobles.
-                standing = standing[:1] + self.majority_wants(view, mine) + standing[1:]
+                chase = self.majority_wants(view, mine)
+                standing = own[:1] + chase + own[1:]
+                capped = [True] * len(own[:1]) + [want in own for want in chase] + [True] * len(own[1:])
             # In priority order; a level reached is locked for the levels after it.
-            for room, level in standing:
+            for i, (room, level) in enumerate(standing):
                 if points <= 0:
                     break
-                want = min(level, target[room]) if (room, level) in own else level
+                want = min(level, target[room]) if capped is None or capped[i] else level
                 if mine[room] < want:
                     points = fill(mine, ((room, want),), locked, dist, points, moves, target)
                 locked[room] = max(locked[room], min(mine[room], want))
@@ -279,7 +285,7 @@ class Planning(Valuation):
         if office_cost is None:
             return None
         floor = self.recruit_floor(view, turns)
-        candidates: list[tuple[float, int]] = []
+        candidates: list[tuple[float, int, int]] = []
         for field in range(36):
             code = park[field]
             if code < 0:
@@ -291,12 +297,12 @@ class Planning(Valuation):
             value = self.noble_value(view, field, strengths, turns)
             score = self.noble_score(value, cost, noble.violet + noble.turquoise)
             if score >= floor:
-                candidates.append((score, code))
-        candidates.sort(key=lambda c: -c[0])
+                candidates.append((-score, field, code))
+        candidates.sort()  # best first, the park's order among equals (no key function: a Python call per item)
         if not short:
             # Plenty of servants: the best few decide (speed); short of them, any noble that can be reached.
             candidates = candidates[:8]
-        for _score, code in candidates:
+        for _score, _field, code in candidates:
             noble = nobles[code]
             violet, turquoise = noble.violet, noble.turquoise
             caps: list[tuple[int, int]] = [(99, 99)]

@@ -29,7 +29,7 @@ from strategies.palais_royal.budget_moves import Distances
 from strategies.palais_royal.card_play import CARD_VALUE
 from strategies.palais_royal.heuristic import HeuristicStrategy
 from strategies.palais_royal.tuning_space import TUNING_SPACE
-from strategies.palais_royal.valuation import _best_other
+from strategies.palais_royal.valuation import ROWS_OF_FIELD, _best_other
 
 # The edge rows' fields, in the order of ``view.row_strengths()``.
 ROW_FIELDS: Final[tuple[tuple[int, ...], ...]] = tuple(PARK_ROWS.values())
@@ -224,9 +224,8 @@ class ParkStrategy(HeuristicStrategy):
         weight = 2 if field in view.components.x2_fields else 1
         x2 = view.components.x2_fields
         gain = 0.0
-        for r, row_fields in enumerate(ROW_FIELDS):
-            if field not in row_fields:
-                continue
+        for r in ROWS_OF_FIELD[field]:  # the rows holding the field, in row order
+            row_fields = ROW_FIELDS[r]
             row = strengths[r]
             open_weight = 0
             for f in row_fields:
