@@ -308,7 +308,8 @@ def apply(state: GameState, choice: object) -> None:
 
 
 def _ints(value: object, what: str) -> list[int]:
-    if not isinstance(value, list | tuple):
+    # isinstance with a tuple of types: compiled, `list | tuple` built a union type at every call
+    if not isinstance(value, (list, tuple)):
         raise IllegalChoice(f"{what} must be a list, got {value!r}")
     for v in value:
         if isinstance(v, bool) or not isinstance(v, int):
@@ -364,7 +365,7 @@ def _apply_setup(state: GameState, choice: object) -> None:
 
 
 def _apply_cards(state: GameState, choice: object) -> None:
-    if not isinstance(choice, list | tuple):
+    if not isinstance(choice, (list, tuple)):
         raise IllegalChoice(f"cards to play must be a list of card keys, got {choice!r}")
     seat = state.current
     allowed = cards.WINDOW_CARDS[state.window]
@@ -397,7 +398,7 @@ def _apply_reinforce(state: GameState, choice: object) -> None:
     sources: object
     if isinstance(choice, int) and not isinstance(choice, bool):
         count, sources = choice, ()
-    elif isinstance(choice, list | tuple) and len(choice) == 2:
+    elif isinstance(choice, (list, tuple)) and len(choice) == 2:
         count, sources = choice[0], choice[1]
     else:
         raise IllegalChoice(f"reinforce takes (count, sources), got {choice!r}")
@@ -415,7 +416,7 @@ def _apply_reinforce(state: GameState, choice: object) -> None:
 
 
 def _apply_move(state: GameState, choice: object) -> None:
-    if not isinstance(choice, list | tuple):
+    if not isinstance(choice, (list, tuple)):
         raise IllegalChoice(f"moves must be a list of (from, to, count), got {choice!r}")
     seat = state.current
     points = movement_points(state, seat)
@@ -423,7 +424,7 @@ def _apply_move(state: GameState, choice: object) -> None:
     mine = [state.rooms[r][seat] for r in range(9)]
     cost = 0
     for move in choice:
-        if not isinstance(move, list | tuple) or len(move) != 3:
+        if not isinstance(move, (list, tuple)) or len(move) != 3:
             raise IllegalChoice(f"a move must be (from, to, count), got {move!r}")
         src, dst, count = _ints(move, "move")
         if not (0 <= src < 9 and 0 <= dst < 9) or src == dst or count < 1:
@@ -442,7 +443,7 @@ def _apply_move(state: GameState, choice: object) -> None:
 
 
 def _apply_seals(state: GameState, choice: object) -> None:
-    if not isinstance(choice, list | tuple) or len(choice) not in (2, 3):
+    if not isinstance(choice, (list, tuple)) or len(choice) not in (2, 3):
         raise IllegalChoice(f"seals takes (king, madame, sources), got {choice!r}")
     king, madame = _ints(choice[:2], "seal servants")
     sources = _ints(choice[2] if len(choice) == 3 else (), "sources")
