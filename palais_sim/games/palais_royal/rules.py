@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from palais_sim.core.errors import IllegalChoice
 from palais_sim.games.palais_royal import cards
@@ -76,12 +76,10 @@ from palais_sim.games.palais_royal.state import (
     W_START,
     WINDOW_NAMES,
     GameState,
+    Position,
     servant_code,
     sub_rng,
 )
-
-if TYPE_CHECKING:  # the view imports these rules: its type only, for the queries below
-    from palais_sim.games.palais_royal.view import PlayerView
 
 END_TRIGGER_NOBLES: Final = 12  # the last round starts when seat 1 is to begin a turn with this many nobles or fewer
 FROM_SUPPLY: Final = -1  # recruit: the edge servant comes from the supply (else: a room index)
@@ -125,12 +123,9 @@ class Decision:
 
 
 # ---------------------------------------------------------------------------------------------- queries
-# The queries read a GameState or a seat's PlayerView (the same public fields, as tuples), so strategies run the
-# engine's own rules on their view. Typed as the union of the two, compiled code reads the fields natively; typed as
-# a protocol it looked each one up by name (about 4% of a compiled game).
 
 
-def has_majority(state: GameState | PlayerView, seat: int, room: int) -> bool:
+def has_majority(state: Position, seat: int, room: int) -> bool:
     """Majority with the Cardinal tie-break; the all_majorities card gives it wherever the seat has a servant."""
     counts = state.rooms[room]
     mine = counts[seat]
@@ -163,7 +158,7 @@ def noble_cost(park: Sequence[int], field: int, printed: int) -> int:
     return printed
 
 
-def recruit_cost(state: GameState | PlayerView, field: int) -> int:
+def recruit_cost(state: Position, field: int) -> int:
     """Gold to recruit the noble on ``field`` now."""
     noble = state.park[field]
     if noble < 0:
@@ -176,14 +171,14 @@ def final_round_due(state: GameState) -> bool:
     return state.current == 0 and state.nobles_left <= END_TRIGGER_NOBLES
 
 
-def draw_limit(state: GameState | PlayerView, seat: int) -> int:
+def draw_limit(state: Position, seat: int) -> int:
     """Cards the seat may draw at the Back entrance: 1 per own servant there, + 3 per cards_plus3 noble if it has
     at least one servant there."""
     back = state.rooms[BACK][seat]
     return back + EXTRA_CARDS_PER_NOBLE * state.priv[seat][P_CARDS] if back else 0
 
 
-def reinforce_count(state: GameState | PlayerView, seat: int) -> int:
+def reinforce_count(state: Position, seat: int) -> int:
     """Servants the seat may place on the Gate in action 1 (without the free_reinforce card)."""
     n = state.rooms[PARADE][seat] + 2 * state.priv[seat][P_REINFORCE] + state.extra_reinforce
     if has_majority(state, seat, PARADE):
@@ -191,21 +186,21 @@ def reinforce_count(state: GameState | PlayerView, seat: int) -> int:
     return n
 
 
-def movement_points(state: GameState | PlayerView, seat: int) -> int:
+def movement_points(state: Position, seat: int) -> int:
     n = state.rooms[STAIRWAY][seat] + 2 * state.priv[seat][P_MOVE] + state.extra_move
     if has_majority(state, seat, STAIRWAY):
         n += 1
     return n
 
 
-def mint_income(state: GameState | PlayerView, seat: int) -> int:
+def mint_income(state: Position, seat: int) -> int:
     n = state.rooms[MINT][seat] + 2 * state.priv[seat][P_MINT]
     if has_majority(state, seat, MINT):
         n += 1
     return n
 
 
-def can_recruit(state: GameState | PlayerView, seat: int, field: int, wild: int) -> bool:
+def can_recruit(state: Position, seat: int, field: int, wild: int) -> bool:
     """Whether the noble on ``field`` is affordable now (gold, seals with ``wild`` extra seals, an Office servant)."""
     noble_idx = state.park[field]
     if noble_idx < 0 or state.rooms[OFFICE][seat] == 0:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from palais_sim.games.palais_royal.board import Layout
 from palais_sim.games.palais_royal.components import PRIVILEGES, ComponentSet
@@ -59,6 +60,32 @@ P_MADAME: Final = 5
 P_CARDS: Final = 6
 P_SERV1: Final = 7
 P_SERV3: Final = 8
+
+
+class Position(Protocol):
+    """What the rule queries read (``rules.has_majority``, ``recruit_cost``, ...): a GameState, or a seat's
+    PlayerView, which holds the same public fields as tuples. Read-only, so both fit."""
+
+    @property
+    def components(self) -> ComponentSet: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def current(self) -> int: ...
+    @property
+    def all_maj(self) -> bool: ...
+    @property
+    def rooms(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def park(self) -> Sequence[int]: ...
+    @property
+    def priv(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def gold(self) -> Sequence[int]: ...
+    @property
+    def extra_reinforce(self) -> int: ...
+    @property
+    def extra_move(self) -> int: ...
 
 
 @dataclass(frozen=True)
