@@ -83,24 +83,26 @@ def set_gold(state: GameState, *gold: int) -> None:
 
 def set_park(state: GameState, fields: dict[int, int | str | None]) -> None:
     """Set park fields: a noble id (``"N05"``), ``None`` for an empty field, or an int seat for its servant."""
+    park = list(state.park)  # the state's park is a tuple
     for field, what in fields.items():
         if what is None:
             code = EMPTY
         elif isinstance(what, str):
             code = noble(what)
             # Keep the noble unique: wherever else it lies, that field becomes empty.
-            for f, c in enumerate(state.park):
+            for f, c in enumerate(park):
                 if c == code and f != field:
-                    state.park[f] = EMPTY
+                    park[f] = EMPTY
         else:
             code = servant_code(what)
-        state.park[field] = code
+        park[field] = code
+    state.park = tuple(park)
     state.nobles_left = sum(1 for c in state.park if c >= 0)
 
 
 def fill_park(state: GameState) -> None:
     """Lay nobles N01..N36 on fields 0..35 in order (N37..N42 in the box), so every field's neighbours are known."""
-    state.park = list(range(36))
+    state.park = tuple(range(36))
     state.box = list(range(36, len(state.components.nobles)))
     state.nobles_left = 36
 
@@ -122,12 +124,14 @@ def stack_deck(state: GameState, *cards: str) -> None:
 def clear_park(state: GameState, keep: int = 0) -> None:
     """Empty every park field but the first ``keep`` nobles (row by row)."""
     kept = 0
-    for f, code in enumerate(state.park):
+    park = list(state.park)  # the state's park is a tuple
+    for f, code in enumerate(park):
         if code >= 0:
             if kept < keep:
                 kept += 1
             else:
-                state.park[f] = EMPTY
+                park[f] = EMPTY
+    state.park = tuple(park)
     state.nobles_left = kept
 
 

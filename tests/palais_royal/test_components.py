@@ -115,10 +115,11 @@ def test_a_variant_set_is_used_by_the_game(tmp_path: Path) -> None:
     components = load_components(write(tmp_path, text))
     state = new_game(components, RuleOptions(layout="first-game"), 5)
     assert state.layout.code == "GPS/KMD/COB"
-    state.park = [-1] * 36
-    state.park[1] = servant_code(0)  # x2 in this variant
-    state.park[2] = servant_code(1)
-    state.park[3] = servant_code(1)
+    park = [-1] * 36
+    park[1] = servant_code(0)  # x2 in this variant
+    park[2] = servant_code(1)
+    park[3] = servant_code(1)
+    state.park = tuple(park)
     assert park_points(state) == [2, 2]  # 2 against 2 in the top row: tied first
 
 

@@ -70,8 +70,10 @@ def gold4_between_recruitments_position(gold_limit: int | None, office: int = 2)
     gold) on field 14 and N23 (4 gold) on field 21, every other field holding a noble."""
     state = blank_state(2, gold_limit=gold_limit)
     fill_park(state)
-    state.park[14], state.park[2] = state.park[2], state.park[14]  # N03 to field 14
-    state.park[21], state.park[22] = state.park[22], state.park[21]  # N23 to field 21
+    park = list(state.park)
+    park[14], park[2] = park[2], park[14]  # N03 to field 14
+    park[21], park[22] = park[22], park[21]  # N23 to field 21
+    state.park = tuple(park)
     put(state, 0, office=office, king=3, madame=4)
     put(state, 1, parade_ground=1)
     set_gold(state, 3, 0)

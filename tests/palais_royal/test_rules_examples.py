@@ -52,7 +52,7 @@ RED, YELLOW, BLACK, GREEN = 0, 1, 2, 3
 def grant(state: GameState, seat: int, noble_id: str) -> None:
     """Give ``seat`` a noble tile as if recruited in an earlier turn (its privilege counts from now on)."""
     index = noble(noble_id)
-    state.park = [EMPTY if c == index else c for c in state.park]
+    state.park = tuple(EMPTY if c == index else c for c in state.park)
     state.nobles_left = sum(1 for c in state.park if c >= 0)
     state.nobles[seat].append(index)
     privilege = STANDARD.nobles[index].privilege

@@ -131,7 +131,8 @@ def test_a_view_cannot_reach_hidden_information() -> None:
     assert not hasattr(view, "__dict__")  # slots only: nothing can be hung on it
     for name in ("deck", "hands", "box", "state"):
         assert not hasattr(view, name)
-    hidden = [state, state.deck, state.box, *state.hands, state.rooms, state.park]
+    # (the park is public and an immutable tuple: the view shares it, as it may)
+    hidden = [state, state.deck, state.box, *state.hands, state.rooms]
     reachable = _reachable(view)
     assert not any(any(r is h for h in hidden) for r in reachable)
     # What it does show: its own hand, the other hands' sizes, the deck's size.

@@ -243,7 +243,8 @@ def import_position(data: object, where: str = "position", seed: int | None = No
 def _nobles_from(data: dict, state: GameState, components: ComponentSet, n: int, where: str) -> None:
     """Park, nobles taken (and the privileges they give), the unseen nobles."""
     index = components.noble_index
-    state.park = codes = _park(_field(data, "park", where), components, n, where)
+    codes = _park(_field(data, "park", where), components, n, where)
+    state.park = tuple(codes)
     nobles = _str_lists(_field(data, "nobles", where), n, set(index), f"{where}: nobles")
     state.nobles = [[index[i] for i in seat_nobles] for seat_nobles in nobles]
     taken_or_shown = [c for c in codes if c >= 0] + [i for s in state.nobles for i in s]

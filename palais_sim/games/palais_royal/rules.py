@@ -24,7 +24,6 @@ Choices:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -145,7 +144,7 @@ def has_majority(state: Position, seat: int, room: int) -> bool:
     return all(cardinal[other] < my_cardinal for other, c in enumerate(counts) if c == mine and other != seat)
 
 
-def noble_cost(park: Sequence[int], field: int, printed: int) -> int:
+def noble_cost(park: tuple[int, ...], field: int, printed: int) -> int:
     """Gold to recruit a noble of printed cost ``printed`` on ``field``: less 1 per empty neighbour field (a field
     holding a servant counts as empty), never below 0."""
     if printed <= 0:
@@ -541,14 +540,16 @@ def _apply_recruit(state: GameState, choice: object) -> None:
     state.gold[seat] -= cost
     if state.bank is not None:
         state.bank += cost
+    # The park is a tuple (the views share it): a recruitment writes a new one.
+    park = state.park
     if edge:
-        state.park[field] = servant_code(seat)
+        state.park = park[:field] + (servant_code(seat),) + park[field + 1 :]
         if source == FROM_SUPPLY:
             state.supply[seat] -= 1
         else:
             rooms[source][seat] -= 1
     else:
-        state.park[field] = EMPTY
+        state.park = park[:field] + (EMPTY,) + park[field + 1 :]
     state.nobles_left -= 1
     state.nobles[seat].append(noble_idx)
     state.recruit_log.append((seat, noble_idx, field, state.round, cost, edge))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
@@ -69,7 +68,7 @@ ROW_NAMES: Final[tuple[str, ...]] = tuple(PARK_ROWS)
 _ROWS: Final[tuple[tuple[int, ...], ...]] = tuple(PARK_ROWS.values())
 
 
-def row_strengths(park: Sequence[int], x2_fields: AbstractSet[int], players: int) -> list[list[int]]:
+def row_strengths(park: tuple[int, ...], x2_fields: AbstractSet[int], players: int) -> list[list[int]]:
     """Each seat's strength in each edge row (``ROW_NAMES`` order): its servants there, x2 fields counting 2."""
     result = []
     for fields in _ROWS:

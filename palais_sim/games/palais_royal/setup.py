@@ -85,7 +85,7 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.general = [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * n
     state.gold = gold
     state.bank = None if options.gold_limit is None else options.gold_limit - sum(gold)
-    state.park = order[:PARK_SIZE]
+    state.park = tuple(order[:PARK_SIZE])
     state.box = order[PARK_SIZE:]
     state.nobles_left = PARK_SIZE
     state.nobles = [[] for _ in range(n)]

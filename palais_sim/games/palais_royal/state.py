@@ -77,7 +77,7 @@ class Position(Protocol):
     @property
     def rooms(self) -> Sequence[Sequence[int]]: ...
     @property
-    def park(self) -> Sequence[int]: ...
+    def park(self) -> tuple[int, ...]: ...
     @property
     def priv(self) -> Sequence[Sequence[int]]: ...
     @property
@@ -162,7 +162,7 @@ FIELDS: tuple[StateField, ...] = (
     StateField("gold", "list[int]", LIST, PUBLIC, "gold"),
     StateField("bank", "int | None", VALUE, PUBLIC, "bank", note="gold left in the bank with a gold limit, else None"),
     # the park and the nobles
-    StateField("park", "list[int]", LIST, PUBLIC, "park", note="noble index >= 0, EMPTY, or servant_code(seat)"),
+    StateField("park", "tuple[int, ...]", VALUE, PUBLIC, "park", note="noble index >= 0, EMPTY, or servant_code(seat)"),
     StateField("nobles_left", "int", VALUE, PUBLIC),
     StateField("nobles", "list[list[int]]", TABLE, PUBLIC, "nobles", note="noble indices taken, per seat, in order"),
     StateField("priv", "list[list[int]]", TABLE, PUBLIC, note="privilege counters per seat (index with P_MINT, ...)"),
@@ -269,7 +269,7 @@ class GameState:
     general: list[int]
     gold: list[int]
     bank: int | None  # gold left in the bank with a gold limit, else None
-    park: list[int]  # noble index >= 0, EMPTY, or servant_code(seat)
+    park: tuple[int, ...]  # noble index >= 0, EMPTY, or servant_code(seat)
     nobles_left: int
     nobles: list[list[int]]  # noble indices taken, per seat, in order
     priv: list[list[int]]  # privilege counters per seat (index with P_MINT, ...)
@@ -316,7 +316,7 @@ class GameState:
         new.general = self.general[:]
         new.gold = self.gold[:]
         new.bank = self.bank
-        new.park = self.park[:]
+        new.park = self.park
         new.nobles_left = self.nobles_left
         new.nobles = [row[:] for row in self.nobles]
         new.priv = [row[:] for row in self.priv]

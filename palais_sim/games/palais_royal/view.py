@@ -172,7 +172,7 @@ class PlayerView:
         self.general = tuple(state.general)
         self.gold = tuple(state.gold)
         self.bank = state.bank
-        self.park = tuple(state.park)
+        self.park = state.park
         self.nobles_left = state.nobles_left
         self.nobles = tuple([tuple(row) for row in state.nobles])
         self.priv = tuple([tuple(row) for row in state.priv])
@@ -218,7 +218,7 @@ class PlayerView:
         state.general = list(self.general)
         state.gold = list(self.gold)
         state.bank = self.bank
-        state.park = list(self.park)
+        state.park = self.park
         state.nobles_left = self.nobles_left
         state.nobles = [list(row) for row in self.nobles]
         state.priv = [list(row) for row in self.priv]
