@@ -172,8 +172,9 @@ class Planning(Valuation):
             if self.majority_chase and not view.final_round:
                 # After the Office servant: the Office is what turns seals into nobles.
                 chase = self.majority_wants(view, mine)
-                standing = own[:1] + chase + own[1:]
-                capped = [True] * len(own[:1]) + [want in own for want in chase] + [True] * len(own[1:])
+                head, rest = own[:1], own[1:]
+                standing = head + chase + rest
+                capped = [True] * len(head) + [want in own for want in chase] + [True] * len(rest)
             # In priority order; a level reached is locked for the levels after it.
             for i, (room, level) in enumerate(standing):
                 if points <= 0:

@@ -131,13 +131,12 @@ class PrTurns(loop.Turns):
         (so a close game still tells which play was better). A game not over yet (a rollout stopped after its
         horizon) counts the leaf value's chance of winning from there instead of a win."""
         scores = final_scores(state)
-        margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
         if state.over:
             best = winners(scores)
             win = 1.0 / len(best) if seat in best else 0.0
         else:
             win = leaf_value().win_chance(state, seat, scores)
-        return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))
+        return _worth(scores, seat, win)
 
     def settled(self, state: GameState, edge: float) -> float:
         """Settled when the seat ahead on points has a win chance above ``1 - edge`` by the leaf value. The rounds
@@ -149,8 +148,7 @@ class PrTurns(loop.Turns):
         if recruited == 0:
             return -1.0
         scores = final_scores(state)
-        leader = max(scores, key=lambda s: s.total).seat
-        if leaf_value().win_chance(state, leader, scores) <= 1.0 - edge:
+        if leaf_value().win_chance(state, _leader(scores), scores) <= 1.0 - edge:
             return -1.0
         pace = recruited / max(1, state.round)
         # rounded down: recruiting speeds up as the game goes on (the estimate was 0.9 rounds long rounded up)
@@ -159,9 +157,19 @@ class PrTurns(loop.Turns):
     def settled_reward(self, state: GameState, seat: int) -> float:
         """The reward of a game won by the seat ahead on points (``settled``), with the score margin as it stands."""
         scores = final_scores(state)
-        leader = max(scores, key=lambda s: s.total).seat
-        margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
-        return 0.7 * (1.0 if seat == leader else 0.0) + 0.3 / (1.0 + math.exp(-margin / 10.0))
+        return _worth(scores, seat, 1.0 if seat == _leader(scores) else 0.0)
+
+
+def _worth(scores: list[SeatScore], seat: int, win: float) -> float:
+    """A search's reward: 0.7 for the win (or its chance) and 0.3 for a logistic of the score margin against the best
+    other seat."""
+    margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
+    return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))
+
+
+def _leader(scores: list[SeatScore]) -> int:
+    """The seat ahead on points (the first of them on a tie)."""
+    return max(scores, key=lambda s: s.total).seat
 
 
 PR_TURNS = PrTurns()

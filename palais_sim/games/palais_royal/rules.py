@@ -542,14 +542,12 @@ def _apply_recruit(state: GameState, choice: object) -> None:
         state.bank += cost
     # The park is a tuple (the views share it): a recruitment writes a new one.
     park = state.park
+    state.park = park[:field] + (servant_code(seat) if edge else EMPTY,) + park[field + 1 :]
     if edge:
-        state.park = park[:field] + (servant_code(seat),) + park[field + 1 :]
         if source == FROM_SUPPLY:
             state.supply[seat] -= 1
         else:
             rooms[source][seat] -= 1
-    else:
-        state.park = park[:field] + (EMPTY,) + park[field + 1 :]
     state.nobles_left -= 1
     state.nobles[seat].append(noble_idx)
     state.recruit_log.append((seat, noble_idx, field, state.round, cost, edge))
