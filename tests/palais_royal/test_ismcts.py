@@ -109,6 +109,35 @@ def test_parameters_are_checked() -> None:
         IsmctsStrategy(styles="")
     with pytest.raises(ValueError, match="root must be one of halving, ucb"):
         IsmctsStrategy(root="flat")
+    with pytest.raises(ValueError, match="skip names decision kinds: setup, cards.*not cardz"):
+        IsmctsStrategy(skip="cards/cardz")
+
+
+class _Counting:
+    """A rollout strategy that counts the decisions it is asked, and plays greedy."""
+
+    def __init__(self) -> None:
+        self.greedy = load_strategy("greedy")
+        self.asked = 0
+
+    def choose(self, view: PlayerView, decision: rules.Decision) -> object:
+        self.asked += 1
+        return self.greedy.choose(view, decision)
+
+
+@pytest.mark.parametrize("skip", ["move", ""])
+def test_a_skipped_kind_is_the_rollout_strategys_choice_with_no_search(skip: str) -> None:
+    state, dec = _move_decision()
+    search = IsmctsStrategy(budget=40, skip=skip)
+    counting = _Counting()
+    search._rollout = counting
+    search._rollouts = [counting]
+    played = search.choose(PlayerView(state, dec.seat), dec)
+    if skip:
+        assert counting.asked == 1  # asked once for this decision, no rollout played
+        assert played == load_strategy("greedy").choose(PlayerView(state, dec.seat), dec)
+    else:
+        assert counting.asked > 40  # the search played rollouts with it
 
 
 def test_analyse_lists_the_candidates_of_a_position(tmp_path) -> None:

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.fit_leaf_value import collect, log_loss
+from benchmarks.fit_leaf_value import collect, lead_logistic, log_loss, predict
 from palais_sim.games.palais_royal.components import standard_components
-from palais_sim.games.palais_royal.leaf_value import FEATURES, MODEL, LeafValue
+from palais_sim.games.palais_royal.leaf_value import FEATURES, HEADS, MODEL, LeafValue
 from palais_sim.games.palais_royal.play import PR_TURNS, play_game
 from palais_sim.games.palais_royal.scoring import final_scores, winners
 from palais_sim.games.palais_royal.setup import new_game
@@ -19,20 +19,42 @@ from palais_sim.registry import load_strategy
 from strategies.palais_royal.lookahead import rollout_reward
 
 
-def test_the_stored_model_is_fitted_on_todays_features() -> None:
+def test_the_stored_model_is_fitted_on_todays_features_for_two_to_four_players() -> None:
     model = LeafValue.load(MODEL)
-    assert len(model.weights) == len(FEATURES)
+    assert sorted(model.heads) == [2, 3, 4]
+    for win, worth in model.heads.values():
+        assert len(win.weights) == len(worth.weights) == len(FEATURES)
 
 
-def test_on_fresh_self_play_it_predicts_the_winner_better_than_the_score_now() -> None:
-    """Positions of games the fit never saw (another seed): the model's log-loss is well below the lead's logistic
-    (0.68 when fitted: no better than a coin) and below a coin's (log 2)."""
-    x, y, _ = collect(120, seed=987654)
-    model = LeafValue.load(MODEL)
-    p_model = 1 / (1 + np.exp(-(model.intercept + x @ np.array(model.weights))))
-    p_lead = 1 / (1 + np.exp(-x[:, 0] / 10))
-    assert log_loss(p_model, y) < log_loss(p_lead, y) - 0.1
-    assert log_loss(p_model, y) < math.log(2) - 0.1
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("head", HEADS)
+def test_on_fresh_self_play_it_predicts_the_result_better_than_the_score_now(players: int, head: str) -> None:
+    """Positions of games the fit never saw (another seed): each head's log-loss is well below the lead's logistic
+    (no better than a constant when fitted) and below a constant's."""
+    x, labels, _ = collect(60, seed=987654, players=players)
+    y = labels[head]
+    model = LeafValue.load(MODEL).heads[players][HEADS.index(head)]
+    p_model = predict(x, np.array([model.intercept, *model.weights]))
+    p_constant = np.full(len(y), y.mean())
+    assert log_loss(p_model, y) < log_loss(lead_logistic(x), y) - 0.1
+    assert log_loss(p_model, y) < log_loss(p_constant, y) - 0.1
+
+
+def test_an_unfinished_game_is_worth_the_models_estimate_and_a_lead_is_worth_more() -> None:
+    """A rollout cut at its horizon counts the worth head; twenty more points played from cards raise a seat's
+    estimate, and its opponent's falls."""
+    state = new_game(standard_components(), RuleOptions(players=2), 5)
+    greedy = load_strategy("greedy")
+    while state.round < 6:
+        decision = PR_TURNS.pending(state)
+        assert decision is not None
+        PR_TURNS.apply(state, greedy.choose(PR_TURNS.view(state, decision.seat), decision))
+    reward = PR_TURNS.reward(state, 0)
+    assert reward == LeafValue.load(MODEL).worth(state, 0)
+    ahead = state.copy()
+    ahead.played_points[0] += ["points4"] * 5
+    assert LeafValue.load(MODEL).worth(ahead, 0) > reward
+    assert LeafValue.load(MODEL).worth(ahead, 1) < PR_TURNS.reward(state, 1)
 
 
 def test_a_finished_game_is_worth_its_result_not_the_model() -> None:

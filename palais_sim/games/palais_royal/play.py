@@ -129,14 +129,12 @@ class PrTurns(loop.Turns):
     def reward(self, state: GameState, seat: int) -> float:
         """0.7 for a win (shared wins split) and 0.3 for a logistic of the score margin against the best other seat
         (so a close game still tells which play was better). A game not over yet (a rollout stopped after its
-        horizon) counts the leaf value's chance of winning from there instead of a win."""
+        horizon) counts the leaf value's estimate of that reward from there."""
         scores = final_scores(state)
-        if state.over:
-            best = winners(scores)
-            win = 1.0 / len(best) if seat in best else 0.0
-        else:
-            win = leaf_value().win_chance(state, seat, scores)
-        return _worth(scores, seat, win)
+        if not state.over:
+            return leaf_value().worth(state, seat, scores)
+        best = winners(scores)
+        return _worth(scores, seat, 1.0 / len(best) if seat in best else 0.0)
 
     def settled(self, state: GameState, edge: float) -> float:
         """Settled when the seat ahead on points has a win chance above ``1 - edge`` by the leaf value. The rounds

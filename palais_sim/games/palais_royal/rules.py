@@ -83,6 +83,7 @@ from palais_sim.games.palais_royal.state import (
 END_TRIGGER_NOBLES: Final = 12  # the last round starts when seat 1 is to begin a turn with this many nobles or fewer
 FROM_SUPPLY: Final = -1  # recruit: the edge servant comes from the supply (else: a room index)
 EXTRA_CARDS_PER_NOBLE: Final = 3  # cards_plus3
+DECISION_KINDS: Final = ("setup", "cards", "reinforce", "move", "seals", "recruit", "draw", "keep")
 
 
 @dataclass(init=False)
