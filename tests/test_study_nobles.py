@@ -231,12 +231,12 @@ def check_planted(planted: tuple[Path, str], levels: tuple[str, ...], name: str,
 RANK = {"favoured": 2, "balanced": 1, "undecided": 1, "disfavoured": 0}
 
 
-def price_sweep(d: Path, level: str, workers: int) -> dict:
+def price_sweep(d: Path, level: str, workers: int, groups: int = 100) -> dict:
     """N17 (9 points) at no cost at all (0 gold, no seals), then dearer and dearer up to beyond any purse."""
     nobles = tuple(replace(n, gold=0, violet=0, turquoise=0) if n.id == "N17" else n for n in COMPS.nobles)
     path = d / "free.toml"
     path.write_text(to_toml(replace(COMPS, nobles=nobles, name="free-n17")))
-    spec = StudySpec(strategies=(level,), groups=100, seed=4, base=Settings(components=str(path)), workers=workers)
+    spec = StudySpec(strategies=(level,), groups=groups, seed=4, base=Settings(components=str(path)), workers=workers)
     plan = NoblesPlan(spec, subjects=("N17",), reprice="N17", offsets=(2, 5, 10, 16, 60))
     _rows, lines = compute(plan, d / "study")
     return lines[0]
@@ -254,7 +254,9 @@ def test_a_price_sweep_from_free_to_unaffordable_goes_one_way(sweep) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("level", DEFAULT_LEVELS[1:])
 def test_a_price_sweep_goes_one_way_at_the_search_level(level: str, tmp_path: Path) -> None:
-    check_one_way(price_sweep(tmp_path, level, workers=2))
+    """200 groups: with the leaf value of 2026-11-26 the search level's middle prices are as noisy as greedy's but
+    closer together, and at 100 groups the slope's interval reached +0.05 (effects 12.2, 3.0, 2.2, 6.0, 2.0, 0)."""
+    check_one_way(price_sweep(tmp_path, level, workers=2, groups=200))
 
 
 def check_one_way(sweep: dict) -> None:
