@@ -68,7 +68,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-4) -> np.ndarray:
     xs = np.hstack([np.ones((len(x), 1)), x / scale])
 
     def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-        p = predict_scaled(xs, w)
+        p = 1 / (1 + np.exp(-np.clip(xs @ w, -30, 30)))
         eps = 1e-12
         value = -np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)) + l2 * np.sum(w[1:] ** 2)
         grad = xs.T @ (p - y) / len(y) + 2 * l2 * np.concatenate([[0.0], w[1:]])
@@ -76,10 +76,6 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-4) -> np.ndarray:
 
     w = minimize(loss, np.zeros(xs.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 5000}).x
     return np.concatenate([[w[0]], w[1:] / scale])
-
-
-def predict_scaled(xs: np.ndarray, w: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-np.clip(xs @ w, -30, 30)))
 
 
 def predict(x: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -146,10 +146,9 @@ class IsmctsStrategy:
 
     # ------------------------------------------------------------------ the strategy
     def choose(self, view: PlayerView, decision: Decision) -> object:
-        if view.round >= self.base_after:
-            return self._rollout.choose(view, decision)  # a safety net (see the module docstring)
-        if decision.kind in self.skip:
-            return self._rollout.choose(view, decision)  # a kind the search never changed (the module docstring)
+        if view.round >= self.base_after or decision.kind in self.skip:
+            # a safety net, or a kind the search never changed (both in the module docstring)
+            return self._rollout.choose(view, decision)
         candidates = self.candidates(view, decision)
         if len(candidates) == 1:
             return candidates[0][1]

@@ -91,8 +91,6 @@ class LeafValue:
 
     def __init__(self, heads: dict[int, tuple[Logistic, Logistic]]) -> None:
         self.heads = heads
-        fitted = sorted(heads)
-        self.by_players = [heads[min(fitted, key=lambda f: (abs(f - n), f))] for n in range(max(fitted) + 1)]
 
     @classmethod
     def load(cls, path: Path = MODEL) -> LeafValue:
@@ -106,7 +104,8 @@ class LeafValue:
         return cls(heads)
 
     def _heads(self, n: int) -> tuple[Logistic, Logistic]:
-        return self.by_players[min(n, len(self.by_players) - 1)]
+        pair = self.heads.get(n)
+        return pair if pair is not None else self.heads[min(self.heads, key=lambda f: (abs(f - n), f))]
 
     def win_chance(self, state: GameState, seat: int, scores: list[SeatScore] | None = None) -> float:
         return self._heads(state.n)[0](features(state, seat, scores))
