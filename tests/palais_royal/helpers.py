@@ -16,7 +16,7 @@ from palais_sim.games.palais_royal.board import ROOM_INDEX
 from palais_sim.games.palais_royal.components import ComponentSet, standard_components
 from palais_sim.games.palais_royal.rules import Decision
 from palais_sim.games.palais_royal.setup import PLAYER_SERVANTS, SERVANTS_PER_COLOUR, new_game
-from palais_sim.games.palais_royal.state import EMPTY, FIELD_NAMES, GameState, RuleOptions, servant_code
+from palais_sim.games.palais_royal.state import EMPTY, FIELD_NAMES, GameState, RuleOptions, replace_at, servant_code
 
 FIRST_GAME = "PMS/KGD/COB"
 STANDARD: ComponentSet = standard_components()
@@ -51,7 +51,7 @@ def blank_state(
     state = new_game(
         STANDARD, RuleOptions(players=players, layout=layout, gold_limit=gold_limit, max_rounds=max_rounds), seed
     )
-    state.rooms = [[0] * players for _ in range(9)]
+    state.rooms = ((0,) * players,) * 9
     state.supply = [PLAYER_SERVANTS] * players
     state.general = [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * players
     state.gold = [0] * players
@@ -67,9 +67,20 @@ def put(state: GameState, seat: int, **rooms: int) -> None:
     """Move servants of ``seat`` from its supply into rooms named by their keys (``stairway=3``)."""
     for key, count in rooms.items():
         room = ROOM_INDEX[key]
-        state.rooms[room][seat] += count
+        state.add_servants(room, seat, count)
         state.supply[seat] -= count
         assert state.supply[seat] >= 0, "test position uses more servants than the supply holds"
+
+
+def set_room(state: GameState, room: int, seat: int, count: int) -> None:
+    """Set ``seat``'s servants in ``room`` to ``count`` outright (the supply is not touched)."""
+    state.add_servants(room, seat, count - state.rooms[room][seat])
+
+
+def set_priv(state: GameState, seat: int, privilege: int, count: int) -> None:
+    """Set ``seat``'s counter of ``privilege`` (``rules.P_KING``, ...) as if from nobles it holds."""
+    row = state.priv[seat]
+    state.priv = replace_at(state.priv, seat, replace_at(row, privilege, count))
 
 
 def set_gold(state: GameState, *gold: int) -> None:

@@ -14,7 +14,7 @@ from palais_sim.games.palais_royal.leaf_value import FEATURES, HEADS, MODEL, Lea
 from palais_sim.games.palais_royal.play import PR_TURNS, play_game
 from palais_sim.games.palais_royal.scoring import final_scores, winners
 from palais_sim.games.palais_royal.setup import new_game
-from palais_sim.games.palais_royal.state import GameState, RuleOptions
+from palais_sim.games.palais_royal.state import GameState, RuleOptions, replace_at
 from palais_sim.registry import load_strategy
 from strategies.palais_royal.lookahead import rollout_reward
 
@@ -52,7 +52,7 @@ def test_an_unfinished_game_is_worth_the_models_estimate_and_a_lead_is_worth_mor
     reward = PR_TURNS.reward(state, 0)
     assert reward == LeafValue.load(MODEL).worth(state, 0)
     ahead = state.copy()
-    ahead.played_points[0] += ["points4"] * 5
+    ahead.played_points = replace_at(ahead.played_points, 0, (*ahead.played_points[0], *["points4"] * 5))
     assert LeafValue.load(MODEL).worth(ahead, 0) > reward
     assert LeafValue.load(MODEL).worth(ahead, 1) < PR_TURNS.reward(state, 1)
 

@@ -27,6 +27,7 @@ from tests.palais_royal.helpers import (
     put,
     set_gold,
     set_park,
+    set_priv,
     stack_deck,
     start_turn,
 )
@@ -98,7 +99,7 @@ def test_any_time_cards_can_be_played_between_two_recruitments() -> None:
     assert dec.kind == "recruit" and dec.recruits_left == 1
     cost = rules.recruit_cost(state, 21)
     rules.apply(state, (21, 0, 0))
-    assert state.nobles[0] == [noble("N03"), noble("N23")] and state.gold[0] == 4 - cost
+    assert state.nobles[0] == (noble("N03"), noble("N23")) and state.gold[0] == 4 - cost
 
 
 def test_with_a_gold_limit_gold_paid_for_a_noble_refills_the_bank_for_gold4() -> None:
@@ -216,7 +217,7 @@ def test_drawing_is_optional_and_fewer_may_be_drawn() -> None:
     state = blank_state(2)
     put(state, 0, back_entrance=2)
     put(state, 1, parade_ground=1)
-    state.priv[0][rules.P_CARDS] = 1
+    set_priv(state, 0, rules.P_CARDS, 1)
     stack_deck(state, "points4", "gold4", "move5")
     start_turn(state, 0)
     dec = advance_to(state, "draw")
@@ -255,7 +256,7 @@ def test_cards_plus3_draws_nothing_without_a_back_entrance_servant() -> None:
     state = blank_state(2)
     put(state, 0, parade_ground=1)
     put(state, 1, parade_ground=1)
-    state.priv[0][rules.P_CARDS] = 1
+    set_priv(state, 0, rules.P_CARDS, 1)
     start_turn(state, 0)
     while rules.decision(state).seat == 0:
         dec = rules.decision(state)
@@ -353,8 +354,8 @@ def test_seal_options_match_a_brute_force_count() -> None:
     state = blank_state(2)
     put(state, 0, king=2, madame=2, mint=1, stairway=1)
     state.supply[0] = 0
-    state.priv[0][rules.P_KING] = 1
-    state.priv[0][rules.P_MADAME] = 1
+    set_priv(state, 0, rules.P_KING, 1)
+    set_priv(state, 0, rules.P_MADAME, 1)
     start_turn(state, 0)
     dec = advance_to(state, "seals")
     assert (dec.king_max, dec.madame_max) == (2, 2)  # majorities (seat 1 has nothing) and the privileges

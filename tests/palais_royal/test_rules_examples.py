@@ -24,7 +24,7 @@ from palais_sim.games.palais_royal.scoring import (
     winners,
 )
 from palais_sim.games.palais_royal.setup import new_game
-from palais_sim.games.palais_royal.state import EMPTY, PRIV_INDEX, GameState, RuleOptions, servant_code
+from palais_sim.games.palais_royal.state import EMPTY, PRIV_INDEX, GameState, RuleOptions, replace_at, servant_code
 from strategies.common.random_play import RandomStrategy
 from tests.palais_royal.helpers import (
     NOTHING,
@@ -41,6 +41,8 @@ from tests.palais_royal.helpers import (
     servants_of,
     set_gold,
     set_park,
+    set_priv,
+    set_room,
     snapshot,
     stack_deck,
     start_turn,
@@ -54,10 +56,10 @@ def grant(state: GameState, seat: int, noble_id: str) -> None:
     index = noble(noble_id)
     state.park = tuple(EMPTY if c == index else c for c in state.park)
     state.nobles_left = sum(1 for c in state.park if c >= 0)
-    state.nobles[seat].append(index)
+    state.nobles = replace_at(state.nobles, seat, (*state.nobles[seat], index))
     privilege = STANDARD.nobles[index].privilege
     assert privilege is not None
-    state.priv[seat][PRIV_INDEX[privilege]] += 1
+    set_priv(state, seat, PRIV_INDEX[privilege], state.priv[seat][PRIV_INDEX[privilege]] + 1)
 
 
 def turn_windows(state: GameState, seat: int) -> dict[str, tuple[str, ...]]:
@@ -117,7 +119,7 @@ def test_cardinal_case3_yellow_breaks_madame_tie_against_green(
     cardinal_four: GameState, yellow_cardinal: int, madame_bonus: int
 ) -> None:
     state = cardinal_four
-    state.rooms[8][YELLOW] = yellow_cardinal  # Green has 0 in the Cardinal
+    set_room(state, 8, YELLOW, yellow_cardinal)  # Green has 0 in the Cardinal
     put(state, YELLOW, madame=2)
     put(state, GREEN, madame=2)
     put(state, YELLOW, parade_ground=1)  # stop at Yellow's reinforce first
@@ -136,7 +138,7 @@ def test_cardinal_case4_tied_cardinal_gives_no_parade_bonus(
     cardinal_four: GameState, yellow_cardinal: int, reinforce: int
 ) -> None:
     state = cardinal_four
-    state.rooms[8][YELLOW] = yellow_cardinal  # Black has 1
+    set_room(state, 8, YELLOW, yellow_cardinal)  # Black has 1
     put(state, YELLOW, parade_ground=2)
     put(state, BLACK, parade_ground=2)
     start_turn(state, YELLOW)
@@ -150,7 +152,7 @@ def test_cardinal_must_beat_every_tied_player() -> None:
     put(state, 1, mint=2, cardinal=2)
     put(state, 2, mint=2, cardinal=1)
     assert not rules.has_majority(state, 0, MINT)
-    state.rooms[8][1] = 1
+    set_room(state, 8, 1, 1)
     assert rules.has_majority(state, 0, MINT)
     assert not rules.has_majority(state, 1, MINT)
 
@@ -256,7 +258,7 @@ def test_recruit_pays_reduced_cost_office_and_seal_servants() -> None:
     supply = state.supply[0]
     rules.apply(state, (14, 0, 0))
     assert state.gold[0] == 0
-    assert state.nobles[0] == [noble("N05")]
+    assert state.nobles[0] == (noble("N05"),)
     assert state.park[14] == EMPTY
     assert [state.rooms[r][0] for r in (OFFICE, KING, MADAME)] == [0, 0, 0]
     assert state.supply[0] == supply + 3
@@ -525,7 +527,7 @@ def test_two_seals_gives_two_seals_of_any_colours_that_cost_no_servants(noble_id
     dec = rules.decision(state)
     assert (dec.kind, dec.wild_seals) == ("recruit", 2)
     rules.apply(state, (14, *wild))
-    assert state.nobles[0] == [noble(noble_id)]
+    assert state.nobles[0] == (noble(noble_id),)
     assert (state.rooms[KING][0], state.rooms[MADAME][0]) == (0, 0)
     assert state.gold[0] == 0
 
@@ -564,7 +566,7 @@ def test_point_cards_stay_in_front_of_the_player_and_score(card: str, points: in
     state = card_position(card, gold=CARD_PRICES[card])
     start_turn(state, 0)
     rules.apply(state, [card])
-    assert state.played_points[0] == [card]
+    assert state.played_points[0] == (card,)
     assert card not in state.discard and state.hands[0] == []
     score = final_scores(state)[0]
     assert (score.cards_played, score.cards_unplayed) == (points, 0)
@@ -1015,10 +1017,12 @@ def test_corner_field_counts_for_two_rows(field: int, points: int) -> None:
 def test_53_point_example() -> None:
     state = blank_state(2)
     clear_park(state)
-    state.nobles[0] = [noble(i) for i in ("N23", "N24", "N21", "N22", "N35")]  # 11 + 11 + 9 + 9 + 1
+    state.nobles = replace_at(
+        state.nobles, 0, tuple(noble(i) for i in ("N23", "N24", "N21", "N22", "N35"))
+    )  # 11 + 11 + 9 + 9 + 1
     give_cards(state, 0, "move5", "gold4")
     state.deck.remove("points4")
-    state.played_points[0] = ["points4"]
+    state.played_points = replace_at(state.played_points, 0, ("points4",))
     set_park(state, {1: 0})
     score = final_scores(state)[0]
     assert (score.nobles, score.cards_unplayed, score.cards_played, score.park) == (41, 2, 4, 6)

@@ -131,10 +131,13 @@ def test_a_view_cannot_reach_hidden_information() -> None:
     assert not hasattr(view, "__dict__")  # slots only: nothing can be hung on it
     for name in ("deck", "hands", "box", "state"):
         assert not hasattr(view, name)
-    # (the park is public and an immutable tuple: the view shares it, as it may)
-    hidden = [state, state.deck, state.box, *state.hands, state.rooms]
+    # The park and the frozen tables (rooms, nobles, privileges, point cards played) are public and immutable
+    # tuples: the view shares them, as it may. Nothing the state can change in place is reachable.
+    hidden = [state, state.deck, state.box, *state.hands, state.supply, state.gold, state.discard]
     reachable = _reachable(view)
     assert not any(any(r is h for h in hidden) for r in reachable)
+    assert view.rooms is state.rooms and view.nobles is state.nobles
+    assert not any(isinstance(r, (list, dict, set)) for r in reachable if r is not view.components)
     # What it does show: its own hand, the other hands' sizes, the deck's size.
     assert view.hand == tuple(state.hands[0])
     assert view.hand_sizes[1] == 2 and view.deck_size == len(state.deck)

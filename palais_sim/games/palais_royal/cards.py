@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from palais_sim.games.palais_royal.components import POINT_CARDS
-from palais_sim.games.palais_royal.state import W_END, W_MOVE, W_RECRUIT, W_START, GameState
+from palais_sim.games.palais_royal.state import W_END, W_MOVE, W_RECRUIT, W_START, GameState, replace_at
 
 GOLD4_GAIN: Final = 4
 ANY_TIME: Final[tuple[str, ...]] = ("gold4", "points2", "points4")
@@ -84,7 +84,7 @@ def play(state: GameState, seat: int, card: str) -> None:
     the turn, the rest to the discard pile) and give its effect for this turn."""
     state.hands[seat].remove(card)
     if card in POINT_CARDS:
-        state.played_points[seat].append(card)
+        state.played_points = replace_at(state.played_points, seat, (*state.played_points[seat], card))
     elif card in STAYS_IN_FRONT:
         state.in_front.append(card)
     else:

@@ -16,6 +16,7 @@ from pathlib import Path
 from palais_sim.games.palais_royal.state import (
     DRAWER,
     FIELDS,
+    FROZEN,
     LIST,
     OWN,
     PUBLIC,
@@ -41,7 +42,8 @@ def _element(type_: str, depth: int) -> str:
 
 
 def view_type(f: StateField) -> str:
-    """A field's type in the view: lists become tuples (the view holds copies no one can change)."""
+    """A field's type in the view: lists become tuples (the view holds copies no one can change); frozen fields
+    are tuples already, and shared."""
     if f.shape == LIST:
         return f"tuple[{_element(f.type, 1)}, ...]"
     if f.shape == TABLE:
@@ -64,7 +66,7 @@ def state_block() -> str:
         "        new = GameState()",
     ]
     for f in FIELDS:
-        if f.shape in (STATIC, VALUE):
+        if f.shape in (STATIC, VALUE, FROZEN):  # shared: never changed in place
             lines.append(f"        new.{f.name} = self.{f.name}")
         elif f.shape == LIST:
             lines.append(f"        new.{f.name} = self.{f.name}[:]")

@@ -25,6 +25,7 @@ from palais_sim.games.palais_royal.setup import PLAYER_SERVANTS, SERVANTS_PER_CO
 from palais_sim.games.palais_royal.state import (
     EMPTY,
     FIELDS,
+    FROZEN,
     LIST,
     PH_TURN_START,
     PRIV_INDEX,
@@ -106,7 +107,7 @@ def export_position(state: GameState) -> dict:
         value = getattr(state, f.name)
         if f.name in _ENCODE:
             data[f.position] = _ENCODE[f.name](state, value)
-        elif f.shape == TABLE:
+        elif f.shape in (TABLE, FROZEN):
             data[f.position] = [list(row) for row in value]
         elif f.shape == LIST:
             data[f.position] = list(value)
@@ -211,7 +212,7 @@ def import_position(data: object, where: str = "position", seed: int | None = No
     rooms = _field(data, "rooms", where)
     if not isinstance(rooms, dict) or set(rooms) != set(ROOM_KEYS):
         raise NotationError(f"{where}: rooms: must map each of {', '.join(ROOM_KEYS)} to counts per seat")
-    state.rooms = [_int_list(rooms[key], n, f"{where}: rooms.{key}") for key in ROOM_KEYS]
+    state.rooms = tuple([tuple(_int_list(rooms[key], n, f"{where}: rooms.{key}")) for key in ROOM_KEYS])
     state.supply = _int_list(_field(data, "supply", where), n, f"{where}: supply")
     general = data.get("general_supply", [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * n)
     state.general = _int_list(general, n, f"{where}: general_supply")
@@ -246,7 +247,7 @@ def _nobles_from(data: dict, state: GameState, components: ComponentSet, n: int,
     codes = _park(_field(data, "park", where), components, n, where)
     state.park = tuple(codes)
     nobles = _str_lists(_field(data, "nobles", where), n, set(index), f"{where}: nobles")
-    state.nobles = [[index[i] for i in seat_nobles] for seat_nobles in nobles]
+    state.nobles = tuple([tuple([index[i] for i in seat_nobles]) for seat_nobles in nobles])
     taken_or_shown = [c for c in codes if c >= 0] + [i for s in state.nobles for i in s]
     box = data.get("box")
     if box is None:
@@ -262,12 +263,13 @@ def _nobles_from(data: dict, state: GameState, components: ComponentSet, n: int,
                             f"the component set has {len(components.nobles)}")  # fmt: skip
     state.box = box_idx
     state.nobles_left = sum(1 for c in codes if c >= 0)
-    state.priv = [[0] * len(PRIVILEGES) for _ in range(n)]
+    priv = [[0] * len(PRIVILEGES) for _ in range(n)]
     for seat in range(n):
         for i in state.nobles[seat]:
             privilege = components.nobles[i].privilege
             if privilege:
-                state.priv[seat][PRIV_INDEX[privilege]] += 1
+                priv[seat][PRIV_INDEX[privilege]] += 1
+    state.priv = tuple([tuple(row) for row in priv])
 
 
 def _cards_from(data: dict, state: GameState, components: ComponentSet, n: int, where: str) -> None:
@@ -284,7 +286,9 @@ def _cards_from(data: dict, state: GameState, components: ComponentSet, n: int, 
         else:
             hands.append(_str_list(hand, known, f"{where}: hands[{s}]"))
     played = data.get("played_points", [[] for _ in range(n)])
-    state.played_points = _str_lists(played, n, set(POINT_CARDS), f"{where}: played_points")
+    state.played_points = tuple(
+        [tuple(row) for row in _str_lists(played, n, set(POINT_CARDS), f"{where}: played_points")]
+    )
     state.discard = _str_list(_field(data, "discard", where), known, f"{where}: discard")
     deck = data.get("deck")
     seen = state.discard + [c for h in hands if isinstance(h, list) for c in h]

@@ -76,6 +76,7 @@ from palais_sim.games.palais_royal.state import (
     WINDOW_NAMES,
     GameState,
     Position,
+    replace_at,
     servant_code,
     sub_rng,
 )
@@ -339,8 +340,8 @@ def _place_new_servants(state: GameState, seat: int, count: int, sources: list[i
     from_supply = count - len(sources)
     state.supply[seat] -= from_supply
     for room in sources:
-        state.rooms[room][seat] -= 1
-    state.rooms[target][seat] += count
+        state.add_servants(room, seat, -1)
+    state.add_servants(target, seat, count)
 
 
 def _apply_setup(state: GameState, choice: object) -> None:
@@ -348,8 +349,7 @@ def _apply_setup(state: GameState, choice: object) -> None:
     seat = state.setup_seat
     if len(counts) != 9 or any(c < 0 for c in counts) or sum(counts) != SETUP_PLACEMENT:
         raise IllegalChoice(f"setup placement must be 9 non-negative counts summing to {SETUP_PLACEMENT}")
-    for room, c in enumerate(counts):
-        state.rooms[room][seat] += c
+    state.set_servants(seat, [row[seat] + c for row, c in zip(state.rooms, counts, strict=True)])
     state.supply[seat] -= SETUP_PLACEMENT
     state.setup_seat += 1
     if state.setup_seat == state.n:
@@ -431,8 +431,7 @@ def _apply_move(state: GameState, choice: object) -> None:
         cost += count * dist[src][dst]
     if cost > points:
         raise IllegalChoice(f"moves cost {cost} movement points, the seat has {points}")
-    for r in range(9):
-        state.rooms[r][seat] = mine[r]
+    state.set_servants(seat, mine)
     state.phase = PH_ACTION3
     _advance(state)
 
@@ -456,10 +455,10 @@ def _apply_seals(state: GameState, choice: object) -> None:
         _take_new_servants(state, seat, madame, madame_sources, MADAME)
     except IllegalChoice:
         # Undo the King's part so the state is untouched.
-        state.rooms[KING][seat] -= king
+        state.add_servants(KING, seat, -king)
         state.supply[seat] += king - len(king_sources)
         for room in king_sources:
-            state.rooms[room][seat] += 1
+            state.add_servants(room, seat, 1)
         raise
     _place_new_servants(state, seat, madame, madame_sources, MADAME)
     state.phase = PH_OFFICE
@@ -532,10 +531,10 @@ def _apply_recruit(state: GameState, choice: object) -> None:
             raise IllegalChoice(f"no own servant left in room {source} for the edge field")
     # Pay: the Office servant and the seal servants return to the supply (so the supply always holds one), then the
     # edge servant comes from the supply or the room the player chose.
-    rooms = state.rooms
-    rooms[OFFICE][seat] -= 1
-    rooms[MADAME][seat] -= noble.violet - wv
-    rooms[KING][seat] -= noble.turquoise - wt
+    mine = [row[seat] for row in state.rooms]
+    mine[OFFICE] -= 1
+    mine[MADAME] -= noble.violet - wv
+    mine[KING] -= noble.turquoise - wt
     state.supply[seat] += 1 + (noble.violet - wv) + (noble.turquoise - wt)
     state.wild -= wv + wt
     state.gold[seat] -= cost
@@ -548,14 +547,16 @@ def _apply_recruit(state: GameState, choice: object) -> None:
         if source == FROM_SUPPLY:
             state.supply[seat] -= 1
         else:
-            rooms[source][seat] -= 1
+            mine[source] -= 1
+    state.set_servants(seat, mine)
     state.nobles_left -= 1
-    state.nobles[seat].append(noble_idx)
+    state.nobles = replace_at(state.nobles, seat, (*state.nobles[seat], noble_idx))
     state.recruit_log.append((seat, noble_idx, field, state.round, cost, edge))
     state.recruits_left -= 1
     if noble.privilege is not None:
         p = PRIV_INDEX[noble.privilege]
-        state.priv[seat][p] += 1
+        privileges = state.priv[seat]
+        state.priv = replace_at(state.priv, seat, replace_at(privileges, p, privileges[p] + 1))
         if p in (P_SERV1, P_SERV3):
             gain = min(1 if p == P_SERV1 else 3, state.general[seat])
             state.general[seat] -= gain
@@ -601,7 +602,7 @@ def _apply_keep(state: GameState, choice: object) -> None:
             state.hands[seat].append(card)
         else:
             state.discard.append(card)
-    state.rooms[BACK][seat] -= len(picks)
+    state.add_servants(BACK, seat, -len(picks))
     state.supply[seat] += len(picks)
     state.drawn = []
     state.phase, state.window = PH_CARDS, W_END

@@ -77,10 +77,9 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.seed = seed
     state.seat_keys = seat_stream_keys(seed, n)
     state.n = n
-    state.rooms = [[0] * n for _ in range(9)]
-    for seat in range(n):
-        state.rooms[STAIRWAY][seat] = START_STAIRWAY
-        state.rooms[PARADE][seat] = START_PARADE
+    empty = (0,) * n
+    state.rooms = tuple([(START_STAIRWAY,) * n if room == STAIRWAY else (START_PARADE,) * n if room == PARADE else empty
+                         for room in range(9)])  # fmt: skip
     state.supply = [PLAYER_SERVANTS - START_STAIRWAY - START_PARADE] * n
     state.general = [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * n
     state.gold = gold
@@ -88,10 +87,10 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.park = tuple(order[:PARK_SIZE])
     state.box = order[PARK_SIZE:]
     state.nobles_left = PARK_SIZE
-    state.nobles = [[] for _ in range(n)]
-    state.priv = [[0] * 9 for _ in range(n)]
+    state.nobles = ((),) * n
+    state.priv = ((0,) * 9,) * n
     state.hands = [[] for _ in range(n)]
-    state.played_points = [[] for _ in range(n)]
+    state.played_points = ((),) * n
     state.deck = deck
     state.discard = []
     state.in_front = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final, Protocol, TypeVar
 
 from palais_sim.games.palais_royal.board import Layout
 from palais_sim.games.palais_royal.components import PRIVILEGES, ComponentSet
@@ -20,6 +20,17 @@ def servant_code(seat: int) -> int:
 
 def seat_of_code(code: int) -> int:
     return -2 - code
+
+
+T = TypeVar("T")
+
+
+def replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """``items`` with the one at ``index`` replaced: how a frozen field of the state changes (its old tuple may be
+    shared by a copy or a seat view, so it is never changed in place)."""
+    changed = list(items)
+    changed[index] = value
+    return tuple(changed)
 
 
 # Phases of the decision state machine. PH_ACTION3, PH_OFFICE and PH_END_TURN are automatic steps, never pending
@@ -75,11 +86,11 @@ class Position(Protocol):
     @property
     def all_maj(self) -> bool: ...
     @property
-    def rooms(self) -> Sequence[Sequence[int]]: ...
+    def rooms(self) -> tuple[tuple[int, ...], ...]: ...
     @property
     def park(self) -> tuple[int, ...]: ...
     @property
-    def priv(self) -> Sequence[Sequence[int]]: ...
+    def priv(self) -> tuple[tuple[int, ...], ...]: ...
     @property
     def gold(self) -> Sequence[int]: ...
     @property
@@ -128,6 +139,9 @@ def sub_rng(seed: int, stream: str) -> random.Random:
 # view is built) and its key in a position file. A new field is one line here.
 
 STATIC, VALUE, LIST, TABLE = "static", "value", "list", "table"  # shared / immutable / list / list of lists
+# A tuple of tuples, replaced and never changed in place (``replace_at``): copies and seat views share it, so a view
+# built at every decision copies none of it. For the tables read at every decision and written seldom.
+FROZEN = "frozen"
 PUBLIC = "public"  # every seat sees it
 OWN = "own"  # per-seat rows: a seat sees its own row and the sizes of the others (hands)
 SIZE = "size"  # nobody sees the content, everybody its size (the deck)
@@ -156,7 +170,7 @@ FIELDS: tuple[StateField, ...] = (
     StateField("seed", "int", VALUE, SECRET, "seed"),
     StateField("seat_keys", "list[int]", LIST, SECRET, note="per seat: the key of its strategy's random streams"),
     # the castle, the supplies, the gold
-    StateField("rooms", "list[list[int]]", TABLE, PUBLIC, "rooms", note="rooms[room][seat]"),
+    StateField("rooms", "tuple[tuple[int, ...], ...]", FROZEN, PUBLIC, "rooms", note="rooms[room][seat]"),
     StateField("supply", "list[int]", LIST, PUBLIC, "supply"),
     StateField("general", "list[int]", LIST, PUBLIC, "general_supply"),
     StateField("gold", "list[int]", LIST, PUBLIC, "gold"),
@@ -164,8 +178,21 @@ FIELDS: tuple[StateField, ...] = (
     # the park and the nobles
     StateField("park", "tuple[int, ...]", VALUE, PUBLIC, "park", note="noble index >= 0, EMPTY, or servant_code(seat)"),
     StateField("nobles_left", "int", VALUE, PUBLIC),
-    StateField("nobles", "list[list[int]]", TABLE, PUBLIC, "nobles", note="noble indices taken, per seat, in order"),
-    StateField("priv", "list[list[int]]", TABLE, PUBLIC, note="privilege counters per seat (index with P_MINT, ...)"),
+    StateField(
+        "nobles",
+        "tuple[tuple[int, ...], ...]",
+        FROZEN,
+        PUBLIC,
+        "nobles",
+        note="noble indices taken, per seat, in order",
+    ),
+    StateField(
+        "priv",
+        "tuple[tuple[int, ...], ...]",
+        FROZEN,
+        PUBLIC,
+        note="privilege counters per seat (index with P_MINT, ...)",
+    ),
     StateField("box", "list[int]", LIST, SECRET, "box", note="the unseen nobles"),
     StateField(
         "recruit_log",
@@ -176,7 +203,7 @@ FIELDS: tuple[StateField, ...] = (
     ),
     # the privilege cards
     StateField("hands", "list[list[str]]", TABLE, OWN, "hands", view="hand"),
-    StateField("played_points", "list[list[str]]", TABLE, PUBLIC, "played_points"),
+    StateField("played_points", "tuple[tuple[str, ...], ...]", FROZEN, PUBLIC, "played_points"),
     StateField("deck", "list[str]", LIST, SIZE, "deck", view="deck_size", note="top card first"),
     StateField("discard", "list[str]", LIST, PUBLIC, "discard"),
     StateField("in_front", "list[str]", LIST, PUBLIC, note="played this turn, in front of the player until its end"),
@@ -264,19 +291,19 @@ class GameState:
     n: int
     seed: int
     seat_keys: list[int]  # per seat: the key of its strategy's random streams
-    rooms: list[list[int]]  # rooms[room][seat]
+    rooms: tuple[tuple[int, ...], ...]  # rooms[room][seat]
     supply: list[int]
     general: list[int]
     gold: list[int]
     bank: int | None  # gold left in the bank with a gold limit, else None
     park: tuple[int, ...]  # noble index >= 0, EMPTY, or servant_code(seat)
     nobles_left: int
-    nobles: list[list[int]]  # noble indices taken, per seat, in order
-    priv: list[list[int]]  # privilege counters per seat (index with P_MINT, ...)
+    nobles: tuple[tuple[int, ...], ...]  # noble indices taken, per seat, in order
+    priv: tuple[tuple[int, ...], ...]  # privilege counters per seat (index with P_MINT, ...)
     box: list[int]  # the unseen nobles
     recruit_log: list[tuple[int, int, int, int, int, bool]]  # seat, noble, field, round, gold paid, edge
     hands: list[list[str]]
-    played_points: list[list[str]]
+    played_points: tuple[tuple[str, ...], ...]
     deck: list[str]  # top card first
     discard: list[str]
     in_front: list[str]  # played this turn, in front of the player until its end
@@ -311,19 +338,19 @@ class GameState:
         new.n = self.n
         new.seed = self.seed
         new.seat_keys = self.seat_keys[:]
-        new.rooms = [row[:] for row in self.rooms]
+        new.rooms = self.rooms
         new.supply = self.supply[:]
         new.general = self.general[:]
         new.gold = self.gold[:]
         new.bank = self.bank
         new.park = self.park
         new.nobles_left = self.nobles_left
-        new.nobles = [row[:] for row in self.nobles]
-        new.priv = [row[:] for row in self.priv]
+        new.nobles = self.nobles
+        new.priv = self.priv
         new.box = self.box[:]
         new.recruit_log = self.recruit_log[:]
         new.hands = [row[:] for row in self.hands]
-        new.played_points = [row[:] for row in self.played_points]
+        new.played_points = self.played_points
         new.deck = self.deck[:]
         new.discard = self.discard[:]
         new.in_front = self.in_front[:]
@@ -351,6 +378,21 @@ class GameState:
         return new
 
     # END GENERATED
+
+    def add_servants(self, room: int, seat: int, count: int) -> None:
+        """``count`` more servants of ``seat`` in ``room`` (fewer if negative): a new row and a new table."""
+        rooms = self.rooms
+        row = rooms[room]
+        self.rooms = replace_at(rooms, room, replace_at(row, seat, row[seat] + count))
+
+    def set_servants(self, seat: int, counts: Sequence[int]) -> None:
+        """``seat``'s servants in every room at once (``counts[room]``); only the rows that change are new."""
+        rows = list(self.rooms)
+        for room in range(9):
+            row = rows[room]
+            if row[seat] != counts[room]:
+                rows[room] = replace_at(row, seat, counts[room])
+        self.rooms = tuple(rows)
 
     def servants_in_rooms(self, seat: int) -> int:
         return sum(row[seat] for row in self.rooms)
