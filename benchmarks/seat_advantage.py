@@ -32,7 +32,7 @@ def mirror(strategy: str, games: int, seed: int, gold: tuple[int, int] | None, l
     for g in range(games):
         state = new_game(comps, RuleOptions(players=2, layout=layout), group_seed(seed, g))
         if gold is not None:
-            state.gold = list(gold)
+            state.gold = tuple(gold)
         seats = [load_strategy(strategy), load_strategy(strategy)]
         margin_then = None
         while not state.over:

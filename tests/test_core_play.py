@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pickle
+import random
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from palais_sim.core.errors import IllegalChoice, StrategyError
 from palais_sim.core.loop import Turns, run_to_end, strategy_names
+from palais_sim.core.streams import shuffle
 
 
 @dataclass
@@ -109,3 +113,14 @@ def test_names_are_the_strategies_names_else_their_class() -> None:
         pass
 
     assert strategy_names([Adds(1, "greedy:x=1"), Plain()]) == ["greedy:x=1", "Plain"]
+
+
+@given(seed=st.integers(min_value=0, max_value=2**64), size=st.integers(min_value=0, max_value=120))
+@settings(max_examples=300, deadline=None)
+def test_shuffle_gives_the_standard_librarys_permutation(seed: int, size: int) -> None:
+    """The engine's own shuffle (setups, reshuffles, a search's deals) draws the same permutation from a stream as
+    ``random.shuffle``, so the games it plays are those the stdlib shuffle played (the golden games say so too)."""
+    ours, stdlib = list(range(size)), list(range(size))
+    shuffle(random.Random(seed), ours)
+    random.Random(seed).shuffle(stdlib)
+    assert ours == stdlib

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def seat_stream_keys(seed: int, players: int, game_tag: str = "") -> list[int]:
@@ -15,6 +18,20 @@ def seat_stream_keys(seed: int, players: int, game_tag: str = "") -> list[int]:
         int.from_bytes(hashlib.sha256(f"{seed}:{game_tag}seat-stream:{s}".encode()).digest()[:8])
         for s in range(players)
     ]
+
+
+def shuffle(rng: random.Random, items: list[T]) -> None:
+    """Shuffle ``items`` in place exactly as ``rng.shuffle(items)`` does (CPython's Fisher-Yates, each swap index drawn
+    by rejection on ``getrandbits``), in code of our own: the compiled build runs it several times faster, and the
+    games' setups no longer hang on the standard library's implementation of shuffle."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        bits = n.bit_length()
+        j = getrandbits(bits)
+        while j >= n:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
 
 
 def decision_rng(key: int, at: int, step: int = -1) -> random.Random:

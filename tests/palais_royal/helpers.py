@@ -52,9 +52,9 @@ def blank_state(
         STANDARD, RuleOptions(players=players, layout=layout, gold_limit=gold_limit, max_rounds=max_rounds), seed
     )
     state.rooms = ((0,) * players,) * 9
-    state.supply = [PLAYER_SERVANTS] * players
-    state.general = [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * players
-    state.gold = [0] * players
+    state.supply = (PLAYER_SERVANTS,) * players
+    state.general = (SERVANTS_PER_COLOUR - PLAYER_SERVANTS,) * players
+    state.gold = (0,) * players
     state.bank = gold_limit
     state.round = 1
     state.current = 0
@@ -68,7 +68,7 @@ def put(state: GameState, seat: int, **rooms: int) -> None:
     for key, count in rooms.items():
         room = ROOM_INDEX[key]
         state.add_servants(room, seat, count)
-        state.supply[seat] -= count
+        state.add_supply(seat, -count)
         assert state.supply[seat] >= 0, "test position uses more servants than the supply holds"
 
 
@@ -89,7 +89,7 @@ def set_gold(state: GameState, *gold: int) -> None:
         if state.bank is not None:
             state.bank -= amount - state.gold[seat]
             assert state.bank >= 0
-        state.gold[seat] = amount
+        state.gold = replace_at(state.gold, seat, amount)
 
 
 def set_park(state: GameState, fields: dict[int, int | str | None]) -> None:

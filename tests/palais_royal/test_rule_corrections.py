@@ -15,7 +15,7 @@ from palais_sim.games.palais_royal.board import BACK, GATE, KING, MADAME, MINT, 
 from palais_sim.games.palais_royal.notation import export_position, import_position
 from palais_sim.games.palais_royal.options import legal_options, recruit_options, seal_options
 from palais_sim.games.palais_royal.rules import FROM_SUPPLY, IllegalChoice
-from palais_sim.games.palais_royal.state import PH_TURN_START, servant_code
+from palais_sim.games.palais_royal.state import PH_TURN_START, replace_at, servant_code
 from palais_sim.games.palais_royal.view import PlayerView
 from tests.palais_royal.helpers import (
     advance_to,
@@ -48,12 +48,12 @@ def test_all_majorities_stays_in_front_until_the_end_of_the_turn_so_it_cannot_be
     # The deck holds one card; the other all_majorities cards are in seat 1's hand, everything else is discarded.
     rest = [c for c in state.deck if c != "all_majorities"]
     state.hands[1] = [c for c in state.deck if c == "all_majorities"]
-    state.deck, state.discard = rest[:1], rest[1:]
+    state.deck, state.discard = rest[:1], tuple(rest[1:])
     start_turn(state, 0)
     dec = advance_to(state, "cards", "start")
     assert "all_majorities" in dec.playable
     rules.apply(state, ["all_majorities"])
-    assert state.in_front == ["all_majorities"] and "all_majorities" not in state.discard
+    assert state.in_front == ("all_majorities",) and "all_majorities" not in state.discard
     assert state.all_maj
     dec = advance_to(state, "draw")
     rules.apply(state, dec.max_count)  # the last card, then the reshuffled discard pile
@@ -62,7 +62,7 @@ def test_all_majorities_stays_in_front_until_the_end_of_the_turn_so_it_cannot_be
     assert "all_majorities" not in drawn and "all_majorities" not in state.deck
     rules.apply(state, ())  # nothing kept, and the turn ends (nothing to play in the end window)
     assert state.current == 1
-    assert state.in_front == [] and state.discard[-len(drawn) - 1 :] == [*drawn, "all_majorities"]
+    assert state.in_front == () and state.discard[-len(drawn) - 1 :] == (*drawn, "all_majorities")
     assert not state.all_maj
 
 
@@ -272,14 +272,14 @@ def test_the_discard_pile_is_shuffled_in_as_soon_as_the_last_card_is_drawn() -> 
     put(state, 1, parade_ground=1)
     full = state.deck[:]
     last = full[0]
-    state.deck, state.discard, state.hands[1] = [last], full[1:6], full[6:]  # one card left, five discarded
+    state.deck, state.discard, state.hands[1] = [last], tuple(full[1:6]), full[6:]  # one card left, five discarded
     start_turn(state, 0)
     advance_to(state, "draw")
     rules.apply(state, 1)
     assert rules.decision(state).drawn == (last,)
-    assert len(state.deck) == 5 and state.discard == [] and state.shuffles == 1  # shuffled at once
+    assert len(state.deck) == 5 and state.discard == () and state.shuffles == 1  # shuffled at once
     rules.apply(state, ())  # the drawn card is not kept: it starts the new discard pile
-    assert state.discard == [last] and len(state.deck) == 5
+    assert state.discard == (last,) and len(state.deck) == 5
 
 
 def test_with_deck_and_discard_empty_there_is_nothing_to_draw() -> None:
@@ -332,7 +332,7 @@ def test_reinforce_options_list_every_source_multiset_beyond_the_supply() -> Non
     """No cap: with an empty supply and servants in six rooms, every multiset of source rooms is listed."""
     state = blank_state(2)
     put(state, 0, parade_ground=6, stairway=3, mint=3, king=3, madame=3)
-    state.supply[0] = 0
+    state.supply = replace_at(state.supply, 0, 0)
     start_turn(state, 0)
     dec = advance_to(state, "reinforce")
     assert dec.max_count == 6 + 1  # six Parade ground servants and the majority
@@ -353,7 +353,7 @@ def test_reinforce_options_list_every_source_multiset_beyond_the_supply() -> Non
 def test_seal_options_match_a_brute_force_count() -> None:
     state = blank_state(2)
     put(state, 0, king=2, madame=2, mint=1, stairway=1)
-    state.supply[0] = 0
+    state.supply = replace_at(state.supply, 0, 0)
     set_priv(state, 0, rules.P_KING, 1)
     set_priv(state, 0, rules.P_MADAME, 1)
     start_turn(state, 0)

@@ -183,7 +183,7 @@ def test_mint_example_yellow_2_servants_with_majority_takes_3_gold() -> None:
     put(state, 1, mint=1, parade_ground=1)
     start_turn(state, 0)
     advance_to(state, "reinforce", seat=1)
-    assert state.gold == [3, 0]
+    assert state.gold == (3, 0)
 
 
 def test_seal_example_yellow_with_both_majorities_has_3_turquoise_and_4_violet() -> None:
@@ -335,7 +335,7 @@ def test_back_entrance_example_green_draws_3_keeps_2_discards_1() -> None:
     supply = state.supply[0]
     rules.apply(state, (0, 2))
     assert state.hands[0] == ["gold4", "points4"]
-    assert state.discard == ["move5"]
+    assert state.discard == ("move5",)
     assert (state.rooms[BACK][0], state.supply[0]) == (1, supply + 2)
 
 
@@ -343,14 +343,14 @@ def test_empty_deck_reshuffles_the_discard_pile() -> None:
     state = blank_state(2)
     put(state, 0, back_entrance=2)
     put(state, 1, parade_ground=1)
-    state.discard, state.deck = state.deck[:5], state.deck[5:]
+    state.discard, state.deck = tuple(state.deck[:5]), state.deck[5:]
     state.hands[1], state.deck = state.deck, []  # the other 31 cards are in seat 1's hand
     start_turn(state, 0)
     assert rules.decision(state).kind == "draw"
     rules.apply(state, 2)
     dec = rules.decision(state)
     assert dec.kind == "keep" and len(dec.drawn) == 2
-    assert len(state.deck) == 3 and state.discard == []
+    assert len(state.deck) == 3 and state.discard == ()
 
 
 def test_empty_deck_and_discard_draw_nothing() -> None:
@@ -537,7 +537,7 @@ def test_gold4_takes_four_gold() -> None:
     start_turn(state, 0)
     rules.apply(state, ["gold4"])
     assert state.gold[0] == 4
-    assert state.discard == ["gold4"]
+    assert state.discard == ("gold4",)
 
 
 def test_gold4_with_gold_limit_takes_only_what_the_bank_holds() -> None:
@@ -548,7 +548,7 @@ def test_gold4_with_gold_limit_takes_only_what_the_bank_holds() -> None:
     assert state.bank == 2
     start_turn(state, 0)
     rules.apply(state, ["gold4"])
-    assert state.gold == [2, 8] and state.bank == 0
+    assert state.gold == (2, 8) and state.bank == 0
 
 
 def test_mint_with_gold_limit_pays_only_what_the_bank_holds() -> None:
@@ -558,7 +558,7 @@ def test_mint_with_gold_limit_pays_only_what_the_bank_holds() -> None:
     set_gold(state, 0, 9)
     start_turn(state, 0)
     advance_to(state, "reinforce", seat=1)
-    assert state.gold == [1, 9] and state.bank == 0
+    assert state.gold == (1, 9) and state.bank == 0
 
 
 @pytest.mark.parametrize(("card", "points"), [("points2", 2), ("points4", 4)])
@@ -684,7 +684,7 @@ def test_servants_plus_take_from_the_general_supply_as_far_as_any_are_left(
     noble_id: str, general: int, gain: int
 ) -> None:
     state = recruit_position(14, noble_id, gold=2, office=1, king=2, madame=2)
-    state.general[0] = general
+    state.general = replace_at(state.general, 0, general)
     seals = STANDARD.nobles[noble(noble_id)]
     supply = state.supply[0]
     rules.apply(state, 14)
@@ -860,17 +860,17 @@ def test_a_game_over_accepts_no_choice() -> None:
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_setup_gold_servants_and_placement(players: int) -> None:
     state = new_game(STANDARD, RuleOptions(players=players), 11)
-    assert state.gold == [0, 1, 2, 3][:players]
+    assert state.gold == (0, 1, 2, 3)[:players]
     assert [state.rooms[STAIRWAY][s] for s in range(players)] == [3] * players
     assert [state.rooms[PARADE][s] for s in range(players)] == [2] * players
-    assert state.supply == [13] * players and state.general == [7] * players
+    assert state.supply == (13,) * players and state.general == (7,) * players
     assert len(set(state.park)) == 36 and all(c >= 0 for c in state.park) and len(state.box) == 6
     assert sorted(state.deck) == sorted(STANDARD.deck())
     for seat in range(players):
         dec = rules.decision(state)
         assert (dec.kind, dec.seat, dec.max_count) == ("setup", seat, 5)
         rules.apply(state, (1, 0, 0, 1, 1, 1, 1, 0, 0))
-    assert state.supply == [8] * players
+    assert state.supply == (8,) * players
     assert (state.round, state.current) == (1, 0)
     assert all(servants_of(state, s) == 25 for s in range(players))
 

@@ -20,13 +20,13 @@ COMPS = load_components(None)
 
 
 def test_default_start_gold_is_the_rulebooks() -> None:
-    assert new_game(COMPS, RuleOptions(players=4), 3).gold == [0, 1, 2, 3]
+    assert new_game(COMPS, RuleOptions(players=4), 3).gold == (0, 1, 2, 3)
 
 
 def test_start_gold_option_sets_each_seats_gold_and_is_recorded() -> None:
     options = RuleOptions(players=3, start_gold=[5, 0, 2])
     assert options.start_gold == (5, 0, 2)  # kept as a tuple: options stay hashable
-    assert new_game(COMPS, options, 3).gold == [5, 0, 2]
+    assert new_game(COMPS, options, 3).gold == (5, 0, 2)
     result = play_game(COMPS, options, 3, [load_strategy("greedy") for _ in range(3)])
     assert [s.start_gold for s in result.seats] == [5, 0, 2]
     assert RuleOptions(**options.to_dict()) == options

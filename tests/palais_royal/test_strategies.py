@@ -131,9 +131,9 @@ def test_a_view_cannot_reach_hidden_information() -> None:
     assert not hasattr(view, "__dict__")  # slots only: nothing can be hung on it
     for name in ("deck", "hands", "box", "state"):
         assert not hasattr(view, name)
-    # The park and the frozen tables (rooms, nobles, privileges, point cards played) are public and immutable
-    # tuples: the view shares them, as it may. Nothing the state can change in place is reachable.
-    hidden = [state, state.deck, state.box, *state.hands, state.supply, state.gold, state.discard]
+    # The park and the frozen fields (rooms, supplies, gold, nobles, privileges, cards played and discarded) are
+    # public and immutable tuples: the view shares them, as it may. Nothing the state can change in place is reachable.
+    hidden = [state, state.deck, state.box, *state.hands, state.drawn, state.recruit_log]
     reachable = _reachable(view)
     assert not any(any(r is h for h in hidden) for r in reachable)
     assert view.rooms is state.rooms and view.nobles is state.nobles

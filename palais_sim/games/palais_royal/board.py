@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from palais_sim.core.streams import shuffle
+
 # Room indices, in the order of RULES.md section 2.
 GATE: Final = 0
 PARADE: Final = 1
@@ -145,6 +147,6 @@ def _parse_layout(code: str) -> Layout:
 def random_layout_code(rng: random.Random) -> str:
     """A uniformly random arrangement of the nine rooms (the rulebook's rule)."""
     codes = list(ROOM_CODES)
-    rng.shuffle(codes)
+    shuffle(rng, codes)
     letters = "".join(codes)
     return f"{letters[0:3]}/{letters[3:6]}/{letters[6:9]}"

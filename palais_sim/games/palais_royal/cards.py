@@ -86,9 +86,9 @@ def play(state: GameState, seat: int, card: str) -> None:
     if card in POINT_CARDS:
         state.played_points = replace_at(state.played_points, seat, (*state.played_points[seat], card))
     elif card in STAYS_IN_FRONT:
-        state.in_front.append(card)
+        state.in_front = (*state.in_front, card)
     else:
-        state.discard.append(card)
+        state.discard = (*state.discard, card)
     if card == "all_majorities":
         state.all_maj = True
     elif card == "free_reinforce":
@@ -101,5 +101,5 @@ def play(state: GameState, seat: int, card: str) -> None:
 def end_of_turn(state: GameState) -> None:
     """Cards that lay in front of the player for the turn go to the discard pile."""
     if state.in_front:
-        state.discard.extend(state.in_front)
-        state.in_front = []
+        state.discard = state.discard + state.in_front
+        state.in_front = ()

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from palais_sim import __version__
+from palais_sim.core.streams import shuffle
 from palais_sim.games.palais_royal.board import PARK_SIZE, ROOM_KEYS, LayoutError, parse_layout
 from palais_sim.games.palais_royal.components import (
     CARD_KEYS,
@@ -96,6 +97,11 @@ _ENCODE = {
 }
 
 
+def _as_lists(value: object) -> object:
+    """A field's lists or tuples (of lists or tuples) as lists, as a position file writes them."""
+    return [_as_lists(item) for item in value] if isinstance(value, (list, tuple)) else value
+
+
 def export_position(state: GameState) -> dict:
     """The position of a state paused before a turn (or before the first turn) as a JSON-ready dict."""
     if state.phase != PH_TURN_START:
@@ -107,10 +113,8 @@ def export_position(state: GameState) -> dict:
         value = getattr(state, f.name)
         if f.name in _ENCODE:
             data[f.position] = _ENCODE[f.name](state, value)
-        elif f.shape in (TABLE, FROZEN):
-            data[f.position] = [list(row) for row in value]
-        elif f.shape == LIST:
-            data[f.position] = list(value)
+        elif f.shape in (LIST, TABLE, FROZEN):
+            data[f.position] = _as_lists(value)
         else:
             data[f.position] = value
     return data
@@ -213,10 +217,10 @@ def import_position(data: object, where: str = "position", seed: int | None = No
     if not isinstance(rooms, dict) or set(rooms) != set(ROOM_KEYS):
         raise NotationError(f"{where}: rooms: must map each of {', '.join(ROOM_KEYS)} to counts per seat")
     state.rooms = tuple([tuple(_int_list(rooms[key], n, f"{where}: rooms.{key}")) for key in ROOM_KEYS])
-    state.supply = _int_list(_field(data, "supply", where), n, f"{where}: supply")
+    state.supply = tuple(_int_list(_field(data, "supply", where), n, f"{where}: supply"))
     general = data.get("general_supply", [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * n)
-    state.general = _int_list(general, n, f"{where}: general_supply")
-    state.gold = _int_list(_field(data, "gold", where), n, f"{where}: gold")
+    state.general = tuple(_int_list(general, n, f"{where}: general_supply"))
+    state.gold = tuple(_int_list(_field(data, "gold", where), n, f"{where}: gold"))
     bank = data.get("bank")
     state.bank = None if bank is None else whole_number(bank, f"{where}: bank")
     if (state.bank is None) != (options.gold_limit is None):
@@ -289,9 +293,9 @@ def _cards_from(data: dict, state: GameState, components: ComponentSet, n: int, 
     state.played_points = tuple(
         [tuple(row) for row in _str_lists(played, n, set(POINT_CARDS), f"{where}: played_points")]
     )
-    state.discard = _str_list(_field(data, "discard", where), known, f"{where}: discard")
+    state.discard = tuple(_str_list(_field(data, "discard", where), known, f"{where}: discard"))
     deck = data.get("deck")
-    seen = state.discard + [c for h in hands if isinstance(h, list) for c in h]
+    seen = [*state.discard] + [c for h in hands if isinstance(h, list) for c in h]
     seen += [c for p in state.played_points for c in p]
     if deck is not None:
         seen += _str_list(deck, known, f"{where}: deck")
@@ -303,7 +307,7 @@ def _cards_from(data: dict, state: GameState, components: ComponentSet, n: int, 
             f"{len(components.deck())} cards exactly, {components.card_copies} of each kind"
         )
     pool = list((+unseen).elements())
-    sub_rng(state.seed, "redeal").shuffle(pool)
+    shuffle(sub_rng(state.seed, "redeal"), pool)
     state.hands = []
     for s, hand in enumerate(hands):
         if isinstance(hand, int):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from palais_sim.core.errors import IllegalChoice
+from palais_sim.core.streams import shuffle
 from palais_sim.games.palais_royal import cards
 from palais_sim.games.palais_royal.board import (
     BACK,
@@ -338,7 +339,7 @@ def _take_new_servants(state: GameState, seat: int, count: int, sources: object,
 
 def _place_new_servants(state: GameState, seat: int, count: int, sources: list[int], target: int) -> None:
     from_supply = count - len(sources)
-    state.supply[seat] -= from_supply
+    state.add_supply(seat, -from_supply)
     for room in sources:
         state.add_servants(room, seat, -1)
     state.add_servants(target, seat, count)
@@ -350,7 +351,7 @@ def _apply_setup(state: GameState, choice: object) -> None:
     if len(counts) != 9 or any(c < 0 for c in counts) or sum(counts) != SETUP_PLACEMENT:
         raise IllegalChoice(f"setup placement must be 9 non-negative counts summing to {SETUP_PLACEMENT}")
     state.set_servants(seat, [row[seat] + c for row, c in zip(state.rooms, counts, strict=True)])
-    state.supply[seat] -= SETUP_PLACEMENT
+    state.add_supply(seat, -SETUP_PLACEMENT)
     state.setup_seat += 1
     if state.setup_seat == state.n:
         state.round = 1
@@ -382,7 +383,7 @@ def _apply_cards(state: GameState, choice: object) -> None:
     for card in choice:
         gold, bank = cards.pay(card, prices[card], gold, bank)
         cards.play(state, seat, card)
-    state.gold[seat] = gold
+    state.gold = replace_at(state.gold, seat, gold)
     state.bank = bank
     _close_window(state)
     _advance(state)
@@ -456,7 +457,7 @@ def _apply_seals(state: GameState, choice: object) -> None:
     except IllegalChoice:
         # Undo the King's part so the state is untouched.
         state.add_servants(KING, seat, -king)
-        state.supply[seat] += king - len(king_sources)
+        state.add_supply(seat, king - len(king_sources))
         for room in king_sources:
             state.add_servants(room, seat, 1)
         raise
@@ -535,9 +536,9 @@ def _apply_recruit(state: GameState, choice: object) -> None:
     mine[OFFICE] -= 1
     mine[MADAME] -= noble.violet - wv
     mine[KING] -= noble.turquoise - wt
-    state.supply[seat] += 1 + (noble.violet - wv) + (noble.turquoise - wt)
+    state.add_supply(seat, 1 + (noble.violet - wv) + (noble.turquoise - wt))
     state.wild -= wv + wt
-    state.gold[seat] -= cost
+    state.add_gold(seat, -cost)
     if state.bank is not None:
         state.bank += cost
     # The park is a tuple (the views share it): a recruitment writes a new one.
@@ -545,7 +546,7 @@ def _apply_recruit(state: GameState, choice: object) -> None:
     state.park = park[:field] + (servant_code(seat) if edge else EMPTY,) + park[field + 1 :]
     if edge:
         if source == FROM_SUPPLY:
-            state.supply[seat] -= 1
+            state.add_supply(seat, -1)
         else:
             mine[source] -= 1
     state.set_servants(seat, mine)
@@ -559,8 +560,8 @@ def _apply_recruit(state: GameState, choice: object) -> None:
         state.priv = replace_at(state.priv, seat, replace_at(privileges, p, privileges[p] + 1))
         if p in (P_SERV1, P_SERV3):
             gain = min(1 if p == P_SERV1 else 3, state.general[seat])
-            state.general[seat] -= gain
-            state.supply[seat] += gain
+            state.general = replace_at(state.general, seat, state.general[seat] - gain)
+            state.add_supply(seat, gain)
     # Any-time cards may be played between two recruitments: the recruit window opens again.
     state.phase, state.window = PH_CARDS, W_RECRUIT
     _advance(state)
@@ -597,13 +598,10 @@ def _apply_keep(state: GameState, choice: object) -> None:
         raise IllegalChoice(f"keeping {len(picks)} cards needs as many Back entrance servants ({state.keep_max})")
     seat = state.current
     chosen = set(picks)
-    for i, card in enumerate(drawn):
-        if i in chosen:
-            state.hands[seat].append(card)
-        else:
-            state.discard.append(card)
+    state.hands[seat].extend(card for i, card in enumerate(drawn) if i in chosen)
+    state.discard = state.discard + tuple(card for i, card in enumerate(drawn) if i not in chosen)
     state.add_servants(BACK, seat, -len(picks))
-    state.supply[seat] += len(picks)
+    state.add_supply(seat, len(picks))
     state.drawn = []
     state.phase, state.window = PH_CARDS, W_END
     _advance(state)
@@ -737,7 +735,7 @@ def _gain_gold(state: GameState, seat: int, amount: int) -> None:
     if state.bank is not None:
         amount = min(amount, state.bank)
         state.bank -= amount
-    state.gold[seat] += amount
+    state.add_gold(seat, amount)
 
 
 def _draw_card(state: GameState) -> str | None:
@@ -757,9 +755,9 @@ def _reshuffle(state: GameState) -> None:
     if not state.discard:
         return
     state.shuffles += 1
-    state.deck = state.discard
-    state.discard = []
-    sub_rng(state.seed, f"shuffle:{state.shuffles}").shuffle(state.deck)
+    state.deck = list(state.discard)
+    state.discard = ()
+    shuffle(sub_rng(state.seed, f"shuffle:{state.shuffles}"), state.deck)
 
 
 def phase_name(state: GameState) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from palais_sim.core.streams import seat_stream_keys
+from palais_sim.core.streams import seat_stream_keys, shuffle
 from palais_sim.games.palais_royal.board import PARADE, PARK_SIZE, STAIRWAY, parse_layout, random_layout_code
 from palais_sim.games.palais_royal.components import ComponentSet
 from palais_sim.games.palais_royal.state import PH_SETUP, GameState, RuleOptions, sub_rng
@@ -66,9 +66,9 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     gold = start_gold(options)
 
     order = list(range(len(components.nobles)))
-    sub_rng(seed, "park").shuffle(order)
+    shuffle(sub_rng(seed, "park"), order)
     deck = components.deck()
-    sub_rng(seed, "deck").shuffle(deck)
+    shuffle(sub_rng(seed, "deck"), deck)
 
     state = GameState.__new__(GameState)
     state.components = components
@@ -80,9 +80,9 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     empty = (0,) * n
     state.rooms = tuple([(START_STAIRWAY,) * n if room == STAIRWAY else (START_PARADE,) * n if room == PARADE else empty
                          for room in range(9)])  # fmt: skip
-    state.supply = [PLAYER_SERVANTS - START_STAIRWAY - START_PARADE] * n
-    state.general = [SERVANTS_PER_COLOUR - PLAYER_SERVANTS] * n
-    state.gold = gold
+    state.supply = (PLAYER_SERVANTS - START_STAIRWAY - START_PARADE,) * n
+    state.general = (SERVANTS_PER_COLOUR - PLAYER_SERVANTS,) * n
+    state.gold = tuple(gold)
     state.bank = None if options.gold_limit is None else options.gold_limit - sum(gold)
     state.park = tuple(order[:PARK_SIZE])
     state.box = order[PARK_SIZE:]
@@ -92,8 +92,8 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.hands = [[] for _ in range(n)]
     state.played_points = ((),) * n
     state.deck = deck
-    state.discard = []
-    state.in_front = []
+    state.discard = ()
+    state.in_front = ()
     state.shuffles = 0
     state.round = 0
     state.current = 0

@@ -139,8 +139,8 @@ def sub_rng(seed: int, stream: str) -> random.Random:
 # view is built) and its key in a position file. A new field is one line here.
 
 STATIC, VALUE, LIST, TABLE = "static", "value", "list", "table"  # shared / immutable / list / list of lists
-# A tuple of tuples, replaced and never changed in place (``replace_at``): copies and seat views share it, so a view
-# built at every decision copies none of it. For the tables read at every decision and written seldom.
+# A tuple (or a tuple of tuples), replaced and never changed in place (``replace_at``): copies and seat views share
+# it, so a view built at every decision copies none of it. For the public fields read at every decision.
 FROZEN = "frozen"
 PUBLIC = "public"  # every seat sees it
 OWN = "own"  # per-seat rows: a seat sees its own row and the sizes of the others (hands)
@@ -171,9 +171,9 @@ FIELDS: tuple[StateField, ...] = (
     StateField("seat_keys", "list[int]", LIST, SECRET, note="per seat: the key of its strategy's random streams"),
     # the castle, the supplies, the gold
     StateField("rooms", "tuple[tuple[int, ...], ...]", FROZEN, PUBLIC, "rooms", note="rooms[room][seat]"),
-    StateField("supply", "list[int]", LIST, PUBLIC, "supply"),
-    StateField("general", "list[int]", LIST, PUBLIC, "general_supply"),
-    StateField("gold", "list[int]", LIST, PUBLIC, "gold"),
+    StateField("supply", "tuple[int, ...]", FROZEN, PUBLIC, "supply"),
+    StateField("general", "tuple[int, ...]", FROZEN, PUBLIC, "general_supply"),
+    StateField("gold", "tuple[int, ...]", FROZEN, PUBLIC, "gold"),
     StateField("bank", "int | None", VALUE, PUBLIC, "bank", note="gold left in the bank with a gold limit, else None"),
     # the park and the nobles
     StateField("park", "tuple[int, ...]", VALUE, PUBLIC, "park", note="noble index >= 0, EMPTY, or servant_code(seat)"),
@@ -205,8 +205,10 @@ FIELDS: tuple[StateField, ...] = (
     StateField("hands", "list[list[str]]", TABLE, OWN, "hands", view="hand"),
     StateField("played_points", "tuple[tuple[str, ...], ...]", FROZEN, PUBLIC, "played_points"),
     StateField("deck", "list[str]", LIST, SIZE, "deck", view="deck_size", note="top card first"),
-    StateField("discard", "list[str]", LIST, PUBLIC, "discard"),
-    StateField("in_front", "list[str]", LIST, PUBLIC, note="played this turn, in front of the player until its end"),
+    StateField("discard", "tuple[str, ...]", FROZEN, PUBLIC, "discard"),
+    StateField(
+        "in_front", "tuple[str, ...]", FROZEN, PUBLIC, note="played this turn, in front of the player until its end"
+    ),
     StateField("shuffles", "int", VALUE, PUBLIC, "shuffles"),
     # where the game stands
     StateField("round", "int", VALUE, PUBLIC, "round"),
@@ -292,9 +294,9 @@ class GameState:
     seed: int
     seat_keys: list[int]  # per seat: the key of its strategy's random streams
     rooms: tuple[tuple[int, ...], ...]  # rooms[room][seat]
-    supply: list[int]
-    general: list[int]
-    gold: list[int]
+    supply: tuple[int, ...]
+    general: tuple[int, ...]
+    gold: tuple[int, ...]
     bank: int | None  # gold left in the bank with a gold limit, else None
     park: tuple[int, ...]  # noble index >= 0, EMPTY, or servant_code(seat)
     nobles_left: int
@@ -305,8 +307,8 @@ class GameState:
     hands: list[list[str]]
     played_points: tuple[tuple[str, ...], ...]
     deck: list[str]  # top card first
-    discard: list[str]
-    in_front: list[str]  # played this turn, in front of the player until its end
+    discard: tuple[str, ...]
+    in_front: tuple[str, ...]  # played this turn, in front of the player until its end
     shuffles: int
     round: int
     current: int
@@ -339,9 +341,9 @@ class GameState:
         new.seed = self.seed
         new.seat_keys = self.seat_keys[:]
         new.rooms = self.rooms
-        new.supply = self.supply[:]
-        new.general = self.general[:]
-        new.gold = self.gold[:]
+        new.supply = self.supply
+        new.general = self.general
+        new.gold = self.gold
         new.bank = self.bank
         new.park = self.park
         new.nobles_left = self.nobles_left
@@ -352,8 +354,8 @@ class GameState:
         new.hands = [row[:] for row in self.hands]
         new.played_points = self.played_points
         new.deck = self.deck[:]
-        new.discard = self.discard[:]
-        new.in_front = self.in_front[:]
+        new.discard = self.discard
+        new.in_front = self.in_front
         new.shuffles = self.shuffles
         new.round = self.round
         new.current = self.current
@@ -384,6 +386,14 @@ class GameState:
         rooms = self.rooms
         row = rooms[room]
         self.rooms = replace_at(rooms, room, replace_at(row, seat, row[seat] + count))
+
+    def add_supply(self, seat: int, count: int) -> None:
+        """``count`` more servants in ``seat``'s supply (fewer if negative)."""
+        self.supply = replace_at(self.supply, seat, self.supply[seat] + count)
+
+    def add_gold(self, seat: int, amount: int) -> None:
+        """``amount`` more gold for ``seat`` (less if negative)."""
+        self.gold = replace_at(self.gold, seat, self.gold[seat] + amount)
 
     def set_servants(self, seat: int, counts: Sequence[int]) -> None:
         """``seat``'s servants in every room at once (``counts[room]``); only the rows that change are new."""

@@ -16,7 +16,7 @@ import random
 from collections import Counter
 from typing import Protocol
 
-from palais_sim.core.streams import decision_rng, seat_stream_keys
+from palais_sim.core.streams import decision_rng, seat_stream_keys, shuffle
 from palais_sim.games.palais_royal import cards, options, rules, scoring
 from palais_sim.games.palais_royal.board import Layout
 from palais_sim.games.palais_royal.components import ComponentSet
@@ -168,9 +168,9 @@ class PlayerView:
         self.layout = state.layout
         self.n = state.n
         self.rooms = state.rooms
-        self.supply = tuple(state.supply)
-        self.general = tuple(state.general)
-        self.gold = tuple(state.gold)
+        self.supply = state.supply
+        self.general = state.general
+        self.gold = state.gold
         self.bank = state.bank
         self.park = state.park
         self.nobles_left = state.nobles_left
@@ -180,8 +180,8 @@ class PlayerView:
         self.hand_sizes = tuple([len(row) for row in state.hands])
         self.played_points = state.played_points
         self.deck_size = len(state.deck)
-        self.discard = tuple(state.discard)
-        self.in_front = tuple(state.in_front)
+        self.discard = state.discard
+        self.in_front = state.in_front
         self.shuffles = state.shuffles
         self.round = state.round
         self.current = state.current
@@ -214,17 +214,17 @@ class PlayerView:
         state.layout = self.layout
         state.n = self.n
         state.rooms = self.rooms
-        state.supply = list(self.supply)
-        state.general = list(self.general)
-        state.gold = list(self.gold)
+        state.supply = self.supply
+        state.general = self.general
+        state.gold = self.gold
         state.bank = self.bank
         state.park = self.park
         state.nobles_left = self.nobles_left
         state.nobles = self.nobles
         state.priv = self.priv
         state.played_points = self.played_points
-        state.discard = list(self.discard)
-        state.in_front = list(self.in_front)
+        state.discard = self.discard
+        state.in_front = self.in_front
         state.shuffles = self.shuffles
         state.round = self.round
         state.current = self.current
@@ -332,7 +332,7 @@ class PlayerView:
         and the other hands, the unseen nobles being those neither in the park nor taken, and fresh chance (a new
         seed and new stream keys from ``rng``) for everything still to come."""
         unknown = list(self.unknown_cards().elements())
-        rng.shuffle(unknown)
+        shuffle(rng, unknown)
         state = self._public_state()
         hands: list[list[str]] = []
         for seat in range(self.n):
