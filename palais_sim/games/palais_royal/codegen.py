@@ -19,11 +19,13 @@ from palais_sim.games.palais_royal.state import (
     FROZEN,
     LIST,
     OWN,
+    POSITION_FIELDS,
     PUBLIC,
     SIZE,
     STATIC,
     TABLE,
     VALUE,
+    Position,
     StateField,
 )
 
@@ -56,9 +58,25 @@ def _slots(names: list[str]) -> list[str]:
     return ["    __slots__ = (", *(f'        "{name}",' for name in names), "    )", ""]
 
 
+def _position_fields() -> frozenset[str]:
+    """The fields both classes inherit from ``Position`` (declared there), checked against the field list: public,
+    and of the same type in the state and the view."""
+    # The Python source's class holds its slots and annotations; a compiled class keeps neither.
+    if getattr(Position, "__slots__", POSITION_FIELDS) != POSITION_FIELDS:
+        raise SystemExit("Position.__slots__ must be POSITION_FIELDS")
+    declared = getattr(Position, "__annotations__", {})
+    for name in POSITION_FIELDS:
+        f = next((f for f in FIELDS if f.name == name), None)
+        if f is None or f.seen != PUBLIC or view_type(f) != f.type or declared.get(name, f.type) != f.type:
+            raise SystemExit(f"Position.{name} must be a public field of one type in the state and the view")
+    return frozenset(POSITION_FIELDS)
+
+
 def state_block() -> str:
-    lines = _slots([f.name for f in FIELDS])
-    lines += [f"    {f.name}: {f.type}" + (f"  # {f.note}" if f.note else "") for f in FIELDS]
+    inherited = _position_fields()
+    own = [f for f in FIELDS if f.name not in inherited]
+    lines = _slots([f.name for f in own])
+    lines += [f"    {f.name}: {f.type}" + (f"  # {f.note}" if f.note else "") for f in own]
     lines += [
         "",
         "    def copy(self) -> GameState:",
@@ -100,8 +118,10 @@ def _view_fields() -> list[tuple[str, str, str]]:
 
 def view_block() -> str:
     fields = _view_fields()
-    lines = [*_slots(["seat", "_stream_key", "_rng", *(n for n, _t, _e in fields)]), "    seat: int"]
-    lines += [f"    {name}: {type_}" for name, type_, _expr in fields]
+    inherited = _position_fields()
+    own = [(name, type_) for name, type_, _expr in fields if name not in inherited]
+    lines = [*_slots(["seat", "_stream_key", "_rng", *(name for name, _t in own)]), "    seat: int"]
+    lines += [f"    {name}: {type_}" for name, type_ in own]
     lines += [
         "    _stream_key: tuple[int, int, int]",
         "    _rng: random.Random | None",

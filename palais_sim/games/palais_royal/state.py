@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol, TypeVar
+from typing import Final, TypeVar
 
 from palais_sim.games.palais_royal.board import Layout
 from palais_sim.games.palais_royal.components import PRIVILEGES, ComponentSet
@@ -73,30 +73,41 @@ P_SERV1: Final = 7
 P_SERV3: Final = 8
 
 
-class Position(Protocol):
-    """What the rule queries read (``rules.has_majority``, ``recruit_cost``, ...): a GameState, or a seat's
-    PlayerView, which holds the same public fields as tuples. Read-only, so both fit."""
+POSITION_FIELDS: Final = (
+    "components", "n", "current", "all_maj", "rooms", "park", "priv", "gold", "extra_reinforce", "extra_move",
+)  # fmt: skip
 
-    @property
-    def components(self) -> ComponentSet: ...
-    @property
-    def n(self) -> int: ...
-    @property
-    def current(self) -> int: ...
-    @property
-    def all_maj(self) -> bool: ...
-    @property
-    def rooms(self) -> tuple[tuple[int, ...], ...]: ...
-    @property
-    def park(self) -> tuple[int, ...]: ...
-    @property
-    def priv(self) -> tuple[tuple[int, ...], ...]: ...
-    @property
-    def gold(self) -> Sequence[int]: ...
-    @property
-    def extra_reinforce(self) -> int: ...
-    @property
-    def extra_move(self) -> int: ...
+
+class Position:
+    """What the rule queries read (``rules.has_majority``, ``recruit_cost``, ...): the public fields a GameState and a
+    seat's PlayerView both hold, with the same types, so the queries run the engine's own code on either. A base
+    class of both rather than a protocol: the compiled build then reads these fields straight from the object
+    instead of looking each up by name. Its slots are ``POSITION_FIELDS`` (``codegen`` checks them and their types
+    against ``FIELDS``)."""
+
+    __slots__ = (
+        "components",
+        "n",
+        "current",
+        "all_maj",
+        "rooms",
+        "park",
+        "priv",
+        "gold",
+        "extra_reinforce",
+        "extra_move",
+    )
+
+    components: ComponentSet
+    n: int
+    current: int
+    all_maj: bool
+    rooms: tuple[tuple[int, ...], ...]
+    park: tuple[int, ...]
+    priv: tuple[tuple[int, ...], ...]
+    gold: tuple[int, ...]
+    extra_reinforce: int
+    extra_move: int
 
 
 @dataclass(frozen=True)
@@ -236,27 +247,21 @@ FIELDS: tuple[StateField, ...] = (
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 
 
-class GameState:
+class GameState(Position):
     """Everything that changes during a game (its fields: ``FIELDS``). Seats are 0-based here; 1-based in every
     file and report."""
 
     # BEGIN GENERATED from state.FIELDS by `make generate` (codegen.py): do not edit by hand
     __slots__ = (
-        "components",
         "options",
         "layout",
-        "n",
         "seed",
         "seat_keys",
-        "rooms",
         "supply",
         "general",
-        "gold",
         "bank",
-        "park",
         "nobles_left",
         "nobles",
-        "priv",
         "box",
         "recruit_log",
         "hands",
@@ -266,7 +271,6 @@ class GameState:
         "in_front",
         "shuffles",
         "round",
-        "current",
         "final_round",
         "finished",
         "over",
@@ -275,10 +279,7 @@ class GameState:
         "phase",
         "window",
         "setup_seat",
-        "all_maj",
         "free_reinforce",
-        "extra_reinforce",
-        "extra_move",
         "wild",
         "recruits_left",
         "draw_max",
@@ -287,21 +288,15 @@ class GameState:
         "pause_at_turn",
     )
 
-    components: ComponentSet
     options: RuleOptions
     layout: Layout
-    n: int
     seed: int
     seat_keys: list[int]  # per seat: the key of its strategy's random streams
-    rooms: tuple[tuple[int, ...], ...]  # rooms[room][seat]
     supply: tuple[int, ...]
     general: tuple[int, ...]
-    gold: tuple[int, ...]
     bank: int | None  # gold left in the bank with a gold limit, else None
-    park: tuple[int, ...]  # noble index >= 0, EMPTY, or servant_code(seat)
     nobles_left: int
     nobles: tuple[tuple[int, ...], ...]  # noble indices taken, per seat, in order
-    priv: tuple[tuple[int, ...], ...]  # privilege counters per seat (index with P_MINT, ...)
     box: list[int]  # the unseen nobles
     recruit_log: list[tuple[int, int, int, int, int, bool]]  # seat, noble, field, round, gold paid, edge
     hands: list[list[str]]
@@ -311,7 +306,6 @@ class GameState:
     in_front: tuple[str, ...]  # played this turn, in front of the player until its end
     shuffles: int
     round: int
-    current: int
     final_round: bool
     finished: bool
     over: bool
@@ -320,10 +314,7 @@ class GameState:
     phase: int
     window: int
     setup_seat: int
-    all_maj: bool
     free_reinforce: bool
-    extra_reinforce: int
-    extra_move: int
     wild: int
     recruits_left: int
     draw_max: int  # cards the seat may draw at the Back entrance this turn

@@ -19,7 +19,6 @@ from typing import Protocol
 from palais_sim.core.streams import decision_rng, seat_stream_keys, shuffle
 from palais_sim.games.palais_royal import cards, options, rules, scoring
 from palais_sim.games.palais_royal.board import Layout
-from palais_sim.games.palais_royal.components import ComponentSet
 from palais_sim.games.palais_royal.rules import Decision
 from palais_sim.games.palais_royal.state import (
     DRAWER,
@@ -33,6 +32,7 @@ from palais_sim.games.palais_royal.state import (
     SIZE,
     TABLE,
     GameState,
+    Position,
     RuleOptions,
 )
 
@@ -65,7 +65,7 @@ VIEW_ATTRIBUTES: tuple[str, ...] = (
 )
 
 
-class PlayerView:
+class PlayerView(Position):
     """What one seat may know at a decision: the public position, its own hand, and the cards it drew.
 
     Attribute names match the engine state's where they mean the same thing, so the rule queries
@@ -77,19 +77,13 @@ class PlayerView:
         "seat",
         "_stream_key",
         "_rng",
-        "components",
         "options",
         "layout",
-        "n",
-        "rooms",
         "supply",
         "general",
-        "gold",
         "bank",
-        "park",
         "nobles_left",
         "nobles",
-        "priv",
         "hand",
         "hand_sizes",
         "played_points",
@@ -98,7 +92,6 @@ class PlayerView:
         "in_front",
         "shuffles",
         "round",
-        "current",
         "final_round",
         "finished",
         "over",
@@ -107,10 +100,7 @@ class PlayerView:
         "phase",
         "window",
         "setup_seat",
-        "all_maj",
         "free_reinforce",
-        "extra_reinforce",
-        "extra_move",
         "wild",
         "recruits_left",
         "draw_max",
@@ -119,19 +109,13 @@ class PlayerView:
     )
 
     seat: int
-    components: ComponentSet
     options: RuleOptions
     layout: Layout
-    n: int
-    rooms: tuple[tuple[int, ...], ...]
     supply: tuple[int, ...]
     general: tuple[int, ...]
-    gold: tuple[int, ...]
     bank: int | None
-    park: tuple[int, ...]
     nobles_left: int
     nobles: tuple[tuple[int, ...], ...]
-    priv: tuple[tuple[int, ...], ...]
     hand: tuple[str, ...]
     hand_sizes: tuple[int, ...]
     played_points: tuple[tuple[str, ...], ...]
@@ -140,7 +124,6 @@ class PlayerView:
     in_front: tuple[str, ...]
     shuffles: int
     round: int
-    current: int
     final_round: bool
     finished: bool
     over: bool
@@ -149,10 +132,7 @@ class PlayerView:
     phase: int
     window: int
     setup_seat: int
-    all_maj: bool
     free_reinforce: bool
-    extra_reinforce: int
-    extra_move: int
     wild: int
     recruits_left: int
     draw_max: int
