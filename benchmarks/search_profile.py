@@ -20,15 +20,41 @@ import collections
 import random
 import sys
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from palais_sim.games import get_game
 from palais_sim.games.palais_royal.play import PR_TURNS
 from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import GameState
 from palais_sim.registry import load_strategy
 from strategies.common.search import choice_key
 from strategies.palais_royal import ismcts
 
 MIXTURE = ("greedy", "seals", "economy", "park", "cards")  # the searches' default rollout players
+
+
+def play_timed(state: GameState, players: Sequence[Any], parts: dict[str, Any], clock: Callable[[], Any]) -> int:
+    """Play ``state`` to its end, ``players[seat]`` choosing for each seat, and add each step's time by ``clock`` to
+    ``parts`` (``pending``, ``view``, ``choose``, ``apply``); the decisions made."""
+    made = 0
+    while not state.over:
+        t0 = clock()
+        decision = PR_TURNS.pending(state)
+        t1 = clock()
+        parts["pending"] += t1 - t0
+        if decision is None:
+            continue
+        view = PR_TURNS.view(state, decision.seat)
+        t2 = clock()
+        choice = players[decision.seat].choose(view, decision)
+        t3 = clock()
+        PR_TURNS.apply(state, choice)
+        parts["apply"] += clock() - t3
+        parts["view"] += t2 - t1
+        parts["choose"] += t3 - t2
+        made += 1
+    return made
 
 
 def steps(positions: int, repeats: int) -> None:
@@ -59,22 +85,7 @@ def steps(positions: int, repeats: int) -> None:
             parts["copy"] += clock() - t1
             dealt = [rng.choice(players) for _ in range(state.n)]
             rollouts += 1
-            while not state.over:
-                t0 = clock()
-                decision = PR_TURNS.pending(state)
-                t1 = clock()
-                parts["pending"] += t1 - t0
-                if decision is None:
-                    continue
-                view = PR_TURNS.view(state, decision.seat)
-                t2 = clock()
-                choice = dealt[decision.seat].choose(view, decision)
-                t3 = clock()
-                PR_TURNS.apply(state, choice)
-                parts["apply"] += clock() - t3
-                parts["view"] += t2 - t1
-                parts["choose"] += t3 - t2
-                made += 1
+            made += play_timed(state, dealt, parts, clock)
     total = sum(parts.values())
     print(f"{rollouts} rollouts of {made / rollouts:.1f} steps, {total / rollouts * 1e3:.3f} ms CPU each")
     for name, seconds in parts.items():

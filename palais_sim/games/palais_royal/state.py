@@ -1,4 +1,5 @@
-"""The dynamic game state: flat lists of integers, cheap to copy, no references to strategies."""
+"""The dynamic game state: lists and tuples of integers and card names, cheap to copy (the public fields are tuples
+that copies and seat views share), no references to strategies."""
 
 from __future__ import annotations
 
