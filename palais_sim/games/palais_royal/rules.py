@@ -536,17 +536,16 @@ def _apply_recruit(state: GameState, choice: object) -> None:
     mine[OFFICE] -= 1
     mine[MADAME] -= noble.violet - wv
     mine[KING] -= noble.turquoise - wt
-    state.add_supply(seat, 1 + (noble.violet - wv) + (noble.turquoise - wt))
+    supply_gain = 1 + (noble.violet - wv) + (noble.turquoise - wt)
     state.wild -= wv + wt
     state.add_gold(seat, -cost)
     if state.bank is not None:
         state.bank += cost
     # The park is a tuple (the views share it): a recruitment writes a new one.
-    park = state.park
-    state.park = park[:field] + (servant_code(seat) if edge else EMPTY,) + park[field + 1 :]
+    state.park = replace_at(state.park, field, servant_code(seat) if edge else EMPTY)
     if edge:
         if source == FROM_SUPPLY:
-            state.add_supply(seat, -1)
+            supply_gain -= 1
         else:
             mine[source] -= 1
     state.set_servants(seat, mine)
@@ -561,7 +560,8 @@ def _apply_recruit(state: GameState, choice: object) -> None:
         if p in (P_SERV1, P_SERV3):
             gain = min(1 if p == P_SERV1 else 3, state.general[seat])
             state.general = replace_at(state.general, seat, state.general[seat] - gain)
-            state.add_supply(seat, gain)
+            supply_gain += gain
+    state.add_supply(seat, supply_gain)
     # Any-time cards may be played between two recruitments: the recruit window opens again.
     state.phase, state.window = PH_CARDS, W_RECRUIT
     _advance(state)

@@ -77,9 +77,9 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.seed = seed
     state.seat_keys = seat_stream_keys(seed, n)
     state.n = n
-    empty = (0,) * n
-    state.rooms = tuple([(START_STAIRWAY,) * n if room == STAIRWAY else (START_PARADE,) * n if room == PARADE else empty
-                         for room in range(9)])  # fmt: skip
+    rooms = [(0,) * n] * 9
+    rooms[STAIRWAY], rooms[PARADE] = (START_STAIRWAY,) * n, (START_PARADE,) * n
+    state.rooms = tuple(rooms)
     state.supply = (PLAYER_SERVANTS - START_STAIRWAY - START_PARADE,) * n
     state.general = (SERVANTS_PER_COLOUR - PLAYER_SERVANTS,) * n
     state.gold = tuple(gold)

@@ -4,7 +4,6 @@ that copies and seat views share), no references to strategies."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -387,7 +386,7 @@ class GameState(Position):
         """``amount`` more gold for ``seat`` (less if negative)."""
         self.gold = replace_at(self.gold, seat, self.gold[seat] + amount)
 
-    def set_servants(self, seat: int, counts: Sequence[int]) -> None:
+    def set_servants(self, seat: int, counts: list[int]) -> None:
         """``seat``'s servants in every room at once (``counts[room]``); only the rows that change are new."""
         rows = list(self.rooms)
         for room in range(9):

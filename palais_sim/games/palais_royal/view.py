@@ -187,7 +187,7 @@ class PlayerView(Position):
         self._rng = None
 
     def _public_state(self) -> GameState:
-        """A state holding the public fields of this view (as lists again); the rest is for the caller."""
+        """A state holding the public fields of this view (shared or as lists); the caller sets the rest."""
         state = GameState()
         state.components = self.components
         state.options = self.options
