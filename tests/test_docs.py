@@ -1,6 +1,7 @@
 """The manual and the front page: the README stays a front page, every docs page is in the MkDocs navigation and
-every navigation entry exists, every relative link (and heading anchor) points at something, the column tables are
-the code's, and ``mkdocs build --strict`` passes."""
+every navigation entry exists, every relative link (and heading anchor) points at something and nothing points out
+of the repository, the column tables are the code's, the rules pages' component tables are the data files' and their
+Decisions name code and tests that exist, and ``mkdocs build --strict`` passes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+import tomllib
 import unicodedata
 from pathlib import Path
 
@@ -27,6 +29,18 @@ FIRST_SCREEN = 40  # lines a new user sees before scrolling
 
 # Where each game's column tables are documented (generated from records.schema_markdown).
 SCHEMA_PAGES = {"palais-royal": DOCS / "run-format.md", "palastgefluester": DOCS / "games" / "palastgefluester.md"}
+# Each game's rules, in the project's own words, and the component data they document in tables.
+RULES_PAGES = {
+    "palais-royal": (DOCS / "games" / "palais-royal" / "rules.md", REPO / "palais_sim" / "data" / "standard.toml"),
+    "palastgefluester": (
+        DOCS / "games" / "palastgefluester" / "rules.md",
+        REPO / "palais_sim" / "data" / "palastgefluester.toml",
+    ),
+}
+# Pointers to the rules sources that live beside the repository, not in it: a clone has none of them. (An example
+# path such as docs/cluster.md's /shared/runs/... on a cluster is no pointer; ../shared is.)
+OUTSIDE = re.compile(r"\.\./shared\b|\bshared/(?:RULES|PALASTGEFLUESTER|DESIGN|seeds)\b|\bseeds/0\d\d_|"
+                     r"\b(?:RULES|PALASTGEFLUESTER|DESIGN)\.md\b")  # fmt: skip
 
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -144,6 +158,151 @@ def test_the_link_check_sees_links_and_anchors() -> None:
     assert any(link.startswith("docs/") for link in readme_links), "the README links into the manual"
 
 
+@pytest.mark.parametrize("path", [README, *docs_pages()], ids=lambda p: p.relative_to(REPO).as_posix())
+def test_nothing_points_out_of_the_repository(path: Path) -> None:
+    """A clone has no ../shared: the rules are in the manual, and no link or named path leads outside the repository
+    (a path named as code counts too)."""
+    pointers = [m.group(0) for m in OUTSIDE.finditer(path.read_text(encoding="utf-8"))]
+    assert not pointers and not links_out(path, REPO), (
+        f"{path.relative_to(REPO)} points out of the repository: {pointers + links_out(path, REPO)}"
+    )
+
+
+def links_out(path: Path, root: Path) -> list[str]:
+    """The relative links of ``path`` whose target lies outside ``root`` (an absolute file path included)."""
+    return [t for t in relative_links(path) if not (path.parent / t.partition("#")[0]).resolve().is_relative_to(root)]
+
+
+def test_the_outside_check_sees_pointers_and_not_example_paths(tmp_path: Path) -> None:
+    page = tmp_path / "repo" / "docs" / "page.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("[a](../../shared/RULES.md) [b](/etc/hosts) [c](other.md#x) [d](https://example.org)\n")
+    assert links_out(page, tmp_path / "repo") == ["../../shared/RULES.md", "/etc/hosts"]
+    for pointer in ("`../shared/RULES.md`", "see ../shared/PALASTGEFLUESTER.md", "RULES.md section 9", "seeds/003_a1"):
+        assert OUTSIDE.search(pointer), pointer
+    for fine in ("--out /shared/runs/exp1", "a shared 2-core machine", "game seeds/rotations", "rules.md"):
+        assert not OUTSIDE.search(fine), fine
+
+
+# ------------------------------------------------------------------------------------------ the rules pages
+
+
+def table_rows(text: str, first: str) -> list[list[str]]:
+    """The cells of every Markdown table row whose first cell matches ``first`` (code marks dropped)."""
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+            if re.fullmatch(first, cells[0]):
+                rows.append(cells)
+    return rows
+
+
+def rules_page(game: str) -> tuple[str, dict]:
+    page, data_file = RULES_PAGES[game]
+    return page.read_text(encoding="utf-8"), tomllib.loads(data_file.read_text(encoding="utf-8"))
+
+
+def test_the_palais_royal_rules_tables_are_the_standard_set() -> None:
+    from palais_sim.games.palais_royal.board import PARK_ROWS
+
+    text, data = rules_page("palais-royal")
+    nobles = [
+        [n["id"], str(n["gold"]), str(n["violet"]), str(n["turquoise"]), str(n["points"]), n.get("privilege", "")]
+        for n in data["nobles"]
+    ]
+    assert table_rows(text, r"N\d+") == nobles, "the nobles table is not standard.toml's [[nobles]]"
+    prices = data["cards"]["prices"]
+    priced = [row for row in table_rows(text, r"[a-z0-9_]+") if len(row) == 2 and row[0] in prices]
+    assert {card: int(price) for card, price in priced} == prices and len(priced) == len(prices)
+    x2 = re.search(r"doubled fields \(x2\) are[^:]*: ([\d, ]+)", text)
+    assert x2 and {int(f) for f in x2.group(1).split(",")} == set(data["park"]["x2_fields"])
+    layout = re.search(r"first-game layout\*\* is `([A-Z/]+)`", text)
+    assert layout and layout.group(1) == data["layouts"]["first_game"]
+    rows = {
+        row[0].split()[0]: tuple(int(f) for f in row[1].split(","))
+        for row in table_rows(text, r"(top|right|vase|lion).*")
+    }
+    assert rows == PARK_ROWS
+
+
+def test_the_palastgefluester_rules_tables_are_its_component_file() -> None:
+    text, data = rules_page("palastgefluester")
+    ids, names = data["persons"]["ids"], data["persons"]["names"]
+    persons = [row for row in table_rows(text, r"[a-z]+") if len(row) == 2 and row[0] in ids]
+    assert persons == [list(pair) for pair in zip(ids, names, strict=True)]
+    settings = {row[0]: row[1] for row in table_rows(text, r"[a-z].*") if len(row) == 2}
+    assert settings["colours, one per seat in seat order"] == ", ".join(data["colours"]["names"])
+    assert settings["brown cards of each person"] == str(data["brown"]["copies"])
+    assert settings["persons on the king cards"] == ", ".join(data["kings"]["persons"])
+    assert settings["cards dealt to each player"] == str(data["game"]["hand_size"])
+    assert settings["different persons in a display that end the round"] == str(data["game"]["different_to_end"])
+    wins = {int(row[0]): int(row[1]) for row in table_rows(text, r"\d+") if len(row) == 2}
+    assert wins == {int(players): points for players, points in data["game"]["win_points"].items()}
+
+
+REFERENCE = re.compile(r"^(?:>\s*)?- \*(?:Engine|Tests):\*")
+
+
+def references(text: str) -> list[str]:
+    """The text of each *Engine:* and *Tests:* item of a rules page (running on to a blank line or the next item)."""
+    items: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        body = re.sub(r"^>\s?", "", line)
+        if REFERENCE.match(line):
+            current = [body]
+            items.append(current)
+        elif current is not None and body.strip() and not body.lstrip().startswith("- "):
+            current.append(body)
+        else:
+            current = None
+    return [" ".join(item) for item in items]
+
+
+# How a name is defined: in a module (a function, class, constant or field), in a TOML file (a key or a table).
+DEFINITION = {".py": r"^\s*(?:def|class)\s+{0}\b|^\s*{0}\s*[:=]", ".toml": r"^\s*{0}\s*=|^\[{0}\]"}
+
+
+def defined(name: str, source: str, suffix: str) -> bool:
+    """Whether ``source`` (a file's text, of the kind ``suffix`` names) defines ``name``."""
+    return re.search(DEFINITION[suffix].format(re.escape(name)), source, re.MULTILINE) is not None
+
+
+@pytest.mark.parametrize("game", sorted(RULES_PAGES))
+def test_every_decision_on_a_rules_page_names_code_and_tests_that_exist(game: str) -> None:
+    """Each Decision says where the engine implements it and which test checks it: the files and names must exist,
+    so a renamed function or test shows up here."""
+    text, _ = rules_page(game)
+    decisions = len(re.findall(r"^> \*\*Decision", text, re.MULTILINE))
+    engine = len(re.findall(r"^> - \*Engine:\*", text, re.MULTILINE))
+    tests = len(re.findall(r"^> - \*Tests:\*", text, re.MULTILINE))
+    assert decisions and decisions == engine == tests, f"{decisions} decisions, {engine} engine and {tests} tests items"
+    missing = []
+    for item in references(text):
+        current: Path | None = None
+        for span in CODE_SPAN.findall(item):
+            span = span.strip("`")
+            if re.fullmatch(r"[\w/.-]+\.(?:py|toml)", span):
+                current = REPO / span
+                if not current.is_file():
+                    missing.append(f"{span}: no such file")
+                    current = None
+            elif re.fullmatch(r"[A-Za-z_]\w*", span):
+                if current is None:
+                    missing.append(f"{span}: no file named before it")
+                elif not defined(span, current.read_text(encoding="utf-8"), current.suffix):
+                    missing.append(f"{span}: not in {current.relative_to(REPO)}")
+    assert not missing, f"{RULES_PAGES[game][0].relative_to(REPO)}: " + "; ".join(missing)
+
+
+def test_the_reference_check_reads_items_across_lines() -> None:
+    text = "> **Decision: x.**\n>\n> - *Engine:* `a.py` `f`,\n>   `g`.\n> - *Tests:* no test yet.\n\nprose `h`"
+    assert references(text) == ["- *Engine:* `a.py` `f`,   `g`.", "- *Tests:* no test yet."]
+    assert defined("f", "def f():\n    pass", ".py") and defined("x", "class A:\n    x: int", ".py")
+    assert not defined("f", "g = f()", ".py") and defined("copies", "[brown]\ncopies = 2", ".toml")
+
+
 # ------------------------------------------------------------------------------------------ the column tables
 
 
@@ -172,3 +331,6 @@ def test_mkdocs_builds_the_manual_strictly(tmp_path: Path) -> None:
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
     assert (tmp_path / "site" / "index.html").exists()
     assert (tmp_path / "site" / "games" / "palastgefluester" / "index.html").exists()
+    for page in RULES_PAGES.values():
+        built = tmp_path / "site" / page[0].relative_to(DOCS).with_suffix("") / "index.html"
+        assert built.exists(), f"{built.relative_to(tmp_path)} was not built"
