@@ -215,8 +215,10 @@ def test_the_palais_royal_rules_tables_are_the_standard_set() -> None:
     prices = data["cards"]["prices"]
     priced = [row for row in table_rows(text, r"[a-z0-9_]+") if len(row) == 2 and row[0] in prices]
     assert {card: int(price) for card, price in priced} == prices and len(priced) == len(prices)
-    x2 = re.search(r"doubled fields \(x2\) are[^:]*: ([\d, ]+)", text)
-    assert x2 and {int(f) for f in x2.group(1).split(",")} == set(data["park"]["x2_fields"])
+    copies = re.search(r"privilege cards\*\*, (\d+) copies of each", text)
+    assert copies and int(copies.group(1)) == data["cards"]["copies"]
+    x2 = re.search(r"doubled fields \(x2\) are[^:]*: ([\d,\s]+)", text)
+    assert x2 and {int(f) for f in re.findall(r"\d+", x2.group(1))} == set(data["park"]["x2_fields"])
     layout = re.search(r"first-game layout\*\* is `([A-Z/]+)`", text)
     assert layout and layout.group(1) == data["layouts"]["first_game"]
     rows = {
