@@ -148,7 +148,7 @@ def test_what_the_toy_has_not_is_refused_in_one_line(tmp_path: Path) -> None:
     position.write_text("{}")
     for command in ("score", "inspect"):
         code, out = palais(command, "--game", "toy", position)
-        assert code == 2 and out.strip() == f"error: the Toy race has no position files to {command}"
+        assert code == 2 and out.strip() == f"error: {command}: Toy race has no position files"
     code, out = palais("play", "--game", "toy", "--positions", tmp_path / "pos")
     assert code == 2 and "no position files" in out
     code, out = palais("play", "--game", "toy", "--gold-limit", "5")
