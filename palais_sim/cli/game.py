@@ -19,7 +19,7 @@ from palais_sim.cli.options import (
     TiebreakOpt,
     parse_start_gold,
 )
-from palais_sim.games import DEFAULT_GAME
+from palais_sim.games import DEFAULT_GAME, game_of_position
 from palais_sim.registry import load_strategies
 
 
@@ -119,33 +119,9 @@ def positions_facet(game, what: str):
     return game.positions
 
 
-def _file_format(path: Path) -> object:
-    """The ``format`` field of a JSON file, or None where it has none (the game's own reader says why)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    return data.get("format") if isinstance(data, dict) else None
-
-
-def _position_owner(path: Path):
-    """The registered game whose position files have the format ``path`` has, or None."""
-    from palais_sim.games import UnknownGame, game_names, get_game
-
-    found = _file_format(path)
-    for name in game_names():
-        try:
-            game = get_game(name)
-        except (UnknownGame, ValueError):
-            continue
-        if game.positions is not None and found == game.positions.format:
-            return game
-    return None
-
-
 def check_position_game(game, path: Path) -> None:
     """A one-line error when ``path`` is another game's position file."""
-    owner = _position_owner(path)
+    owner = game_of_position(path)
     if owner is not None and owner.name != game.name:
         fail(f"{path}: a {owner.title} position (format {owner.positions.format}); use --game {owner.name}")
 
@@ -156,7 +132,7 @@ def position_game(name: str | None, path: Path):
         game = _game(name)
         check_position_game(game, path)
         return game
-    return _position_owner(path) or _game(DEFAULT_GAME)
+    return game_of_position(path) or _game(DEFAULT_GAME)
 
 
 def score(

@@ -9,6 +9,7 @@ game length and the paired tests read) plus columns of its own, and may add tabl
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TextIO, runtime_checkable
@@ -118,6 +119,16 @@ class Positions(Protocol):
         decisions before the first of kind ``decision`` in the turn answered by ``helper``): position, round, seat,
         decision, seconds and candidates (choice, description, visits, value, played)."""
         ...
+
+
+def position_format(path: Path) -> object:
+    """The ``format`` field of a position file (a JSON object), or None where it has none: how a command tells the
+    game of a file (each game's :attr:`Positions.format` is its own). The game's reader says what is wrong."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return data.get("format") if isinstance(data, dict) else None
 
 
 class Game(Defaults, Protocol):

@@ -196,13 +196,14 @@ def outcome(state: PgState, choice: object) -> str:
         if after.over:
             text += f"; the game ends, won by seat {', '.join(str(w + 1) for w in after.winners)}"
         return text
+    king = "reveals a king card, " if len(after.kings_revealed) != len(state.kings_revealed) else ""
     if after.phase == PLAY:
-        return f"then seat {after.current + 1} plays"
+        return f"{king}then seat {after.current + 1} plays"
     pending = decision(after)
     if after.phase == NEXT:
         tied = ", ".join(str(s + 1) for s in pending.seats)
-        return f"then seat {pending.seat + 1} chooses who plays next among seats {tied}"
-    return f"then seat {pending.seat + 1} decides {pending.kind}"
+        return f"{king}then seat {pending.seat + 1} chooses who plays next among seats {tied}"
+    return f"{king}then seat {pending.seat + 1} decides {pending.kind}"
 
 
 def inspect_position(path: Path) -> tuple[dict, str]:
