@@ -5,6 +5,11 @@ A game plays one seeded game between strategies and turns the result into table 
 ``games`` and ``seats`` tables with the common columns below (what win rates, ratings, head-to-head, seat balance,
 game length and the paired tests read) plus columns of its own, and may add tables of its own (Palais Royal's
 ``recruits``). The run manifest records the game's name; the analytics find it there.
+
+The interface comes in facets: :class:`Game` is the core every game has (facts, context, play, turns, tables, one
+game at the command line) and includes :class:`Defaults` (what the commands start from); :class:`Positions` (position
+files and the commands that read them) is optional, ``GAME.positions`` or None, so a new game plays, simulates and
+reports before it has a position format.
 """
 
 from __future__ import annotations
