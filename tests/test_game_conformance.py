@@ -35,6 +35,7 @@ from palais_sim.core.game import (
     ZERO,
     Column,
     Game,
+    Positions,
     missing_common_columns,
 )
 from palais_sim.games import ENV_VAR, game_names, get_game
@@ -456,12 +457,12 @@ def test_a_logged_game_is_the_same_game_and_replays(game: Game, tmp_path: Path) 
         return [load_strategy(s, game.name) for s in specs]
 
     out, log = io.StringIO(), tmp_path / "game.log"
-    result = game.play_session(context, seed, seats, out, log, None, None)
+    result = game.play_session(context, seed, seats, out, log)
     assert out.getvalue().strip() and log.is_file()
     assert game.rows(context, result, 0, 0, 0) == game.rows(
         context, game.play(context, seed, seats(len(specs))), 0, 0, 0
     )
-    silent = game.play_session(context, seed, seats, None, None, None, None)
+    silent = game.play_session(context, seed, seats, None, None)
     assert game.rows(context, silent, 0, 0, 0) == game.rows(context, result, 0, 0, 0)
     assert isinstance(game.replay_text(log), str)
     text = log.read_text(encoding="utf-8")
@@ -471,41 +472,76 @@ def test_a_logged_game_is_the_same_game_and_replays(game: Game, tmp_path: Path) 
     assert one_line(info.value)
 
 
+# ---------------------------------------------------------------------------------------------------- facets
+def test_the_facets_a_game_offers(game: Game) -> None:
+    """The core and the defaults are every game's (checked above); the positions facet is ``None`` or whole: a format
+    of its own (a command tells a file's game by it) and an analyser among its strategies that can analyse."""
+    for member in ("play_session", "replay_text", "context", "play", "rows", "columns", "failed_row", "tie_column"):
+        assert callable(getattr(game, member)), member
+    facet = game.positions
+    if facet is None:
+        return
+    assert isinstance(facet, Positions)
+    others = [get_game(n).positions for n in NAMES if n != game.name]
+    assert isinstance(facet.format, str) and facet.format not in [o.format for o in others if o is not None]
+    assert base_name(facet.analyser) in game.strategies
+    assert callable(getattr(load_strategy(facet.analyser, game.name), "analyse", None))
+
+
+def cheap(spec: str, game: Game) -> str:
+    """The analyser ``spec`` at a budget of 8, where it takes one (a test's time)."""
+    name = base_name(spec)
+    if "budget" not in inspect.signature(strategy_class(game.strategies[name])).parameters:
+        return spec
+    return f"{name}:budget=8"
+
+
 def test_positions_round_trip_or_are_refused_in_one_line(game: Game, tmp_path: Path) -> None:
-    """ "a game without position files raises ValueError with a one-line message where one is asked for"; a game
-    with them writes one per turn, scores and inspects it, and plays on from it."""
+    """A game with the positions facet writes a file per turn, scores and inspects it, analyses its pending decision,
+    and plays on from it the same game (the files written from there on are the first game's); a file that is no
+    position is one line naming the file."""
+    facet = game.positions
+    if facet is None:
+        return
     context = game.context({"players": game.default_players})
     seed = seeds(game.name + "positions", 1)[0]
 
     def seats(n: int) -> list:
         return [load_strategy(game.default_strategy, game.name) for _ in range(n)]
 
-    folder = tmp_path / "positions"
-    folder.mkdir()
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     asks: list[Callable[[Path], object]] = [
-        game.score_position,
-        game.inspect_position,
-        lambda path: game.analyse_position(path, 1, None, None, None),
-        lambda path: game.play_session(None, seed, seats, None, None, None, path),
+        facet.score,
+        facet.inspect,
+        lambda path: facet.analyse(path, 1, None, None, None),
+        lambda path: facet.play_session(None, seed, seats, None, None, None, path),
     ]
-    for ask in asks:  # a file that is no position: one line, with positions or without
+    for ask in asks:
         with pytest.raises(ValueError) as info:
             ask(bad)
-        assert one_line(info.value)
-    try:
-        game.play_session(context, seed, seats, None, None, folder, None)
-    except ValueError as exc:  # no positions: every position command says so
-        assert one_line(exc) and not any(folder.iterdir())
-        return
-    written = sorted(folder.iterdir())
-    assert written, "asked for positions, wrote none"
+        assert one_line(info.value) and str(bad) in str(info.value)
+    first, again = tmp_path / "first", tmp_path / "again"
+    first.mkdir()
+    again.mkdir()
+    result = facet.play_session(context, seed, seats, None, None, first, None)
+    written = sorted(first.iterdir())
+    assert len(written) >= 3, "asked for positions, wrote hardly any"
+    searcher = load_strategy(cheap(facet.analyser, game), game.name)
+    helper = load_strategy(game.default_strategy, game.name)
     for path in (written[0], written[len(written) // 2]):
-        for payload, text in (game.score_position(path), game.inspect_position(path)):
+        for payload, text in (facet.score(path), facet.inspect(path)):
             assert isinstance(payload, dict) and payload and isinstance(text, str) and text.strip()
-        result = game.play_session(None, seed, seats, None, None, None, path)
-        assert result.winners and result.rounds >= 1
+        analysis = facet.analyse(path, None, searcher, helper, None)
+        assert analysis["candidates"] and sum(c["played"] for c in analysis["candidates"]) == 1
+    middle = written[len(written) // 2]
+    on = facet.play_session(None, seed, seats, None, None, again, middle)
+    ends = [(r.winners, r.rounds, r.finished, [s["total"] for s in game.rows(context, r, 0, 0, 0)["seats"]])
+            for r in (on, result)]  # fmt: skip
+    assert ends[0] == ends[1], "played on from a position, another game"
+    later = sorted(again.iterdir())
+    assert [p.name for p in later] == [p.name for p in written[written.index(middle) :]]
+    assert all(p.read_text() == (first / p.name).read_text() for p in later)
 
 
 def test_every_registered_game_is_tested() -> None:

@@ -146,9 +146,9 @@ def test_play_and_replay_and_a_replay_that_differs(tmp_path: Path) -> None:
 def test_what_the_toy_has_not_is_refused_in_one_line(tmp_path: Path) -> None:
     position = tmp_path / "p.json"
     position.write_text("{}")
-    for command in ("score", "inspect"):
+    for command in ("score", "inspect", "analyse"):
         code, out = palais(command, "--game", "toy", position)
-        assert code == 2 and out.strip() == f"error: the Toy race has no position files to {command}"
+        assert code == 2 and out.strip() == f"error: {command}: Toy race has no position files"
     code, out = palais("play", "--game", "toy", "--positions", tmp_path / "pos")
     assert code == 2 and "no position files" in out
     code, out = palais("play", "--game", "toy", "--gold-limit", "5")

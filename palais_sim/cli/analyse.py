@@ -14,35 +14,46 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail
-from palais_sim.cli.options import GameOpt
 
 
 def analyse(
     position: Path = typer.Argument(..., help="A position file (palais play --positions DIR writes one per turn)"),
-    game: str = GameOpt,
-    strategy: str = typer.Option("ismcts:budget=2000", "--strategy", help="A strategy with analyse(), e.g. ismcts"),
+    game: str | None = typer.Option(
+        None, "--game", help="The game \\[default: the one whose position files have the file's format]"
+    ),
+    strategy: str | None = typer.Option(
+        None,
+        "--strategy",
+        help="A strategy with analyse() \\[default: the game's: ismcts:budget=2000; search:budget=400]",
+    ),
     seed: int | None = typer.Option(
         None, "--seed", "-s", help="Deal the hidden information the file leaves out from this seed"
     ),
     decision: str | None = typer.Option(
         None,
         "--decision",
-        help="Go on in this turn to the first decision of this kind (move, recruit, cards, seals, ...): the decisions "
-        "before it are answered by the game's usual player (greedy)",
+        help="Go on in this turn to the first decision of this kind (move, recruit, cards, seals, ...; discard, swap, "
+        "...): the decisions before it are answered by the game's usual player (greedy; heuristic)",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON"),
 ) -> None:
     """The candidate choices at a position's pending decision with their estimated value and visit counts."""
-    from palais_sim.games import get_game
+    from palais_sim.games import game_of_position, get_game
     from palais_sim.registry import load_strategy
 
     try:
-        the_game = get_game(game)
+        the_game = get_game(game) if game is not None else game_of_position(position) or get_game()
+        facet = the_game.positions
+        if facet is None:
+            raise ValueError(f"analyse: {the_game.title} has no position files")
+        strategy = strategy or facet.analyser
         searcher = load_strategy(strategy, the_game.name)
         if not callable(getattr(searcher, "analyse", None)):
-            raise ValueError(f"strategy {strategy!r} cannot analyse a position (it has no analyse()); try ismcts")
+            raise ValueError(
+                f"strategy {strategy!r} cannot analyse a position (it has no analyse()); try {facet.analyser}"
+            )
         helper = load_strategy(the_game.default_strategy, the_game.name)
-        payload = the_game.analyse_position(position, seed, searcher, helper, decision)
+        payload = facet.analyse(position, seed, searcher, helper, decision)
     except USER_ERRORS as exc:
         fail(str(exc))
     rows = payload["candidates"]

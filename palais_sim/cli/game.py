@@ -19,11 +19,14 @@ from palais_sim.cli.options import (
     TiebreakOpt,
     parse_start_gold,
 )
+from palais_sim.games import DEFAULT_GAME, game_of_position
 from palais_sim.registry import load_strategies
 
 
 def play(
-    game: str = GameOpt,
+    game: str | None = typer.Option(
+        None, "--game", help="The game, by name \\[default: palais-royal; with --from, the position file's game]"
+    ),
     players: int | None = typer.Option(
         None, "--players", "-p", help="Number of players \\[default: 2; the game's usual]"
     ),
@@ -52,7 +55,7 @@ def play(
     ),
 ) -> None:
     """Play one game and print a turn-by-turn account (or the result as JSON)."""
-    the_game = _game(game)
+    the_game = position_game(game, start) if start is not None else _game(game or DEFAULT_GAME)
     given = {"layout": layout != "random", "gold_limit": gold_limit is not None, "start_gold": start_gold is not None,
              "tiebreak": tiebreak != "display"}  # fmt: skip
     foreign = [f"--{name.replace('_', '-')}" for name, is_given in given.items() if is_given]
@@ -60,6 +63,9 @@ def play(
     if foreign:
         fail(f"{', '.join(foreign)}: not an option of {the_game.title}")
     check_seed(seed)
+    facet = None
+    if positions is not None or start is not None:
+        facet = positions_facet(the_game, "--positions" if positions is not None else "--from")
     if log is not None:
         writable_file(log, "--log")
     if positions is not None:
@@ -79,7 +85,10 @@ def play(
             return load_strategies(spec, n, the_game.name)
 
         out = None if as_json else sys.stdout
-        result = the_game.play_session(context, seed, seats, out, log, positions, start)
+        if facet is not None:
+            result = facet.play_session(context, seed, seats, out, log, positions, start)
+        else:
+            result = the_game.play_session(context, seed, seats, out, log)
     except USER_ERRORS as exc:
         fail(explain(exc))
     if as_json:
@@ -98,22 +107,53 @@ def _game(name: str):
         fail(str(exc))
 
 
+PositionGameOpt = typer.Option(
+    None, "--game", help="The game \\[default: the one whose position files have the file's format]"
+)
+
+
+def positions_facet(game, what: str):
+    """The game's position-file facet, or a one-line error naming what asked for it."""
+    if game.positions is None:
+        fail(f"{what}: {game.title} has no position files")
+    return game.positions
+
+
+def check_position_game(game, path: Path) -> None:
+    """A one-line error when ``path`` is another game's position file."""
+    owner = game_of_position(path)
+    if owner is not None and owner.name != game.name:
+        fail(f"{path}: a {owner.title} position (format {owner.positions.format}); use --game {owner.name}")
+
+
+def position_game(name: str | None, path: Path):
+    """The game ``--game`` names, else the one whose position format the file has (else the default game)."""
+    if name is not None:
+        game = _game(name)
+        check_position_game(game, path)
+        return game
+    return game_of_position(path) or _game(DEFAULT_GAME)
+
+
 def score(
-    position: Path = typer.Argument(..., help="A position file (palais-position/1)"),
-    game: str = GameOpt,
+    position: Path = typer.Argument(..., help="A position file (palais play --positions DIR writes one per turn)"),
+    game: str | None = PositionGameOpt,
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
-    """Final scoring of a position as if the game ended now."""
-    _position_command(_game(game).score_position, position, as_json)
+    """Final scoring of a position as if the game ended now (with the tie-break)."""
+    the_game = position_game(game, position)
+    _position_command(positions_facet(the_game, "score").score, position, as_json)
 
 
 def inspect(
-    position: Path = typer.Argument(..., help="A position file (palais-position/1)"),
-    game: str = GameOpt,
+    position: Path = typer.Argument(..., help="A position file (palais play --positions DIR writes one per turn)"),
+    game: str | None = PositionGameOpt,
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
-    """What the seat to move would get now: majorities, reinforcement, movement, recruit costs."""
-    _position_command(_game(game).inspect_position, position, as_json)
+    """What the seat to move would get now (Palais Royal: majorities, reinforcement, movement, recruit costs;
+    Palastgeflüster: each card it may play and what it gives)."""
+    the_game = position_game(game, position)
+    _position_command(positions_facet(the_game, "inspect").inspect, position, as_json)
 
 
 def _position_command(command, position: Path, as_json: bool) -> None:
@@ -121,7 +161,7 @@ def _position_command(command, position: Path, as_json: bool) -> None:
         payload, text = command(position)
     except USER_ERRORS as exc:
         fail(explain(exc))
-    typer.echo(json.dumps(payload, indent=2) if as_json else text)
+    typer.echo(json.dumps(payload, indent=2, ensure_ascii=False) if as_json else text)
 
 
 def replay(

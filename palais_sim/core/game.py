@@ -5,13 +5,19 @@ A game plays one seeded game between strategies and turns the result into table 
 ``games`` and ``seats`` tables with the common columns below (what win rates, ratings, head-to-head, seat balance,
 game length and the paired tests read) plus columns of its own, and may add tables of its own (Palais Royal's
 ``recruits``). The run manifest records the game's name; the analytics find it there.
+
+The interface comes in facets: :class:`Game` is the core every game has (facts, context, play, turns, tables, one
+game at the command line) and includes :class:`Defaults` (what the commands start from); :class:`Positions` (position
+files and the commands that read them) is optional, ``GAME.positions`` or None, so a new game plays, simulates and
+reports before it has a position format.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TextIO
+from typing import Any, NamedTuple, Protocol, TextIO, runtime_checkable
 
 import polars as pl
 
@@ -73,8 +79,67 @@ class GameResult(Protocol):
     decisions: int
 
 
-class Game(Protocol):
-    """One game the runner can play: static facts, the rule options of a run, one game, its rows."""
+class Defaults(Protocol):
+    """What the commands start from when the user names nothing: a group of its own, which :class:`Game` includes
+    (so ``game.default_strategy`` reads as before)."""
+
+    default_strategy: str  # the usual player (play, bench, the helper of `palais analyse`): Palais Royal's "greedy"
+    demo: Mapping[str, Any]  # `palais simulate`'s run settings (games, players, strategies, format, ...)
+    bench_players: int  # `palais bench`'s player count
+    comparison_players: int  # the player count of `palais match`, `palais ladder` and `palais play`
+    ladder: tuple[str, ...]  # `palais ladder`'s strategies
+    tune_pool: str  # `palais tune`'s opponents
+    skill_levels: tuple[str, ...]  # every study's default levels, weakest first
+
+
+@runtime_checkable
+class Positions(Protocol):
+    """The optional facet of position files (a game's FEN): a file at the start of every turn, going on from one, and
+    the commands that read one. A game offers it as ``GAME.positions``; a game without position files has ``None``
+    there, and the command line refuses ``--positions``, ``--from``, ``score``, ``inspect`` and ``analyse`` for it
+    with one line. Every method raises a ``ValueError`` with a one-line message naming the file for a bad file."""
+
+    format: str  # the "format" field of its position files ("palais-position/1"): how a command tells their game
+    analyser: str  # the strategy spec `palais analyse` rates the candidates with when the user names none
+
+    def play_session(
+        self, context: Any, seed: int, seats: Callable[[int], Sequence[object]], out: TextIO | None,
+        log: Path | None, positions: Path | None, start: Path | None,
+    ) -> Any:  # fmt: skip
+        """:meth:`Game.play_session`, and with ``positions`` a position file per turn into that directory; with
+        ``start``, on from that position file (``context`` is then None: players, rules and components are the
+        file's; ``seed`` deals what the file leaves out). Its replay log replays with :meth:`Game.replay_text`."""
+        ...
+
+    def score(self, path: Path) -> tuple[dict, str]:
+        """A position's final scoring as if the game ended now (with the tie-break): JSON payload and text."""
+        ...
+
+    def inspect(self, path: Path) -> tuple[dict, str]:
+        """What the seat to move in a position would get now (its legal choices and what they give): payload, text."""
+        ...
+
+    def analyse(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
+        """The candidates at a position's pending decision as ``searcher.analyse(view, decision)`` rates them (the
+        decisions before the first of kind ``decision`` in the turn answered by ``helper``): position, round, seat,
+        decision, seconds and candidates (choice, description, visits, value, played)."""
+        ...
+
+
+def position_format(path: Path) -> object:
+    """The ``format`` field of a position file (a JSON object), or None where it has none: how a command tells the
+    game of a file (each game's :attr:`Positions.format` is its own). The game's reader says what is wrong."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return data.get("format") if isinstance(data, dict) else None
+
+
+class Game(Defaults, Protocol):
+    """One game the runner can play: the core every game has (static facts, the rule options of a run, one game,
+    its turns for the play loop and the search, its tables, one game at the command line), its :class:`Defaults`,
+    and the optional :class:`Positions` facet (``positions``: None for a game without position files)."""
 
     name: str  # as on the command line: "palais-royal"
     title: str  # as printed: "Palais Royal"
@@ -85,14 +150,6 @@ class Game(Protocol):
     components_hint: str  # what --components takes, for the help and errors
     strategies: Mapping[str, str]  # the built-in strategies by name, as "module:Class" (imported when asked for)
     sources: tuple[Path, ...]  # the files whose contents decide a game's outcome: the code fingerprint
-    # What the commands start from when the user names nothing:
-    default_strategy: str  # the usual player (play, bench): Palais Royal's "greedy"
-    demo: Mapping[str, Any]  # `palais simulate`'s run settings (games, players, strategies, format, ...)
-    bench_players: int  # `palais bench`'s player count
-    comparison_players: int  # the player count of `palais match` and `palais ladder`
-    ladder: tuple[str, ...]  # `palais ladder`'s strategies
-    tune_pool: str  # `palais tune`'s opponents
-    skill_levels: tuple[str, ...]  # every study's default levels, weakest first
     # The run settings it reads beyond players, max_rounds and components, each with what it means when unset:
     # {"gold_limit": "unlimited", ...}; a report lists them, a command refuses one the game does not read.
     rule_settings: Mapping[str, str]
@@ -100,6 +157,7 @@ class Game(Protocol):
     setup_columns: tuple[str, ...]  # games-table columns that describe a game's setup (joined onto its seat rows)
     studies: tuple[str, ...]  # the studies of its components it supports ("nobles", ...), beyond the seats study
     turns: Turns  # its rules as the play loop and a search that plays any game ask them (pending, view, apply, reward)
+    positions: Positions | None  # the position-file facet, or None
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         """The seats column that breaks a tie of totals under a run's settings (for the analytics' tie rates)."""
@@ -135,33 +193,16 @@ class Game(Protocol):
         """The game's own columns of the games row of a failed game (the common ones are filled in by the caller)."""
         ...
 
-    # One game at the command line (`palais play`, `replay`, `score`, `inspect`): a game without position files
-    # raises ValueError with a one-line message where one is asked for.
+    # One game at the command line (`palais play`, `palais replay`): every game has these.
     def play_session(
-        self, context: Any, seed: int, seats: Callable[[int], Sequence[object]], out: TextIO | None,
-        log: Path | None, positions: Path | None, start: Path | None,
-    ) -> Any:  # fmt: skip
+        self, context: Any, seed: int, seats: Callable[[int], Sequence[object]], out: TextIO | None, log: Path | None
+    ) -> Any:
         """Play one game between ``seats(players)``, narrating it to ``out`` (None: silent) and writing its replay
-        log to ``log``; with ``positions``, a position file per turn into that directory; with ``start``, on from
-        that position file."""
+        log to ``log``; the result has ``to_json()``."""
         ...
 
     def replay_text(self, log: Path) -> str:
         """Verify a replay log (ValueError at the first difference; "result:" in it for a different result)."""
-        ...
-
-    def score_position(self, path: Path) -> tuple[dict, str]:
-        """A position's final scoring as if the game ended now: JSON payload and text."""
-        ...
-
-    def inspect_position(self, path: Path) -> tuple[dict, str]:
-        """What the seat to move in a position would get now: JSON payload and text."""
-        ...
-
-    def analyse_position(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
-        """The candidates at a position's pending decision as ``searcher.analyse(view, decision)`` rates them (the
-        decisions before the first of kind ``decision`` in the turn answered by ``helper``): position, round, seat,
-        decision, seconds and candidates (choice, description, visits, value, played)."""
         ...
 
 

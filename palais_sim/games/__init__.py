@@ -30,8 +30,9 @@ import importlib
 import os
 import re
 from importlib.metadata import entry_points
+from pathlib import Path
 
-from palais_sim.core.game import Game
+from palais_sim.core.game import Game, position_format
 
 DEFAULT_GAME = "palais-royal"
 # name -> "module:attribute" of the game object (see palais_sim.core.game.Game)
@@ -146,3 +147,19 @@ def games_with_study(study: str) -> list[str]:
     """The built-in games that declare a study of their components (``Game.studies``): the default ``--game`` of
     that study's command. Registered games are not loaded for it (a broken plugin cannot break a study's help)."""
     return [name for name in GAMES if study in get_game(name).studies]
+
+
+def game_of_position(path: Path) -> Game | None:
+    """The registered game whose position files have the format of the file at ``path``, or None (no such game, or
+    no position file: the caller's game then says why)."""
+    found = position_format(path)
+    if found is None:
+        return None
+    for name in game_names():
+        try:
+            game = get_game(name)
+        except UnknownGame:
+            continue
+        if game.positions is not None and game.positions.format == found:
+            return game
+    return None

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, NamedTuple
 
 from palais_sim.core.errors import IllegalChoice, NotListed
 from palais_sim.core.loop import play_out
@@ -59,6 +59,16 @@ def clearly_better(rewards: list[list[float]], tie: float = TIE) -> int:
     mean = sum(diffs) / len(diffs)
     se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs)) if len(diffs) > 1 else 0.0
     return best if mean > tie and mean > 2.0 * se else 0
+
+
+class Candidate(NamedTuple):
+    """One candidate as :meth:`SearchStrategy.analyse` rates it: the rollouts played through it and their mean
+    reward (nan for none), and whether the search plays it."""
+
+    choice: object
+    visits: int
+    value: float
+    played: bool
 
 
 class SearchStrategy:
@@ -116,15 +126,31 @@ class SearchStrategy:
         return out
 
     def choose(self, view: Any, decision: Any) -> object:
+        candidates, rewards, alive, played = self._race(view, decision)
+        return candidates[played]
+
+    def analyse(self, view: Any, decision: Any) -> list[Candidate]:
+        """Every candidate at the decision with its rollouts (visits), mean reward and whether the search plays it,
+        most visited first (``palais analyse``); the same search and random stream as :meth:`choose`."""
+        candidates, rewards, alive, played = self._race(view, decision)
+        out = [
+            Candidate(choice, len(r), sum(r) / len(r) if r else math.nan, i == played)
+            for i, (choice, r) in enumerate(zip(candidates, rewards, strict=True))
+        ]
+        out.sort(key=lambda c: (-c.visits, -(c.value if c.value == c.value else -1.0)))
+        return out
+
+    def _race(self, view: Any, decision: Any) -> tuple[list[object], list[list[float]], list[int], int]:
+        """The candidates, each one's rewards, those alive at the end, and the index of the one to play."""
         if self._game != view.game:
             self._bind(view.game)
         rng = view.rng
         base = self._rollouts[rng.randrange(len(self._rollouts))].choose(view, decision)
         candidates = self.candidates(view, decision, base, rng)
-        if len(candidates) == 1:
-            return base
         rewards: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
+        if len(candidates) == 1:
+            return candidates, rewards, alive, 0
         rounds = max(1, math.ceil(math.log2(len(candidates))))
         for r in range(rounds):
             samples = max(1, self.budget // (rounds * len(alive)))
@@ -136,7 +162,7 @@ class SearchStrategy:
         # paired over the samples every survivor saw: the last rounds' samples are shared by all of them
         shared = min(len(rewards[i]) for i in alive)
         best = clearly_better([rewards[i][-shared:] for i in alive], self.tie)
-        return candidates[alive[best]]
+        return candidates, rewards, alive, alive[best]
 
     def _sample(
         self, view: Any, seat: int, candidates: list[object], alive: list[int], rewards: list[list[float]],

@@ -38,10 +38,6 @@ class ToyError(ValueError):
     """Settings the toy race cannot play (one line)."""
 
 
-class NoPositions(ValueError):
-    """Asked for a position file, which the toy race does not have."""
-
-
 class ReplayError(ValueError):
     """A replay log that cannot be read or does not replay."""
 
@@ -216,6 +212,7 @@ class ToyRace:
     setup_columns = ()
     studies = ()
     turns = TOY_TURNS
+    positions = None  # no position files: the commands that read one refuse it
 
     def load_components(self, source: str | None) -> None:
         return None  # the toy race has no component files
@@ -251,13 +248,10 @@ class ToyRace:
         return {"target": TARGET, "max_rounds": context.max_rounds, "deck_left": None}
 
     def play_session(
-        self, context: Context | None, seed: int, seats: Callable[[int], Sequence[object]], out: TextIO | None,
-        log: Path | None, positions: Path | None, start: Path | None,
+        self, context: Context, seed: int, seats: Callable[[int], Sequence[object]], out: TextIO | None,
+        log: Path | None,
     ) -> ToyResult:  # fmt: skip
         """One game, a line per card to ``out``; with ``log``, a replay log (JSON) that :meth:`replay_text` checks."""
-        if positions is not None or start is not None:
-            raise NoPositions(f"the {self.title} has no position files (--positions, --from)")
-        assert context is not None  # without --from a context is always given
         strategies = seats(context.players)
         choices: list[object] = []
 
@@ -305,15 +299,6 @@ class ToyRace:
         if replayed != recorded:
             raise ReplayError(f"{log}: result: the log says {recorded}, the replay gives {replayed}")
         return f"{log}: {len(choices)} choices replayed, result identical (round {state.round})"
-
-    def score_position(self, path: Path) -> tuple[dict, str]:
-        raise NoPositions(f"the {self.title} has no position files to score")
-
-    def inspect_position(self, path: Path) -> tuple[dict, str]:
-        raise NoPositions(f"the {self.title} has no position files to inspect")
-
-    def analyse_position(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
-        raise NoPositions(f"the {self.title} has no position files to analyse")
 
 
 def _outcome(result: ToyResult) -> dict:

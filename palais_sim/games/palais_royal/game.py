@@ -13,6 +13,7 @@ from palais_sim import __version__
 from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, common_game_row, game_sources
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.play import PR_TURNS, PrResult, play_game
+from palais_sim.games.palais_royal.session import POSITIONS
 from palais_sim.games.palais_royal.setup import check_options, resolve_layout
 from palais_sim.games.palais_royal.state import RuleOptions
 
@@ -151,6 +152,7 @@ class PalaisRoyal:
     setup_columns = ("layout",)  # the room layout a game was played on
     studies = ("nobles", "layouts")  # the studies of its components, beyond the seats study every game has
     turns = PR_TURNS
+    positions = POSITIONS  # position files, score, inspect, analyse (session.py)
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "cardinal"  # the Cardinal's holder wins a tie of totals
@@ -181,32 +183,14 @@ class PalaisRoyal:
         return {"games": [game_row], "seats": seat_rows, "recruits": recruit_rows}
 
     def play_session(
-        self, context: Context | None, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None,
-        log: Path | None, positions: Path | None, start: Path | None,
-    ) -> PrResult:  # fmt: skip
-        from palais_sim.games.palais_royal.session import play_session
-
-        return play_session(context, seed, seats, out, log, positions, start)
+        self, context: Context, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None, log: Path | None
+    ) -> PrResult:
+        return POSITIONS.play_session(context, seed, seats, out, log, None, None)
 
     def replay_text(self, log: Path) -> str:
         from palais_sim.games.palais_royal.session import replay_text
 
         return replay_text(log)
-
-    def score_position(self, path: Path) -> tuple[dict, str]:
-        from palais_sim.games.palais_royal.session import score_position
-
-        return score_position(path)
-
-    def inspect_position(self, path: Path) -> tuple[dict, str]:
-        from palais_sim.games.palais_royal.session import inspect_position
-
-        return inspect_position(path)
-
-    def analyse_position(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
-        from palais_sim.games.palais_royal.session import analyse_position
-
-        return analyse_position(path, seed, searcher, helper, decision)
 
     def failed_row(self, context: Context, seed: int) -> dict:
         try:

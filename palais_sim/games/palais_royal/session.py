@@ -14,7 +14,7 @@ from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.account import TurnAccount
 from palais_sim.games.palais_royal.board import ROOM_KEYS
 from palais_sim.games.palais_royal.play import PrResult, continue_game, play_game
-from palais_sim.games.palais_royal.position import export_position, load_position, save_position
+from palais_sim.games.palais_royal.position import POSITION_FORMAT, export_position, load_position, save_position
 from palais_sim.games.palais_royal.replay import ReplayWriter, encode_choice, verify_replay
 from palais_sim.games.palais_royal.scoring import final_scores, winners
 from palais_sim.games.palais_royal.state import PH_TURN_START
@@ -146,3 +146,28 @@ def analyse_position(path: Path, seed: int | None, searcher: Any, helper: Any, d
         "seconds": round(seconds, 3),
         "candidates": rows,
     }
+
+
+class PrPositions:
+    """Palais Royal's position-file facet (:class:`palais_sim.core.game.Positions`): the functions above."""
+
+    format = POSITION_FORMAT
+    analyser = "ismcts:budget=2000"  # its own tree search, whose candidates know the game
+
+    def play_session(
+        self, context: Any, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None, log: Path | None,
+        positions: Path | None, start: Path | None,
+    ) -> PrResult:  # fmt: skip
+        return play_session(context, seed, seats, out, log, positions, start)
+
+    def score(self, path: Path) -> tuple[dict, str]:
+        return score_position(path)
+
+    def inspect(self, path: Path) -> tuple[dict, str]:
+        return inspect_position(path)
+
+    def analyse(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
+        return analyse_position(path, seed, searcher, helper, decision)
+
+
+POSITIONS = PrPositions()

@@ -3,7 +3,6 @@ one game through its play loop, and its tables (games, seats and round_ends, one
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -15,26 +14,12 @@ from palais_sim import __version__
 from palais_sim.core.game import PROJECT, SEAT1, Column, common_game_row, game_sources, table_columns
 from palais_sim.core.game import ZERO as ZERO_BASED
 from palais_sim.games.palastgefluester.components import PgComponents, load_pg_components
-from palais_sim.games.palastgefluester.notation import NotationError, ReplayRecorder, replay
 from palais_sim.games.palastgefluester.play import PG_TURNS, PgResult, continue_game, seat_json
 from palais_sim.games.palastgefluester.rules import new_game
+from palais_sim.games.palastgefluester.session import POSITIONS, play_session, replay_text
 from palais_sim.games.palastgefluester.state import PgOptions
 
 ROUND_END_KINDS = ("repeat", "six", "jester")
-
-
-class NoPositions(ValueError):
-    """Asked for a position file, which this game does not have."""
-
-
-def result_text(title: str, seed: int, result: PgResult) -> str:
-    """A finished game in a few lines: the totals by seat and the winner."""
-    payload = result.to_json()
-    lines = [f"{title}, {result.players} players, seed {seed}: {result.rounds} rounds, {result.decisions} decisions"]
-    lines += [f"  seat {seat['seat']} {seat['strategy']:<14} {seat['total']:>3} points" for seat in payload["seats"]]
-    status = "" if result.finished else f" (stopped unfinished at round {result.rounds})"
-    lines.append(f"winner: seat {', '.join(str(w + 1) for w in result.winners) or 'none'}{status}")
-    return "\n".join(lines)
 
 
 class Context(NamedTuple):
@@ -118,6 +103,7 @@ class Palastgefluester:
     setup_columns = ()
     studies = ("persons",)  # the studies of its components, beyond the seats study every game has
     turns = PG_TURNS
+    positions = POSITIONS  # position files, score, inspect, analyse (session.py)
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "noted" if settings.get("tiebreak") == "noted" else "display"
@@ -151,44 +137,15 @@ class Palastgefluester:
         return continue_game(new_game(context.options, seed, context.components), strategies)
 
     def play_session(
-        self, context: Context | None, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None,
-        log: Path | None, positions: Path | None, start: Path | None,
-    ) -> PgResult:  # fmt: skip
+        self, context: Context, seed: int, seats: Callable[[int], Sequence[Any]], out: TextIO | None, log: Path | None
+    ) -> PgResult:
         """Play one game; with ``log``, write its replay log (JSON, ``palais replay --game palastgefluester`` checks
         it); with ``out``, its seats' totals and the winner (no turn-by-turn account yet)."""
-        if positions is not None or start is not None:
-            raise NoPositions(f"{self.title} has no position files (--positions and --from are Palais Royal's)")
-        assert context is not None  # without --from a context is always given
-        strategies = seats(context.options.players)
-        begin = new_game(context.options, seed, context.components)
-        recorder = ReplayRecorder(begin.copy(), [getattr(s, "name", type(s).__name__) for s in strategies])
-        result = continue_game(begin, strategies, observer=recorder.record if log else None)
-        if log is not None:
-            text = json.dumps(recorder.finish(result.final_state), separators=(",", ":"))
-            tmp = log.with_name(log.name + ".tmp")
-            tmp.write_text(text + "\n", encoding="utf-8")
-            tmp.replace(log)
-        if out is not None:
-            out.write(result_text(self.title, seed, result) + "\n")
-        return result
+        return play_session(context, seed, seats, out, log)
 
     def replay_text(self, log: Path) -> str:
         """Replay a log written by :meth:`play_session`; the summary line, or NotationError at the first difference."""
-        try:
-            data = json.loads(log.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise NotationError(f"{log}: not a JSON replay log ({exc})") from None
-        state = replay(data)
-        return f"{log}: {len(data.get('decisions', []))} decisions replayed, result identical (round {state.round})"
-
-    def score_position(self, path: Path) -> tuple[dict, str]:
-        raise NoPositions(f"{self.title} has no position files to score")
-
-    def inspect_position(self, path: Path) -> tuple[dict, str]:
-        raise NoPositions(f"{self.title} has no position files to inspect")
-
-    def analyse_position(self, path: Path, seed: int | None, searcher: Any, helper: Any, decision: str | None) -> dict:
-        raise NoPositions(f"{self.title} has no position files to analyse")
+        return replay_text(log)
 
     def columns(self) -> dict[str, tuple[Column, ...]]:
         return COLUMNS
