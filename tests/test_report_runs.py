@@ -17,9 +17,11 @@ from matplotlib.text import Text
 from typer.testing import CliRunner
 
 from palais_sim import build_info
-from palais_sim.analytics import charts, nobles, report, report_format, sections_common, setup_balance
+from palais_sim.analytics import charts, report, report_format, sections_common
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
+from palais_sim.games.palais_royal.analysis import charts as pr_charts
+from palais_sim.games.palais_royal.analysis import nobles, setup_balance
 from palais_sim.tournament import records
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
@@ -251,8 +253,8 @@ def test_charts_fit_and_explain_their_colours(real: Path) -> None:
     n = nobles.compute(r)
     figures = {
         "seats": charts.seat_bars(s.seats),
-        "nobles": charts.noble_value(n.nobles, n.mean_ratio),
-        "castle": charts.castle(s.positions, 0.02),
+        "nobles": pr_charts.noble_value(n.nobles, n.mean_ratio),
+        "castle": pr_charts.castle(s.positions, 0.02),
         "scores": charts.score_distribution(sections_common.score_table(r)),
         "length": charts.game_length(sections_common.game_tables(r)[1]),
     }

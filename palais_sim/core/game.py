@@ -98,7 +98,7 @@ class Game(Protocol):
     rule_settings: Mapping[str, str]
     report_sections: str  # "module:attribute" of its report sections (analytics), loaded when a report asks
     setup_columns: tuple[str, ...]  # games-table columns that describe a game's setup (joined onto its seat rows)
-    studies: tuple[str, ...]  # the studies of its components it supports ("nobles", ...), beyond the seats study
+    studies: Mapping[str, str]  # its own studies (beyond the seats study): name -> "module:attribute" of the command
     turns: Turns  # its rules as the play loop and a search that plays any game ask them (pending, view, apply, reward)
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
@@ -163,6 +163,10 @@ class Game(Protocol):
         decisions before the first of kind ``decision`` in the turn answered by ``helper``): position, round, seat,
         decision, seconds and candidates (choice, description, visits, value, played)."""
         ...
+
+    taken: tuple[str, str] | None  # (table, column) of what a seat takes, a row each (nobles); None: nothing
+
+    def taken_ids(self, components: Any) -> list[str]: ...  # the component set's ids of what can be taken, in order
 
 
 def common_game_row(result: GameResult, game: int, group: int, rotation: int, engine: str) -> tuple[dict, dict]:
