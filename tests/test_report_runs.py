@@ -300,3 +300,18 @@ def test_every_column_is_documented_in_the_files(real: Path) -> None:
     seat_columns = [(t, c.name) for t, cols in records.COLUMNS.items() for c in cols if c.name in ("seat", "winners")]
     assert all(records.TABLES[t] and next(c for c in records.COLUMNS[t] if c.name == n).base == "1-based"
                for t, n in seat_columns)  # fmt: skip
+
+
+def test_the_report_names_the_cli_offers_are_those_the_games_declare() -> None:
+    """`palais report WHICH`'s choices are a literal list (completed without importing every game's analytics):
+    exactly the built-in games' report sections, and all."""
+    import importlib
+
+    from palais_sim.cli.report import WHICH
+    from palais_sim.games import GAMES, get_game
+
+    declared: set[str] = set()
+    for name in GAMES:
+        module, _, attribute = get_game(name).report_sections.partition(":")
+        declared |= set(getattr(importlib.import_module(module), attribute))
+    assert set(WHICH) == declared | {"all"}

@@ -1,8 +1,8 @@
-"""`palais report`: a run's reports (win rates, and its game's own: each game's ``GAME.report_sections`` names
-them, e.g. Palais Royal's nobles and setup), with their charts."""
+"""`palais report`: win-rate, noble-value and setup-balance reports on a run directory, with their charts."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -10,12 +10,21 @@ import typer
 from palais_sim.cli.errors import explain, fail
 
 
+class Which(StrEnum):
+    """The report names of the built-in games' ``GAME.report_sections`` (each refuses the names it has not), and all:
+    a literal list, so the shell completes them without importing every game's analytics."""
+
+    winrates = "winrates"
+    nobles = "nobles"
+    setup = "setup"
+    all = "all"
+
+
+WHICH = tuple(w.value for w in Which)
+
+
 def report(
-    which: str = typer.Argument(
-        ...,
-        metavar="WHICH",
-        help="Which report: one of the run's game (every game's winrates and setup; Palais Royal's nobles) or all",
-    ),
+    which: Which = typer.Argument(..., metavar="WHICH", help="Which report: winrates, nobles, setup or all"),
     run_dir: Path = typer.Argument(
         ..., metavar="RUN_DIR", help="A run directory written by `palais simulate` (or `palais ladder --out`)"
     ),
@@ -38,6 +47,7 @@ def report(
     from palais_sim.analytics import report as report_mod
     from palais_sim.analytics.runs import RunError, open_run
 
+    which = Which(which).value
     if fmt not in report_mod.FORMATS:
         fail(f"unknown format {fmt!r}; choose one of {', '.join(report_mod.FORMATS)}")
     import polars as pl

@@ -3,7 +3,7 @@
 At each decision the play loop hands the seat's strategy a view (what that seat may know, nothing more) and the
 pending decision, and checks the answer. These protocols name what every game's view and decision offer: enough
 for a strategy that plays any game (``strategies/common``: random play, the common search). A game's concrete
-types (Palais Royal's ``PlayerView`` in ``palais_sim.games.palais_royal.view`` with its rule queries, its
+types (Palais Royal's ``PlayerView`` in ``palais_sim/games/palais_royal/view.py`` with its rule queries, its
 ``Decision`` with the card window and the movement points) keep these members and add their own.
 """
 
