@@ -5,7 +5,7 @@ Nothing here reads rows but the games' error column: every table is a ``polars.L
 files. Analyses collect aggregates with the streaming engine (``collect``), so a run larger than memory can be
 reported on. Failed games (``error`` not null) are left out of every analysis and counted in the run summary.
 
-A chunk is read when its three files (games, seats, recruits) are all there, the rule every analysis follows
+A chunk is read when its files (one per table of the run's game) are all there, the rule every analysis follows
 (``batches.chunk_names`` too). :func:`open_run` checks the run against its manifest first: a chunk file that is
 truncated or unreadable, or holds another number of games than the manifest says, is an error (nothing is
 reported from a damaged run); chunks not played yet, and done chunks with a file missing, are left out and listed
@@ -28,7 +28,7 @@ from palais_sim.core.game import Game
 from palais_sim.games import get_game
 from palais_sim.tournament import records
 from palais_sim.tournament.ledger import LEDGER, chunk_plan, read_ledger
-from palais_sim.tournament.records import SCHEMA_VERSION, TABLES, game_of
+from palais_sim.tournament.records import SCHEMA_VERSION, game_of
 
 ENGINE = "streaming"
 
@@ -38,7 +38,6 @@ class RunError(ValueError):
 
 
 CHUNK_FILE = re.compile(r"chunk-(\d+)\.parquet")
-TABLE_NAMES = tuple(TABLES)  # Palais Royal's; a run's own: ``table_names(manifest)``
 
 
 def table_names(manifest: dict) -> tuple[str, ...]:
