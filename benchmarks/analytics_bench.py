@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
+from palais_sim.games.palais_royal.analysis.synthetic import SynthSpec, synthetic_run
 
 
 def generate(path: Path, rows: int) -> None:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from palais_sim.games.palais_royal.components import load_components
-from palais_sim.study.variants import to_toml
+from palais_sim.games.palais_royal.studies.variants import to_toml
 
 
 def price_file(noble: str, gold: int, violet: int, turquoise: int, folder: Path) -> Path:

@@ -10,9 +10,10 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from palais_sim.analytics import batches, design, sections_common, setup_balance
-from palais_sim.analytics.runs import Run, noble_ids, open_run
-from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
+from palais_sim.analytics import batches, design, sections_common
+from palais_sim.analytics.runs import Run, open_run, taken_ids
+from palais_sim.games.palais_royal.analysis import setup_balance
+from palais_sim.games.palais_royal.analysis.synthetic import SynthSpec, synthetic_run
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
 
@@ -64,7 +65,7 @@ def test_setup_cells_equal_a_plain_group_by(any_run: Run, target_rows: int, monk
     same_rows(strategy, want_strategy, setup_balance.STRATEGY_KEYS)
     # the same from batches held by another report (with the noble masks)
     held = open_run(any_run.path)
-    batches.cached_batches(held, batches.strategies(held), noble_ids(held))
+    batches.cached_batches(held, batches.strategies(held), taken_ids(held))
     seat_held, _ = setup_balance.setup_cells(held)
     same_rows(seat_held, want_seat, setup_balance.SEAT_KEYS)
 
@@ -90,7 +91,7 @@ def test_score_quantiles_of_a_known_sample() -> None:
 
 def test_confounding_from_held_batches_equals_the_scan(any_run: Run, tmp_path: Path) -> None:
     scanned = design._per_seat_scan(any_run)
-    batches.cached_batches(any_run, batches.strategies(any_run), noble_ids(any_run))
+    batches.cached_batches(any_run, batches.strategies(any_run), taken_ids(any_run))
     held = design._per_seat_held(any_run.__dict__["_seat_batches"])
     a = scanned.select("players", "seat", "kinds").sort("players", "seat")
     assert_frame_equal(a, held.select(a.columns).sort("players", "seat"), check_dtypes=False)
@@ -103,7 +104,7 @@ def test_confounded_run_from_held_batches(tmp_path: Path) -> None:
     settings = Settings(games=24, players=2, strategies=("greedy", "random"), format="fixed", rotate_seats=False)
     run(settings, out, workers=1, chunk_size=7)
     r = open_run(out)
-    batches.cached_batches(r, batches.strategies(r), noble_ids(r))
+    batches.cached_batches(r, batches.strategies(r), taken_ids(r))
     assert design.confounded_player_counts(r) == [2]
 
 

@@ -11,10 +11,11 @@ import polars as pl
 import pytest
 from scipy import optimize
 
-from palais_sim.analytics import batches, report, setup_balance, stats, winrates
+from palais_sim.analytics import batches, report, stats, winrates
 from palais_sim.analytics.design import confound_warning, confounded_player_counts
 from palais_sim.analytics.runs import open_run
-from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
+from palais_sim.games.palais_royal.analysis import setup_balance
+from palais_sim.games.palais_royal.analysis.synthetic import SynthSpec, synthetic_run
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
 

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
+from palais_sim.games.palais_royal.analysis.synthetic import SynthSpec, synthetic_run
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "walkthrough.ipynb"

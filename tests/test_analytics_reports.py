@@ -11,10 +11,11 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from palais_sim.analytics import charts, nobles, setup_balance, winrates
+from palais_sim.analytics import charts, winrates
 from palais_sim.analytics.runs import open_run
-from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
 from palais_sim.cli import app
+from palais_sim.games.palais_royal.analysis import nobles, setup_balance
+from palais_sim.games.palais_royal.analysis.synthetic import SynthSpec, synthetic_run
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
 

@@ -12,6 +12,7 @@ shorter form than the listed one, so it is the sampled option that is checked ag
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import io
 import math
@@ -201,7 +202,16 @@ def test_the_tables_have_the_common_columns_and_a_tie_column(game: Game) -> None
     assert records.frame([row], "games", game.name).height == 1
     # "games-table columns that describe a game's setup (joined onto its seat rows)": own columns of the games table
     assert isinstance(game.setup_columns, tuple) and set(game.setup_columns) <= own
-    assert set(game.studies) <= {"nobles", "layouts", "persons"}, "a study the game declares is one `palais study` has"
+    for study, target in game.studies.items():  # each names a command function ("balance x": `palais balance x`)
+        module, _, attribute = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), attribute)), f"study {study!r}: {target}"
+        assert study.replace("balance ", "", 1).isidentifier(), f"study {study!r}: a command name"
+    # what a seat takes (a bit mask per seat in the analytics): a column of one of its tables, ids from its components
+    if game.taken is not None:
+        table, column = game.taken
+        assert column in {c.name for c in columns[table]} and {"game", "seat"} <= {c.name for c in columns[table]}
+        standard = game.load_components(None)
+        assert standard is not None and all(isinstance(i, str) for i in game.taken_ids(standard))
 
 
 def test_the_standard_components_are_those_a_run_records(game: Game) -> None:

@@ -112,18 +112,6 @@ def test_games_and_strategies_are_listed_per_game() -> None:
     assert {s["name"] for s in mine} == {"random", "heuristic", "restricted", "search"}
 
 
-def test_the_persons_study_writes_a_verdict_per_person_and_skill_level(tmp_path: Path) -> None:
-    args = ["study", "persons", "--out", str(tmp_path / "s"), "--groups", "4", "--players", "3",
-            "--persons", "zofe,hofnarr", "--strategy", "heuristic"]  # fmt: skip
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, result.output
-    rows = json.loads((tmp_path / "s" / "study.json").read_text())["rows"]
-    assert [(r["key"], r["strategy"]) for r in rows] == [("zofe", "heuristic"), ("hofnarr", "heuristic")]
-    for r in rows:
-        assert r["verdict"] in ("favoured", "disfavoured", "balanced", "undecided") and r["n_groups"] == 4
-        assert r["ci"][0] <= r["effect"] <= r["ci"][1]
-
-
 @pytest.mark.parametrize("tiebreak", ["display", "noted"])
 def test_the_recorded_winners_follow_the_runs_tie_break(tmp_path: Path, tiebreak: str) -> None:
     """The engine's winners are the top scores, then the larger display (or noted total, the variant): the columns

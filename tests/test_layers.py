@@ -16,13 +16,18 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("palais_sim", "strategies")
+# Every game package (palais_sim/games/<game>/): its engine sits in the game layers below; its analytics
+# (``analysis/``) and studies (``studies/``, their command line ``studies/commands.py``) sit at the shared layers of
+# the same name, so they may use the shared machinery and nothing shared may use them.
+GAMES = sorted(p.name for p in (REPO / "palais_sim" / "games").iterdir() if (p / "__init__.py").is_file())
 
 # Lowest first. A module may import modules of its own layer and of the layers below it, never above.
 # An entry covers the module it names and every module under it ("palais_sim.tournament" is the whole package);
 # the longest entry that covers a module decides its layer. "x.__init__" means the package x itself, nothing under it.
 LAYERS: list[tuple[str, ...]] = [
     ("palais_sim._build", "palais_sim._moved"),  # which engine runs, compiled or source: imported first of all
-    ("palais_sim.__init__", "palais_sim.core"),  # the game interface, the play loop and its errors: any game
+    # the game interface, the play loop and its errors, the seat contract (palais_sim.strategy: its stable import)
+    ("palais_sim.__init__", "palais_sim.core", "palais_sim.strategy"),
     # Each game package, in the same sub-layers: components, state, rules, seat view, play and notation, GAME.
     (
         "palais_sim.games.palais_royal.__init__",
@@ -41,8 +46,8 @@ LAYERS: list[tuple[str, ...]] = [
         "palais_sim.games.palais_royal.leaf_value",
         "palais_sim.games.palastgefluester.rules",
     ),  # fmt: skip
-    # the seat view; palais_sim.strategy re-exports Palais Royal's (the stable import for user strategies)
-    ("palais_sim.games.palais_royal.view", "palais_sim.strategy", "palais_sim.games.palastgefluester.view"),
+    # each game's seat view (its concrete form of the core's seat contract)
+    ("palais_sim.games.palais_royal.view", "palais_sim.games.palastgefluester.view"),
     (
         "palais_sim.games.palais_royal.play",
         "palais_sim.games.palais_royal.notation",
@@ -60,12 +65,22 @@ LAYERS: list[tuple[str, ...]] = [
     ("palais_sim.registry",),  # strategies by name: imports them only at run time, by name
     ("strategies",),
     ("palais_sim.tournament",),
-    ("palais_sim.analytics",),
+    ("palais_sim.analytics", *(f"palais_sim.games.{game}.analysis" for game in GAMES)),
     # studies: design arms, play them through the runner, read them with the analytics; the parameter search plays
     # through the tournament's executor and measures with the analytics' statistics
-    ("palais_sim.study", "palais_sim.tuning"),
-    ("palais_sim.cli",),
+    ("palais_sim.study", "palais_sim.tuning", *(f"palais_sim.games.{game}.studies" for game in GAMES)),
+    ("palais_sim.cli", *(f"palais_sim.games.{game}.studies.commands" for game in GAMES)),
 ]
+
+# The shared layers: nothing in them imports a game's package or its strategies (a game reaches them through its
+# GAME object, whose "module:attribute" strings name its strategies, report sections and studies).
+SHARED = (
+    "palais_sim.core", "palais_sim.tournament", "palais_sim.analytics", "palais_sim.study", "palais_sim.cli",
+    "palais_sim.tuning", "palais_sim.strategy", "palais_sim.registry", "strategies.common",
+)  # fmt: skip
+GAME_PACKAGES = tuple(f"palais_sim.games.{game}" for game in GAMES) + tuple(
+    f"strategies.{p.name}" for p in sorted((REPO / "strategies").iterdir()) if p.name in GAMES
+)
 
 # Upward imports tolerated for now: (importer, imported) -> why, and whose to remove. Keep it empty.
 TEMPORARY_UPWARD: dict[tuple[str, str], str] = {}
@@ -74,9 +89,10 @@ TEMPORARY_UPWARD: dict[tuple[str, str], str] = {}
 TEMPORARY_CYCLES: dict[frozenset[str], str] = {}
 
 # Inside the CLI package: the command modules import only these of the package (never each other, never the
-# package's __init__, which imports them all to register their commands), and these import nothing of it.
+# package's __init__, which imports them all to register their commands); each of these imports only those listed
+# before it (studies, what every study command shares, uses the one-line errors).
 CLI_PACKAGE = "palais_sim.cli"
-CLI_SHARED = ("palais_sim.cli.errors", "palais_sim.cli.options")
+CLI_SHARED = ("palais_sim.cli.errors", "palais_sim.cli.options", "palais_sim.cli.studies")
 CLI_TOP = ("palais_sim.cli", "palais_sim.cli.__main__")
 
 
@@ -274,7 +290,13 @@ def test_cli_command_modules_import_only_the_shared_cli_modules() -> None:
         if not e.importer.startswith(CLI_PACKAGE + ".") or e.importer in CLI_TOP:
             continue
         in_cli = e.imported == CLI_PACKAGE or e.imported.startswith(CLI_PACKAGE + ".")
-        if in_cli and (e.importer in CLI_SHARED or e.imported not in CLI_SHARED):
+        if not in_cli:
+            continue
+        if e.importer in CLI_SHARED:
+            earlier = CLI_SHARED[: CLI_SHARED.index(e.importer)]
+            if e.imported not in earlier:
+                problems.append(f"{e}: a shared CLI module may import only {', '.join(earlier) or 'nothing'}")
+        elif e.imported not in CLI_SHARED:
             problems.append(f"{e}: a CLI module may import only {', '.join(CLI_SHARED)} of the CLI package")
     assert not problems, "\n".join(problems)
 
@@ -304,11 +326,60 @@ def test_the_checks_catch_what_they_are_for() -> None:
 RUN_FORMAT = ("palais_sim.tournament.records", "palais_sim.tournament.ledger")  # the run directory's format
 
 
+def _within(module: str, prefixes: Iterable[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def shared_imports_of_games(edges: Iterable[Edge]) -> list[str]:
+    """One line per import from a shared layer into a game's package or a game's strategies."""
+    return [
+        f"{e}: the shared {e.importer} imports the game's {e.imported} (reach it through its GAME object)"
+        for e in edges
+        if _within(e.importer, SHARED) and _within(e.imported, GAME_PACKAGES)
+    ]
+
+
+def test_no_shared_module_imports_a_game() -> None:
+    """No module of palais_sim/{core,tournament,analytics,study,cli,tuning}, palais_sim/strategy.py,
+    palais_sim/registry.py or strategies/common/ imports a game's package or its strategies."""
+    problems = shared_imports_of_games(EDGES)
+    assert not problems, "\n".join(problems)
+
+
+def test_modules_named_after_a_game_live_in_its_package() -> None:
+    """No module named after a game lives outside games/<game>/ and strategies/<game>/ (a game's studies, report
+    sections and analytics sit in its own package)."""
+    stray = [
+        f"{name} ({module_path(name)})"
+        for name in MODULES
+        for game in GAMES
+        if any(game in part for part in name.split(".")) and not _within(name, GAME_PACKAGES)
+    ]
+    assert not stray, "modules named after a game outside its package:\n  " + "\n  ".join(stray)
+
+
+def test_the_game_checks_catch_what_they_are_for() -> None:
+    """The checks above on made-up imports: a shared module importing a game (lazily, too) is named; a game's study
+    importing the shared machinery is not; a game's rules importing its studies is an upward import."""
+    game = f"palais_sim.games.{GAMES[0]}"
+    lazy = imports_of("palais_sim.analytics.winrates", f"def f():\n    from {game}.components import X\n")
+    assert len(shared_imports_of_games(lazy)) == 1
+    strategies = imports_of("palais_sim.study.common", f"import strategies.{GAMES[0]}.heuristic\n")
+    assert not strategies or len(shared_imports_of_games(strategies)) == 1
+    study = [Edge(f"{game}.studies.x", "palais_sim.study.common", 1)]
+    assert shared_imports_of_games(study) == [] and upward_imports(study) == []
+    rules = [Edge(f"{game}.rules", f"{game}.studies.x", 1), Edge(f"{game}.rules", f"{game}.analysis.x", 2)]
+    assert len(upward_imports(rules)) == 2
+    assert layer_of(f"{game}.studies.commands") == len(LAYERS) - 1
+
+
 def test_analytics_play_no_games() -> None:
-    """Analytics read Parquet only: of a game only its static data (board, components) and its ``GAME`` (columns,
-    report sections), no rules, no strategy or registry, and of the tournament only the run format (schema, ledger)."""
+    """Analytics read Parquet only: the shared analytics and each game's ``analysis/`` import no rules, no strategy or
+    registry, and of the tournament only the run format (schema, ledger); a game's analysis may read its own static
+    data (board, components) and its ``GAME``."""
     playing = ("palais_sim.strategy", "palais_sim.registry", "strategies")
-    static = ("board", "components", "game")
+    static = ("board", "components", "game", "analysis")
+    analyses = ("palais_sim.analytics", *(f"palais_sim.games.{game}.analysis" for game in GAMES))
 
     def plays(module: str) -> bool:
         parts = module.split(".")
@@ -318,7 +389,7 @@ def test_analytics_play_no_games() -> None:
     bad = [
         f"{e.importer} imports {e.imported}"
         for e in EDGES
-        if e.importer.startswith("palais_sim.analytics")
+        if _within(e.importer, analyses)
         and (plays(e.imported) or (e.imported.startswith("palais_sim.tournament") and e.imported not in RUN_FORMAT))
     ]
     assert not bad, "analytics must read Parquet only:\n  " + "\n  ".join(bad)

@@ -17,9 +17,11 @@ from matplotlib.text import Text
 from typer.testing import CliRunner
 
 from palais_sim import build_info
-from palais_sim.analytics import charts, nobles, report, report_format, sections_common, setup_balance
+from palais_sim.analytics import charts, report, report_format, sections_common
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
+from palais_sim.games.palais_royal.analysis import charts as pr_charts
+from palais_sim.games.palais_royal.analysis import nobles, setup_balance
 from palais_sim.tournament import records
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
@@ -251,8 +253,8 @@ def test_charts_fit_and_explain_their_colours(real: Path) -> None:
     n = nobles.compute(r)
     figures = {
         "seats": charts.seat_bars(s.seats),
-        "nobles": charts.noble_value(n.nobles, n.mean_ratio),
-        "castle": charts.castle(s.positions, 0.02),
+        "nobles": pr_charts.noble_value(n.nobles, n.mean_ratio),
+        "castle": pr_charts.castle(s.positions, 0.02),
         "scores": charts.score_distribution(sections_common.score_table(r)),
         "length": charts.game_length(sections_common.game_tables(r)[1]),
     }
@@ -298,3 +300,18 @@ def test_every_column_is_documented_in_the_files(real: Path) -> None:
     seat_columns = [(t, c.name) for t, cols in records.COLUMNS.items() for c in cols if c.name in ("seat", "winners")]
     assert all(records.TABLES[t] and next(c for c in records.COLUMNS[t] if c.name == n).base == "1-based"
                for t, n in seat_columns)  # fmt: skip
+
+
+def test_the_report_names_the_cli_offers_are_those_the_games_declare() -> None:
+    """`palais report WHICH`'s choices are a literal list (completed without importing every game's analytics):
+    exactly the built-in games' report sections, and all."""
+    import importlib
+
+    from palais_sim.cli.report import WHICH
+    from palais_sim.games import GAMES, get_game
+
+    declared: set[str] = set()
+    for name in GAMES:
+        module, _, attribute = get_game(name).report_sections.partition(":")
+        declared |= set(getattr(importlib.import_module(module), attribute))
+    assert set(WHICH) == declared | {"all"}

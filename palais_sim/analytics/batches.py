@@ -38,7 +38,7 @@ class SeatBatch:
     total: np.ndarray
     rank: np.ndarray
     win: np.ndarray
-    masks: list[np.ndarray] = field(default_factory=list)  # nobles taken, 64 per uint64 word
+    masks: list[np.ndarray] = field(default_factory=list)  # what the seat took (GAME.taken), 64 ids per uint64 word
     # What the setup report needs, in a game with a room layout (Palais Royal; None otherwise): per row the game's
     # rounds and the seat's start gold, per group code the group's id and its layout (a group plays one setup).
     rounds: np.ndarray | None = None
@@ -96,14 +96,16 @@ def _is_sorted(group: np.ndarray, game: np.ndarray, seat: np.ndarray) -> bool:
 
 
 def seat_batches(
-    run: Run, strategy_list: list[str], noble_ids: list[str] | None = None, target_rows: int = TARGET_ROWS
+    run: Run, strategy_list: list[str], taken_ids: list[str] | None = None, target_rows: int = TARGET_ROWS
 ) -> Iterator[SeatBatch]:
     """The seat rows of played games, a batch of whole groups at a time, sorted by (group, game, seat).
 
-    Each seat row finds its game (player count, and for the setup report layout and rounds) and its nobles by
-    position in the batch's sorted keys, not through a join."""
+    Each seat row finds its game (player count, and for the setup report layout and rounds) and what it took
+    (``taken_ids``, the ids of ``GAME.taken``: Palais Royal's nobles) by position in the batch's sorted keys, not
+    through a join."""
     files = chunk_names(run)
-    words = max(1, (len(noble_ids) + 63) // 64) if noble_ids else 0
+    words = max(1, (len(taken_ids) + 63) // 64) if taken_ids else 0
+    taken = _taken_column(run) if taken_ids else None
     setup = has_layout(run)
     batches = list(_groups_of_files(run, files, target_rows))
     carry: dict[str, np.ndarray] | None = None
@@ -141,8 +143,8 @@ def seat_batches(
             "win": column(seats["win"].to_numpy()),
             "players": games["players"].to_numpy()[game_row],
         }
-        if noble_ids:
-            base, dense = _mask_words(paths["recruits"], noble_ids, words)
+        if taken is not None and taken_ids:
+            base, dense = _mask_words(paths[taken[0]], taken[1], taken_ids, words)
             key = (rows["game"].astype(np.int64) - base) * 16 + rows["seat"].astype(np.int64)
             size = len(dense[0])
             inside = (key >= 0) & (key < size)
@@ -194,18 +196,28 @@ def seat_batches(
         )
 
 
-def _mask_words(paths: list, noble_ids: list[str], words: int) -> tuple[int, list[np.ndarray]]:
-    """The nobles taken per (game, seat) as bit masks, 64 per word: for each word a dense array indexed by
-    ``(game - base) * 16 + seat``, and ``base``. The noble column is read dictionary-encoded, so the tens of millions
-    of recruit rows are mapped to bits through their few dozen distinct names."""
-    index = {n: i for i, n in enumerate(noble_ids)}
-    if len(noble_ids) <= 53:  # one word, each bit a power of two exact in float64: no code array, no filtering
-        return _mask_word(paths, index)
+def _taken_column(run: Run) -> tuple[str, str]:
+    """The table and column of what a seat takes in the run's game (``GAME.taken``)."""
+    from palais_sim.games import get_game
+
+    taken = get_game(run.game).taken
+    if taken is None:
+        raise ValueError(f"the game {run.game!r} declares nothing a seat takes (GAME.taken)")
+    return taken
+
+
+def _mask_words(paths: list, column: str, taken_ids: list[str], words: int) -> tuple[int, list[np.ndarray]]:
+    """What each (game, seat) took as bit masks, 64 per word: for each word a dense array indexed by
+    ``(game - base) * 16 + seat``, and ``base``. The ``column`` of the table's files (one row per thing taken) is
+    read dictionary-encoded, so tens of millions of rows are mapped to bits through their few dozen distinct ids."""
+    index = {n: i for i, n in enumerate(taken_ids)}
+    if len(taken_ids) <= 53:  # one word, each bit a power of two exact in float64: no code array, no filtering
+        return _mask_word(paths, column, index)
     games, seats, codes = [], [], []
     for path in paths:
-        pos, indices, game, seat = _recruit_nobles(path, index)
+        pos, indices, game, seat = _taken_codes(path, column, index)
         code = pos[indices]
-        if (code < 0).any():  # a noble not in the list: not a column of the design
+        if (code < 0).any():  # an id not in the list: not a column of the design
             keep = code >= 0
             code, game, seat = code[keep], game[keep], seat[keep]
         games.append(game)
@@ -217,8 +229,8 @@ def _mask_words(paths: list, noble_ids: list[str], words: int) -> tuple[int, lis
     base = int(game.min()) if len(game) else 0
     key = (game.astype(np.int64) - base) * 16 + seat.astype(np.int64)  # games of a chunk are one short range
     size = int(key.max()) + 1 if len(key) else 0
-    # A seat takes a noble once, so OR is a sum, and a sum of distinct powers of two below 2**53 is exact in float64:
-    # one bincount per 53 bits of a word, its weights looked up per noble code.
+    # A seat takes an id once, so OR is a sum, and a sum of distinct powers of two below 2**53 is exact in float64:
+    # one bincount per 53 bits of a word, its weights looked up per id code.
     positions = np.arange(64 * words)
     out = []
     for w in range(words):
@@ -234,27 +246,27 @@ def _mask_words(paths: list, noble_ids: list[str], words: int) -> tuple[int, lis
     return base, out
 
 
-def _recruit_nobles(path, index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A recruits file's nobles through the column's dictionary: each dictionary entry's position in ``index`` (-1
-    for a noble not in it), each row's dictionary index, and the rows' game and seat."""
+def _taken_codes(path, column: str, index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A file's ids through the column's dictionary: each dictionary entry's position in ``index`` (-1 for an id
+    not in it), each row's dictionary index, and the rows' game and seat."""
     import pyarrow as pa
 
-    table = pq.read_table(path, columns=["game", "seat", "noble"], read_dictionary=["noble"])
-    noble = table.column("noble").combine_chunks()
-    if not isinstance(noble, pa.DictionaryArray):
-        noble = noble.dictionary_encode()
-    pos = np.array([index.get(name, -1) for name in noble.dictionary.to_pylist()], dtype=np.int64)
-    indices = noble.indices.to_numpy(zero_copy_only=False)
+    table = pq.read_table(path, columns=["game", "seat", column], read_dictionary=[column])
+    ids = table.column(column).combine_chunks()
+    if not isinstance(ids, pa.DictionaryArray):
+        ids = ids.dictionary_encode()
+    pos = np.array([index.get(name, -1) for name in ids.dictionary.to_pylist()], dtype=np.int64)
+    indices = ids.indices.to_numpy(zero_copy_only=False)
     return pos, indices, table.column("game").to_numpy(), table.column("seat").to_numpy()
 
 
-def _mask_word(paths: list, index: dict[str, int]) -> tuple[int, list[np.ndarray]]:
-    """``_mask_words`` for at most 53 nobles: each recruit row weighs 2**position (0 for a noble not in the list),
-    looked up through the dictionary of the noble column, and the weights are summed per seat."""
+def _mask_word(paths: list, column: str, index: dict[str, int]) -> tuple[int, list[np.ndarray]]:
+    """``_mask_words`` for at most 53 ids: each row weighs 2**position (0 for an id not in the list), looked up
+    through the dictionary of the column, and the weights are summed per seat."""
 
     parts = []
     for path in paths:
-        pos, indices, game, seat = _recruit_nobles(path, index)
+        pos, indices, game, seat = _taken_codes(path, column, index)
         bit = np.where(pos >= 0, np.ldexp(1.0, np.maximum(pos, 0)), 0.0)
         weight = bit[indices]
         parts.append((game, seat, weight))
@@ -272,9 +284,9 @@ def _mask_word(paths: list, index: dict[str, int]) -> tuple[int, list[np.ndarray
     return base, [total.astype(np.uint64)]
 
 
-def _masks(paths: list, noble_ids: list[str], words: int) -> pl.DataFrame:
-    """Per (game, seat) that took a noble: the nobles taken as bit masks, 64 per word (columns mask0, mask1, ...)."""
-    base, dense = _mask_words(paths, noble_ids, words)
+def _masks(paths: list, column: str, taken_ids: list[str], words: int) -> pl.DataFrame:
+    """Per (game, seat) that took anything: what it took as bit masks, 64 per word (columns mask0, mask1, ...)."""
+    base, dense = _mask_words(paths, column, taken_ids, words)
     taken = np.zeros(len(dense[0]) if dense else 0, dtype=bool)
     for d in dense:
         taken |= d != 0
@@ -299,14 +311,14 @@ def tie_ranks(total: np.ndarray, cardinal: np.ndarray, players: np.ndarray) -> n
     return rank
 
 
-def cached_batches(run: Run, strategy_list: list[str], noble_ids: list[str]) -> list[SeatBatch]:
+def cached_batches(run: Run, strategy_list: list[str], taken_ids: list[str]) -> list[SeatBatch]:
     """All seat batches, read once per run and kept in compact form (about 30 bytes a seat) for the analyses
     that need several passes (the noble regression) or numpy work (head to head)."""
-    key = (tuple(strategy_list), tuple(noble_ids))
+    key = (tuple(strategy_list), tuple(taken_ids))
     cache = run.__dict__.setdefault("_seat_batches", {})
     if key not in cache:
         cache.clear()
-        cache[key] = list(seat_batches(run, strategy_list, noble_ids))
+        cache[key] = list(seat_batches(run, strategy_list, taken_ids))
     return cache[key]
 
 

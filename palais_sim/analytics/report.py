@@ -2,10 +2,10 @@
 
 A report is a list of blocks (``report_render``); every report opens with what is missing from the run (if
 anything), the run's settings and a short summary of the findings, then the games (length, unfinished) and the
-sections asked for: each game names its own in ``GAME.report_sections`` (``sections_palais_royal``,
-``sections_palastgefluester``; the common ones in ``sections_common``). Every table shows N and intervals, effect
-sizes before p-values, and is sorted on a complete key, so the same run always gives the same text; numbers are
-written by ``report_format``.
+sections asked for: each game names its own in ``GAME.report_sections`` (in its package: Palais Royal's
+``games/palais_royal/analysis/sections.py``; the common ones in ``sections_common``). Every table shows N and
+intervals, effect sizes before p-values, and is sorted on a complete key, so the same run always gives the same text;
+numbers are written by ``report_format``.
 """
 
 from __future__ import annotations

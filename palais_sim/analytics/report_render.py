@@ -1,5 +1,8 @@
-"""A report as a list of blocks (headings, paragraphs, lists, tables, charts) and its three renderers: Markdown,
-one self-contained HTML page (charts embedded) and JSON (the full tables, no chart)."""
+"""A report as a list of blocks (headings, paragraphs, lists, code, tables, charts) and its three renderers: Markdown,
+one self-contained HTML page (charts embedded) and JSON (the full tables, no chart).
+
+The Markdown and HTML renderers (:func:`markdown` and :func:`html_page`) are the only ones: a study's page
+(``palais_sim.study.render.Page``) is made of the same blocks and rendered by the same two functions."""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ from matplotlib.figure import Figure
 
 from palais_sim.analytics import charts
 
+Block = tuple[str, object]  # ("h" | "p" | "list" | "code" | "table" | "chart", its content)
+
 
 @dataclass
 class Table:
@@ -27,7 +32,7 @@ class Table:
 class Report:
     title: str
     chart_dir: Path | None = None  # None: no charts (JSON)
-    blocks: list[tuple[str, object]] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     data: dict[str, object] = field(default_factory=dict)
     charts: dict[str, dict[str, Path]] = field(default_factory=dict)
     headline: list[str] = field(default_factory=list)
@@ -53,15 +58,18 @@ class Report:
         self.blocks.append(("chart", (name, caption)))
 
 
-def to_markdown(rep: Report) -> str:
-    lines = [f"# {rep.title}", ""]
-    for kind, value in rep.blocks:
+def markdown(title: str, blocks: list[Block]) -> str:
+    """The blocks as a Markdown page (charts as images in ``charts/``, captioned)."""
+    lines = [f"# {title}", ""]
+    for kind, value in blocks:
         if kind == "h":
             lines += [f"## {value}", ""]
         elif kind == "p":
             lines += [str(value), ""]
         elif kind == "list":
-            lines += [f"- {item}" for item in value] + [""]  # type: ignore[union-attr]
+            lines += [f"- {item}" for item in value] + [""]  # type: ignore[attr-defined]
+        elif kind == "code":
+            lines += ["```", str(value), "```", ""]
         elif kind == "table":
             assert isinstance(value, Table)
             lines.append("| " + " | ".join(value.headers) + " |")
@@ -80,7 +88,7 @@ table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
 th { background: #f0f3f6; } td:first-child, th:first-child { text-align: left; }
 figure { margin: 1em 0; } figure img { max-width: 100%; } figcaption { color: #555; font-size: 0.9em; }
-code { background: #f4f4f4; padding: 0 0.2em; }
+code, pre { background: #f4f4f4; padding: 0 0.2em; } pre { padding: 0.5em; overflow-x: auto; }
 """
 
 
@@ -93,15 +101,18 @@ def inline_html(text: str) -> str:
     return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
 
 
-def to_html(rep: Report) -> str:
-    body = [f"<h1>{html.escape(rep.title)}</h1>"]
-    for kind, value in rep.blocks:
+def html_page(title: str, blocks: list[Block], png: Callable[[str], Path]) -> str:
+    """The blocks as one self-contained HTML page: each chart's PNG (``png(name)``) embedded."""
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    for kind, value in blocks:
         if kind == "h":
             body.append(f"<h2>{html.escape(str(value))}</h2>")
         elif kind == "p":
             body.append(f"<p>{inline_html(str(value))}</p>")
         elif kind == "list":
-            body.append("<ul>" + "".join(f"<li>{inline_html(str(item))}</li>" for item in value) + "</ul>")  # type: ignore[union-attr]
+            body.append("<ul>" + "".join(f"<li>{inline_html(str(item))}</li>" for item in value) + "</ul>")  # type: ignore[attr-defined]
+        elif kind == "code":
+            body.append(f"<pre>{html.escape(str(value))}</pre>")
         elif kind == "table":
             assert isinstance(value, Table)
             head = "".join(f"<th>{html.escape(h)}</th>" for h in value.headers)
@@ -109,15 +120,23 @@ def to_html(rep: Report) -> str:
             body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         elif kind == "chart":
             name, caption = value  # type: ignore[misc]
-            data = base64.b64encode(rep.charts[name]["png"].read_bytes()).decode("ascii")
+            data = base64.b64encode(png(name).read_bytes()).decode("ascii")
             body.append(
                 f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(caption)}</figcaption></figure>"
             )
     return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(rep.title)}</title>'
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
         f"<style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
     )
+
+
+def to_markdown(rep: Report) -> str:
+    return markdown(rep.title, rep.blocks)
+
+
+def to_html(rep: Report) -> str:
+    return html_page(rep.title, rep.blocks, lambda name: rep.charts[name]["png"])
 
 
 def _clean(value: object) -> object:

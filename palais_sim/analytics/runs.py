@@ -5,7 +5,7 @@ Nothing here reads rows but the games' error column: every table is a ``polars.L
 files. Analyses collect aggregates with the streaming engine (``collect``), so a run larger than memory can be
 reported on. Failed games (``error`` not null) are left out of every analysis and counted in the run summary.
 
-A chunk is read when its three files (games, seats, recruits) are all there, the rule every analysis follows
+A chunk is read when its files (one per table of the run's game) are all there, the rule every analysis follows
 (``batches.chunk_names`` too). :func:`open_run` checks the run against its manifest first: a chunk file that is
 truncated or unreadable, or holds another number of games than the manifest says, is an error (nothing is
 reported from a damaged run); chunks not played yet, and done chunks with a file missing, are left out and listed
@@ -28,7 +28,7 @@ from palais_sim.core.game import Game
 from palais_sim.games import get_game
 from palais_sim.tournament import records
 from palais_sim.tournament.ledger import LEDGER, chunk_plan, read_ledger
-from palais_sim.tournament.records import SCHEMA_VERSION, TABLES, game_of
+from palais_sim.tournament.records import SCHEMA_VERSION, game_of
 
 ENGINE = "streaming"
 
@@ -38,7 +38,6 @@ class RunError(ValueError):
 
 
 CHUNK_FILE = re.compile(r"chunk-(\d+)\.parquet")
-TABLE_NAMES = tuple(TABLES)  # Palais Royal's; a run's own: ``table_names(manifest)``
 
 
 def table_names(manifest: dict) -> tuple[str, ...]:
@@ -207,11 +206,6 @@ class Run:
         games = self.games().select("game", "players", *setup, "rounds", "finished")
         return self.scan("seats").join(games, on="game", how="inner")
 
-    def recruits(self) -> pl.LazyFrame:
-        """Recruit rows of played games, with the seat's group, player count, win share and total."""
-        seats = self.seats().select("game", "seat", "group", "players", "win", "total")
-        return self.scan("recruits").join(seats, on=["game", "seat"], how="inner")
-
     @cached_property
     def summary(self) -> dict:
         games = self.scan("games")
@@ -312,12 +306,15 @@ def _components_for(game: Game, manifest: dict, override: Path | None) -> tuple[
     return comps, ""
 
 
-def noble_ids(run: Run) -> list[str]:
-    """The component set's noble ids in order, then any others the run's recruits name (none in a game without)."""
-    if "recruits" not in run.table_names:
+def taken_ids(run: Run) -> list[str]:
+    """The ids of what a seat takes in the run's game (``GAME.taken``: Palais Royal's nobles), the component set's
+    in its order, then any others the run's rows name; empty in a game where a seat takes nothing."""
+    game = get_game(run.game)
+    if game.taken is None or game.taken[0] not in run.table_names:
         return []
-    if "_noble_ids" not in run.__dict__:  # read once per run (a pass over every recruit row)
-        ids = [n.id for n in run.components.nobles] if run.components else []
-        seen = collect(run.scan("recruits").select(pl.col("noble").unique()))["noble"].to_list()
-        run.__dict__["_noble_ids"] = ids + sorted(set(seen) - set(ids))
-    return list(run.__dict__["_noble_ids"])
+    if "_taken_ids" not in run.__dict__:  # read once per run (a pass over every row of the table)
+        table, column = game.taken
+        ids = game.taken_ids(run.components) if run.components is not None else []
+        seen = collect(run.scan(table).select(pl.col(column).unique()))[column].to_list()
+        run.__dict__["_taken_ids"] = ids + sorted(set(seen) - set(ids))
+    return list(run.__dict__["_taken_ids"])

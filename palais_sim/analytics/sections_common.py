@@ -206,14 +206,14 @@ def score_table(run: Run) -> pl.DataFrame:
     From a histogram of the integer scores per cell, summed over the seat batches the win rates have read: the
     quantiles are read off the histogram's cumulative counts, so no pass sorts the seat rows."""
     from palais_sim.analytics.batches import cached_batches, strategies
-    from palais_sim.analytics.runs import noble_ids
+    from palais_sim.analytics.runs import taken_ids
 
     names = strategies(run)
     counts = run.summary["player_counts"]
     k = max(1, len(names))
     cells = len(counts) * k
     hist = np.zeros(cells * SCORE_SPAN, dtype=np.int64)
-    for b in cached_batches(run, names, noble_ids(run)):
+    for b in cached_batches(run, names, taken_ids(run)):
         cell = np.searchsorted(counts, b.players).astype(np.int64) * k + b.strategy
         hist += np.bincount(cell * SCORE_SPAN + (b.total.astype(np.int64) - SCORE_LOW), minlength=len(hist))
     rows = []

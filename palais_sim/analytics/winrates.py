@@ -25,7 +25,7 @@ import polars as pl
 from palais_sim.analytics import stats
 from palais_sim.analytics.batches import ClusterSums, cached_batches, strategies
 from palais_sim.analytics.design import confounded_player_counts
-from palais_sim.analytics.runs import Run, noble_ids
+from palais_sim.analytics.runs import Run, taken_ids
 
 ELO = 400 / math.log(10)  # Elo points per unit of log-strength
 BOOTSTRAP = 200
@@ -60,7 +60,7 @@ def _frame(sums: ClusterSums, keys: dict[str, list], values: list[str]) -> pl.Da
 def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The per (players, strategy) sums and the head-to-head sums, from one pass over the cached seat batches."""
     names = strategies(run)
-    ids = noble_ids(run)
+    ids = taken_ids(run)
     counts = run.summary["player_counts"]
     k = len(names)
     cells = len(counts) * k

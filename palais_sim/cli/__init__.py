@@ -1,9 +1,11 @@
 """The `palais` command line: one Typer app fronting every step (play, positions, replays, runs, reports, ladder).
 
 The app lives here and nothing else does: each command group is a module of its own (`game`, `simulate`,
-`report`, `strategies`) that imports only downward (engine, registry, tournament, analytics) and the package's two
-shared modules, `errors` (the one-line error helper) and `options` (the rule options); no command module imports
-another one or this package. This module registers their commands, in the order `palais --help` lists them.
+`report`, `strategies`, `study`, `balance`, ...) that imports only downward (registry, tournament, analytics, study)
+and the package's shared modules, `errors` (the one-line error helper), `options` (the rule options) and `studies`
+(what every study command shares); no command module imports another one or this package. This module registers
+their commands, in the order `palais --help` lists them; `study` and `balance` register each game's own studies
+(``GAME.studies``).
 
 Two small adjustments of Typer's defaults, kept here: a usage error Click finds itself (a missing option, a value
 of the wrong type, a choice not offered) is one line on stderr like every other error, and flags show no `<bool>`

@@ -11,6 +11,9 @@ from palais_sim.cli.errors import explain, fail
 
 
 class Which(StrEnum):
+    """The report names of the built-in games' ``GAME.report_sections`` (each refuses the names it has not), and all:
+    a literal list, so the shell completes them without importing every game's analytics."""
+
     winrates = "winrates"
     nobles = "nobles"
     setup = "setup"

@@ -155,7 +155,7 @@ class Game(Defaults, Protocol):
     rule_settings: Mapping[str, str]
     report_sections: str  # "module:attribute" of its report sections (analytics), loaded when a report asks
     setup_columns: tuple[str, ...]  # games-table columns that describe a game's setup (joined onto its seat rows)
-    studies: tuple[str, ...]  # the studies of its components it supports ("nobles", ...), beyond the seats study
+    studies: Mapping[str, str]  # its own studies (beyond the seats study): name -> "module:attribute" of the command
     turns: Turns  # its rules as the play loop and a search that plays any game ask them (pending, view, apply, reward)
     positions: Positions | None  # the position-file facet, or None
 
@@ -204,6 +204,10 @@ class Game(Defaults, Protocol):
     def replay_text(self, log: Path) -> str:
         """Verify a replay log (ValueError at the first difference; "result:" in it for a different result)."""
         ...
+
+    taken: tuple[str, str] | None  # (table, column) of what a seat takes, a row each (nobles); None: nothing
+
+    def taken_ids(self, components: Any) -> list[str]: ...  # the component set's ids of what can be taken, in order
 
 
 def common_game_row(result: GameResult, game: int, group: int, rotation: int, engine: str) -> tuple[dict, dict]:

@@ -9,8 +9,6 @@ Rows are the study's verdicts, one per (subject, key, skill level): ``subject`` 
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 import math
 from collections.abc import Callable
@@ -19,7 +17,7 @@ from pathlib import Path
 
 from palais_sim.analytics import report_format
 from palais_sim.analytics.paired import Estimate, robust, verdict
-from palais_sim.analytics.report_render import inline_html
+from palais_sim.analytics.report_render import Block, Table, html_page, markdown
 
 FORMAT = "palais-study/1"
 
@@ -70,10 +68,11 @@ def _num(x: float) -> float | None:
 
 @dataclass
 class Page:
-    """A study page: blocks rendered to Markdown or HTML, and the JSON document."""
+    """A study page: the blocks of a report (``analytics.report_render``), rendered by the same Markdown and HTML
+    renderers; the JSON document is the study's own."""
 
     title: str
-    blocks: list[tuple[str, object]] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     charts: dict[str, Path] = field(default_factory=dict)
 
     def h(self, text: str) -> None:
@@ -86,7 +85,7 @@ class Page:
         self.blocks.append(("code", text))
 
     def table(self, rows: list[dict], columns: list[tuple[str, Callable[[dict], str]]]) -> None:
-        self.blocks.append(("table", ([c for c, _ in columns], [[f(r) for _, f in columns] for r in rows])))
+        self.blocks.append(("table", Table([c for c, _ in columns], [[f(r) for _, f in columns] for r in rows])))
 
     def chart(self, name: str, path: Path, caption: str) -> None:
         self.charts[name] = path
@@ -106,59 +105,11 @@ def verdict_columns(key_name: str, key: Callable[[dict], str] | None = None) -> 
 
 
 def to_markdown(page: Page) -> str:
-    lines = [f"# {page.title}", ""]
-    for kind, value in page.blocks:
-        if kind == "h":
-            lines += [f"## {value}", ""]
-        elif kind == "p":
-            lines += [str(value), ""]
-        elif kind == "code":
-            lines += ["```", str(value), "```", ""]
-        elif kind == "table":
-            headers, rows = value  # type: ignore[misc]
-            lines.append("| " + " | ".join(headers) + " |")
-            lines.append("|" + "|".join("---" for _ in headers) + "|")
-            lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
-            lines.append("")
-        elif kind == "chart":
-            name, caption = value  # type: ignore[misc]
-            lines += [f"![{caption}](charts/{name}.png)", "", f"*{caption}*", ""]
-    return "\n".join(lines)
-
-
-CSS = """
-body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
-th { background: #f0f3f6; } td:first-child, th:first-child { text-align: left; }
-figure { margin: 1em 0; } figure img { max-width: 100%; } figcaption { color: #555; font-size: 0.9em; }
-code, pre { background: #f4f4f4; padding: 0 0.2em; } pre { padding: 0.5em; overflow-x: auto; }
-"""
+    return markdown(page.title, page.blocks)
 
 
 def to_html(page: Page) -> str:
-    body = [f"<h1>{html.escape(page.title)}</h1>"]
-    for kind, value in page.blocks:
-        if kind == "h":
-            body.append(f"<h2>{html.escape(str(value))}</h2>")
-        elif kind == "p":
-            body.append(f"<p>{inline_html(str(value))}</p>")
-        elif kind == "code":
-            body.append(f"<pre>{html.escape(str(value))}</pre>")
-        elif kind == "table":
-            headers, rows = value  # type: ignore[misc]
-            head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-            cells = "".join("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in r) + "</tr>" for r in rows)
-            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>")
-        elif kind == "chart":
-            name, caption = value  # type: ignore[misc]
-            data = base64.b64encode(page.charts[name].read_bytes()).decode("ascii")
-            body.append(f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
-                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")  # fmt: skip
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(page.title)}</title>'
-        f"<style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )
+    return html_page(page.title, page.blocks, page.charts.__getitem__)
 
 
 def _clean(value: object) -> object:

@@ -52,3 +52,15 @@ def test_an_old_name_leaves_the_module_its_own_spec() -> None:
     new = importlib.import_module("strategies.palais_royal.greedy")
     importlib.import_module("strategies.greedy")
     assert new.__spec__.name == "strategies.palais_royal.greedy" and new.__spec__.origin
+
+
+def test_a_notebook_importing_the_moved_studies_and_analytics_gets_the_game_modules() -> None:
+    """``from palais_sim.analytics import nobles`` and ``from palais_sim.study import layouts`` (a script or notebook
+    of before the studies moved into their game's package) load the modules at their new places."""
+    from palais_sim.analytics import nobles, setup_balance, synthetic
+    from palais_sim.games.palais_royal import analysis, studies
+    from palais_sim.study import layouts, variants
+
+    assert nobles.__name__ == f"{analysis.__name__}.nobles" and hasattr(setup_balance, "finish_positions")
+    assert synthetic.synthetic_run is importlib.import_module(f"{analysis.__name__}.synthetic").synthetic_run
+    assert layouts.__name__ == f"{studies.__name__}.layouts" and hasattr(variants, "write_variant")

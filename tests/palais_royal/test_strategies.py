@@ -14,8 +14,8 @@ from palais_sim.games.palais_royal.game import STRATEGIES as BUILTINS
 from palais_sim.games.palais_royal.play import play_game, run_to_end
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.games.palais_royal.state import FIELD_NAMES, GameState, RuleOptions
+from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
-from palais_sim.strategy import PlayerView
 from palais_sim.tournament.schedule import group_seed
 from tests.sample_sizes import sample
 

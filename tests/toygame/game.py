@@ -210,7 +210,8 @@ class ToyRace:
         return Context(players, max_rounds)
 
     setup_columns = ()
-    studies = ()
+    studies: Mapping[str, str] = {}
+    taken = None  # nothing is taken from a common supply
     turns = TOY_TURNS
     positions = None  # no position files: the commands that read one refuse it
 
@@ -222,6 +223,9 @@ class ToyRace:
 
     def components_name(self, context: Context) -> str:
         return f"toy deck ({DECK})"
+
+    def taken_ids(self, components: object) -> list[str]:
+        return []
 
     def play(self, context: Context, seed: int, strategies: Sequence[object]) -> ToyResult:
         if len(strategies) != context.players:

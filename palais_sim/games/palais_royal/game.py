@@ -148,9 +148,15 @@ class PalaisRoyal:
     rule_settings: Mapping[str, str] = {
         "layout": "random", "gold_limit": "unlimited", "start_gold": "the rulebook's 0,1,2,3",
     }  # fmt: skip
-    report_sections = "palais_sim.analytics.sections_palais_royal:SECTIONS"
+    report_sections = "palais_sim.games.palais_royal.analysis.sections:SECTIONS"
     setup_columns = ("layout",)  # the room layout a game was played on
-    studies = ("nobles", "layouts")  # the studies of its components, beyond the seats study every game has
+    # its own studies (beyond the seats study every game has), each a command of `palais study` (or `palais balance`)
+    studies: Mapping[str, str] = {
+        "nobles": "palais_sim.games.palais_royal.studies.commands:nobles",
+        "layouts": "palais_sim.games.palais_royal.studies.commands:layouts",
+        "balance nobles": "palais_sim.games.palais_royal.studies.commands:balance_nobles",
+    }
+    taken = ("recruits", "noble")  # a seat takes nobles, a recruits row each
     turns = PR_TURNS
     positions = POSITIONS  # position files, score, inspect, analyse (session.py)
 
@@ -171,6 +177,9 @@ class PalaisRoyal:
 
     def components_name(self, context: Context) -> str:
         return context.components.name
+
+    def taken_ids(self, components: ComponentSet) -> list[str]:
+        return [noble.id for noble in components.nobles]
 
     def play(self, context: Context, seed: int, strategies: Sequence[Any]) -> PrResult:
         return play_game(context.components, context.options, seed, strategies)

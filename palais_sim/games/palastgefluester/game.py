@@ -99,9 +99,11 @@ class Palastgefluester:
     tune_pool = "heuristic"
     skill_levels = ("heuristic", "random")  # no search player at study speed yet: its heuristic, and random play
     rule_settings: Mapping[str, str] = {"tiebreak": "display"}
-    report_sections = "palais_sim.analytics.sections_palastgefluester:SECTIONS"
+    report_sections = "palais_sim.games.palastgefluester.analysis.sections:SECTIONS"
     setup_columns = ()
-    studies = ("persons",)  # the studies of its components, beyond the seats study every game has
+    # its own studies (beyond the seats study every game has), each a command of `palais study`
+    studies: Mapping[str, str] = {"persons": "palais_sim.games.palastgefluester.studies.commands:persons"}
+    taken = None  # a seat takes nothing from a common supply
     turns = PG_TURNS
     positions = POSITIONS  # position files, score, inspect, analyse (session.py)
 
@@ -130,6 +132,9 @@ class Palastgefluester:
 
     def components_name(self, context: Context) -> str:
         return context.components.name
+
+    def taken_ids(self, components: Any) -> list[str]:
+        return []
 
     def play(self, context: Context, seed: int, strategies: Sequence[Any]) -> PgResult:
         if len(strategies) != context.options.players:

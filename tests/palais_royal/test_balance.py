@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app
 from palais_sim.games.palais_royal.components import load_components
-from palais_sim.study.balance import FAIR, MIXED, OVER, UNDER, side
-from palais_sim.study.variants import to_toml
+from palais_sim.games.palais_royal.studies.balance import FAIR, MIXED, OVER, UNDER, side
+from palais_sim.games.palais_royal.studies.variants import to_toml
 
 COMPS = load_components(None)
 

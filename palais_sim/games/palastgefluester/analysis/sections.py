@@ -3,16 +3,16 @@ the win); its win rates are the common section."""
 
 from __future__ import annotations
 
-from palais_sim.analytics import palastgefluester
 from palais_sim.analytics.report_format import num, pct
 from palais_sim.analytics.report_render import Report
 from palais_sim.analytics.runs import Run
 from palais_sim.analytics.sections_common import seat_tables, winrates_section
+from palais_sim.games.palastgefluester.analysis import tables
 
 
 def setup_section(rep: Report, run: Run) -> None:
     """Palastgeflüster's setup report: the seat balance by player count and how rounds end."""
-    s = palastgefluester.compute(run)
+    s = tables.compute(run)
     seats, balance = s.seats.sort("players", "seat"), s.balance.sort("players")
     rep.data.update(seats=seats, balance=balance, round_ends=s.round_ends, game_length=s.game_length)
     seat_tables(rep, seats, balance)

@@ -11,10 +11,10 @@ import numpy as np
 import polars as pl
 from typer.testing import CliRunner
 
-from palais_sim.analytics.setup_balance import layout_features
 from palais_sim.cli import app
+from palais_sim.games.palais_royal.analysis.setup_balance import layout_features
 from palais_sim.games.palais_royal.board import random_layout_code
-from palais_sim.study.layouts import joint_model, variance_share
+from palais_sim.games.palais_royal.studies.layouts import joint_model, variance_share
 
 
 def _layouts(n: int, seed: int = 0) -> list[str]:

@@ -17,10 +17,10 @@ from palais_sim.games import get_game
 from palais_sim.games.palais_royal.components import load_components
 from palais_sim.games.palais_royal.play import play_game
 from palais_sim.games.palais_royal.state import RuleOptions
+from palais_sim.games.palais_royal.studies.nobles import NoblesPlan, compute, fit_line, price_words
+from palais_sim.games.palais_royal.studies.variants import repriced, to_toml, write_variant
 from palais_sim.registry import load_strategy
 from palais_sim.study.common import StudySpec
-from palais_sim.study.nobles import NoblesPlan, compute, fit_line, price_words
-from palais_sim.study.variants import repriced, to_toml, write_variant
 from palais_sim.tournament.schedule import Settings
 
 COMPS = load_components(None)
@@ -175,7 +175,7 @@ def test_a_run_keeps_each_strategys_notes(tmp_path: Path) -> None:
     ],
 )
 def test_take_rates_turn_a_noble_nobody_wants_into_overpriced(verdict, rates, expected) -> None:
-    from palais_sim.study.nobles import read_verdict
+    from palais_sim.games.palais_royal.studies.nobles import read_verdict
 
     assert read_verdict(verdict, rates) == expected
 

@@ -41,9 +41,9 @@ from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, n
 from palais_sim.analytics.runs import open_run
 from palais_sim.analytics.stats import weighted_line
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
+from palais_sim.games.palais_royal.studies.variants import repriced, write_variant
 from palais_sim.study import charts, ladder, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
-from palais_sim.study.variants import repriced, write_variant
 
 MAX_LOOKS = 10
 REPRICE_MODES = ("decided", "all", "none")

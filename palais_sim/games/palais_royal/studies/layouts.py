@@ -27,7 +27,7 @@ from scipy import stats as sstats
 
 from palais_sim.analytics.paired import Estimate, mean_interval
 from palais_sim.analytics.runs import collect, open_run
-from palais_sim.analytics.setup_balance import feature_names, layout_features
+from palais_sim.games.palais_royal.analysis.setup_balance import feature_names, layout_features
 from palais_sim.games.palais_royal.board import random_layout_code
 from palais_sim.games.palais_royal.components import load_components
 from palais_sim.study import charts, render

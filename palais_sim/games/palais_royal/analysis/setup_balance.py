@@ -1,4 +1,5 @@
-"""Is the setup fair? Seat advantage, the effect of start gold, and what the room layout does to seats and strategies.
+"""Palais Royal's setup: is it fair? Seat advantage, the effect of start gold, and what the room layout does to seats
+and strategies.
 
 - Seats: win share per seat against the fair share 1/P (Wilson 95% interval; the test against 1/P with a standard
   error clustered on the seat-rotation group, like the rest), a Wald chi-square test of equal shares per player count
@@ -28,7 +29,10 @@ from scipy import stats as sstats
 from palais_sim.analytics import stats
 from palais_sim.analytics.design import confounded_player_counts
 from palais_sim.analytics.runs import Run, collect_all
+from palais_sim.analytics.seat_balance import clustered_seat_test, finish_seats, seat_groups, seat_table
 from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
+
+__all__ = ["clustered_seat_test", "finish_seats", "seat_groups", "seat_table"]  # the seats part, as before the split
 
 ROOM_NAME = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
 FIRST_GAME_DEFAULT = "PMS/KGD/COB"
@@ -162,94 +166,6 @@ def _release_freed_memory() -> None:
     gc.collect()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
-def seat_table(base: pl.LazyFrame) -> pl.LazyFrame:
-    return (
-        base.group_by("players", "seat")
-        .agg(pl.col("n").sum().alias("games"), pl.col("win").sum().alias("wins"), pl.col("total").sum())
-        .with_columns((pl.col("total") / pl.col("games")).alias("mean_score"))
-        .drop("total")
-    )
-
-
-def seat_groups(base: pl.LazyFrame) -> pl.LazyFrame:
-    """Per (players, group, seat): games and win sum, for the group-clustered seat tests."""
-    return base.group_by("players", "group", "seat").agg(pl.col("n").sum(), pl.col("win").sum())
-
-
-def clustered_seat_test(part: pl.DataFrame, players: int) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Per seat: the share's group-clustered standard error and its z against 1/P; and the Wald chi-square of equal
-    shares (P - 1 degrees of freedom) with the seats' joint clustered covariance, with its p."""
-    codes, groups = np.unique(part["group"].to_numpy(), return_inverse=True)
-    g = len(codes)
-    seat = part["seat"].to_numpy().astype(int) - 1
-    n = np.zeros((g, players))
-    w = np.zeros((g, players))
-    np.add.at(n, (groups, seat), part["n"].to_numpy().astype(float))
-    np.add.at(w, (groups, seat), part["win"].to_numpy().astype(float))
-    total = n.sum(0)
-    share = w.sum(0) / np.where(total > 0, total, np.nan)
-    infl = (w - n * share) / np.where(total > 0, total, np.nan)
-    cov = (g / (g - 1)) * infl.T @ infl if g > 1 else np.full((players, players), np.nan)
-    se = np.sqrt(np.maximum(np.diag(cov), 0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = (share - 1.0 / players) / se
-    contrast = np.eye(players)[:-1] - np.eye(players)[-1]
-    d = contrast @ share
-    try:
-        chi2 = float(d @ np.linalg.solve(contrast @ cov @ contrast.T, d))
-        p = float(sstats.chi2.sf(chi2, players - 1))
-    except (np.linalg.LinAlgError, ValueError):
-        chi2, p = np.nan, np.nan
-    return se, z, chi2, p
-
-
-def finish_seats(
-    df: pl.DataFrame, min_effect: float, by_group: pl.DataFrame | None = None, confounded: list[int] | None = None
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    df = df.sort("players", "seat")
-    confounded = confounded or []
-    n = df["games"].to_numpy().astype(float)
-    wins = df["wins"].to_numpy()
-    fair = 1.0 / df["players"].to_numpy()
-    share = wins / n
-    low, high = stats.wilson(wins, n)
-    p = stats.proportion_p(wins, n, fair)  # replaced below by the clustered test where the groups are known
-    wald: dict[int, tuple[float, float]] = {}
-    if by_group is not None and len(by_group):
-        for (players,), part in by_group.group_by(["players"]):
-            se, z, chi2, pw = clustered_seat_test(part, int(players))
-            rows = np.flatnonzero(df["players"].to_numpy() == players)
-            seats_here = df["seat"].to_numpy()[rows].astype(int) - 1
-            p[rows] = stats.two_sided_p(z[seats_here])
-            wald[int(players)] = (chi2, pw)
-    aligned = np.isin(df["players"].to_numpy(), confounded)
-    p = np.where(aligned, np.nan, p)
-    p_holm = stats.holm(p)
-    seats = pl.DataFrame(
-        {
-            "players": df["players"], "seat": df["seat"], "games": df["games"], "win_rate": share,
-            "ci_low": low, "ci_high": high, "fair_share": fair, "edge": share - fair,
-            "mean_score": df["mean_score"], "p": p, "p_holm": p_holm,
-            "flagged": (p_holm < 0.05) & (np.abs(share - fair) >= min_effect) & ~aligned,
-        }
-    )  # fmt: skip
-    rows = []
-    for (players,), part in seats.group_by(["players"], maintain_order=True):
-        wins_p = part["win_rate"].to_numpy() * part["games"].to_numpy()
-        chi2, pval = wald.get(int(players)) or stats.chisquare_equal(wins_p)
-        if int(players) in confounded:
-            chi2, pval = np.nan, np.nan
-        shares = part["win_rate"].to_numpy()
-        gap = float(shares.max() - shares.min())
-        best = int(part["seat"][int(np.argmax(shares))])
-        rows.append({"players": players, "games": int(part["games"].max()), "largest_gap": gap,
-                     "balance_index": 1 - gap, "best_seat": best, "chi2": chi2, "df": len(part) - 1,
-                     "p": pval})  # fmt: skip
-    balance = pl.DataFrame(rows, schema_overrides={"chi2": pl.Float64, "p": pl.Float64}).sort("players")
-    balance = balance.with_columns(pl.Series("p_holm", stats.holm(balance["p"].to_numpy())))
-    return seats, balance
 
 
 def start_gold_table(base: pl.LazyFrame) -> pl.LazyFrame:

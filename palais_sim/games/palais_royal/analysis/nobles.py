@@ -28,7 +28,7 @@ import polars as pl
 from palais_sim.analytics import stats
 from palais_sim.analytics.batches import ClusterSums, SeatBatch, cached_batches, strategies
 from palais_sim.analytics.batches import starts as batch_starts
-from palais_sim.analytics.runs import Run, collect, noble_ids
+from palais_sim.analytics.runs import Run, collect, taken_ids
 
 SEAL_GOLD = 1.0
 
@@ -145,7 +145,7 @@ def _group_sums(starts: np.ndarray, rows: int, weights: np.ndarray, x: np.ndarra
 @stats.one_blas_thread
 def compute(run: Run) -> NobleReport:
     catalogue = _noble_frame(run)
-    ids = noble_ids(run)
+    ids = taken_ids(run)
     k = len(ids)
     desc = collect(descriptives(run))
     games = collect(run.games().select(pl.len())).item()

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from palais_sim.analytics import charts, nobles, setup_balance
 from palais_sim.analytics.report_format import ci, lift_with_ci, num, pct, pp, pp_plain, pval, rate_with_ci
 from palais_sim.analytics.report_render import Report
 from palais_sim.analytics.runs import Run, collect
 from palais_sim.analytics.sections_common import ordered, seat_tables, winrates_section
+from palais_sim.games.palais_royal.analysis import charts, nobles, setup_balance
 
 
 def nobles_section(rep: Report, run: Run) -> None:

@@ -10,7 +10,7 @@ import polars as pl
 
 from palais_sim.analytics.design import confounded_player_counts
 from palais_sim.analytics.runs import Run, collect, collect_all
-from palais_sim.analytics.setup_balance import finish_seats
+from palais_sim.analytics.seat_balance import finish_seats
 
 KINDS = ("repeat", "six", "jester")
 

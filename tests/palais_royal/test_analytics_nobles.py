@@ -13,9 +13,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from palais_sim.analytics import batches, nobles
+from palais_sim.analytics import batches
 from palais_sim.analytics.runs import open_run
-from palais_sim.analytics.synthetic import SynthSpec, synthetic_run
+from palais_sim.games.palais_royal.analysis import nobles
+from palais_sim.games.palais_royal.analysis.synthetic import SynthSpec, synthetic_run
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +138,7 @@ def test_noble_masks_match_a_plain_or(small: Path, padding: int) -> None:
     ids = [f"X{i}" for i in range(padding)] + [n.id for n in run.components.nobles]
     words = (len(ids) + 63) // 64
     paths = sorted((small / "recruits").glob("chunk-*.parquet"))[:2]
-    masks = batches._masks(paths, ids, words)
+    masks = batches._masks(paths, "noble", ids, words)
     recruits = pl.read_parquet(paths, columns=["game", "seat", "noble"])
     expected: dict[tuple[int, int], list[int]] = {}
     for game, seat, noble in recruits.iter_rows():

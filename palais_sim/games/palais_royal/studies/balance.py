@@ -29,9 +29,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
-from palais_sim.study import charts, nobles, render
+from palais_sim.games.palais_royal.studies import nobles
+from palais_sim.games.palais_royal.studies.variants import repriced, write_variant
+from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, header
-from palais_sim.study.variants import repriced, write_variant
 
 VALIDATION_SEED_OFFSET = 1_000_003  # the validation's root seed: the search's plus this (fresh setups)
 ROUND_SEED_OFFSET = 7_919  # round r > 1 studies the proposal so far at the search's seed plus r times this

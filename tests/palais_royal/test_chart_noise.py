@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from palais_sim.analytics import charts, setup_balance
+from palais_sim.analytics import charts
+from palais_sim.games.palais_royal.analysis import charts as pr_charts
+from palais_sim.games.palais_royal.analysis import setup_balance
 from palais_sim.games.palais_royal.board import ROOM_CODES
 
 FIRST_GAME = setup_balance.FIRST_GAME_DEFAULT
@@ -42,7 +44,7 @@ def test_without_an_effect_no_cell_is_coloured() -> None:
     pos = setup_balance.finish_positions(_games(0.5), FIRST_GAME)
     assert len(pos) == 81 and pos["games"].min() > 1000 // 9  # about 100+ games a cell: noise of several pp
     assert not pos["distinguishable"].any(), "Holm over 81 cells keeps chance hot spots uncoloured"
-    fig = charts.castle(pos, float(pos["centre"][0]))
+    fig = pr_charts.castle(pos, float(pos["centre"][0]))
     coloured = sum(ax.images[0].get_array().count() for ax in fig.axes[:9])
     assert coloured == 0
     note = " ".join(t.get_text() for t in fig.texts)
@@ -51,7 +53,7 @@ def test_without_an_effect_no_cell_is_coloured() -> None:
 
 def test_the_chart_frames_exactly_the_distinguishable_cells() -> None:
     pos = setup_balance.finish_positions(_games(0.75), FIRST_GAME)
-    fig = charts.castle(pos, float(pos["centre"][0]))
+    fig = pr_charts.castle(pos, float(pos["centre"][0]))
     coloured = sum(ax.images[0].get_array().count() for ax in fig.axes[:9])
     assert coloured == int(pos["distinguishable"].sum()) >= 1
 

@@ -1,0 +1,115 @@
+"""What every study command shares, wherever it is defined (`palais study seats` here, a game's own studies in its
+package, ``GAME.studies``): the options of a study's size and verdicts, the skill levels, and the run wrapper that
+turns a study's errors into one line and its failed games into the exit status.
+
+A shared module of the CLI package, like ``errors`` and ``options``: the command modules and the games' study
+commands import it; it imports nothing of the CLI but those two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail
+
+StrategyOpt = typer.Option(
+    None, "--strategy", help="A skill level (repeat for several) \\[default: greedy and lookahead:budget=8,horizon=2]"
+)
+SeedOpt = typer.Option(1, "--seed", "-s", help="Root seed: every arm plays the groups 0..G-1 of it")
+MarginOpt = typer.Option(2.0, "--margin", help="Equivalence margin in percentage points of win share")
+WorkersOpt = typer.Option(1, "--workers", "-w", help="Worker processes per arm (1 = in-process)")
+OutOpt = typer.Option(..., "--out", "-o", help="Study directory: arm runs, study.json, study.md, study.html")
+LadderOpt = typer.Option(
+    None,
+    "--ladder",
+    help="A strength ladder as the skill levels: a search spec with a budget, doubled per rung "
+    "(e.g. ismcts:budget=8 gives 8, 16, 32, 64); instead of --strategy",
+)
+RungsOpt = typer.Option(4, "--rungs", help="Rungs of the --ladder")
+EloGroupsOpt = typer.Option(
+    100, "--elo-groups", help="Setups of each rung's match against the first rung (its Elo), in every seating"
+)
+
+
+def skill_levels(strategies: list[str] | None, ladder_spec: str | None, rungs: int, elo_groups: int):
+    """The skill levels: the --strategy ones, or the rungs of a --ladder (not both)."""
+    if ladder_spec is None:
+        return strategies
+    if strategies:
+        raise ValueError("--ladder and --strategy both name the skill levels: give one of them")
+    check_at_least(elo_groups, "--elo-groups")
+    from palais_sim.study.ladder import rungs as ladder_rungs
+
+    return list(ladder_rungs(ladder_spec, rungs))
+
+
+def player_counts(text: str) -> tuple[int, ...]:
+    """``--players 2,3`` as a tuple."""
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"--players must be numbers separated by commas, got {text!r}") from None
+
+
+def require_study(study: str, game: str) -> None:
+    """A study of one game's own (``GAME.studies``) refuses a game that does not declare it, naming the studies
+    that game has (every game has the seats study) and the games that have this one."""
+    from palais_sim.games import games_with_study, get_game
+
+    the_game = get_game(game)
+    if study in the_game.studies:
+        return
+    own = [name for name in the_game.studies if " " not in name]
+    having = [get_game(name) for name in games_with_study(study)]
+    where = " or ".join(f"{g.title} (--game {g.name})" for g in having)
+    raise ValueError(
+        f"{the_game.title} has no study {study!r}" + (f" (a study of {where})" if where else "")
+        + f"; its studies: {', '.join(['seats', *own])}"
+    )  # fmt: skip
+
+
+def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = False) -> None:
+    """Run a study (``fn`` returns its pages by format): one line for an error, the exit status for failed games."""
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from palais_sim.analytics.runs import RunError
+    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.runner import RunStopped
+    from palais_sim.tournament.schedule import ScheduleError
+
+    try:
+        paths = fn()
+    except RunStopped as exc:
+        fail(str(exc) + " (run the same study command again to resume)", exc.code)
+    except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
+        fail(str(exc))
+    typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
+    exit_for_failures(paths["md"].parent, "the study's arms", allow_failures)
+
+
+def game_commands() -> dict[str, Callable[..., None]]:
+    """Every registered game's own study commands by name (``GAME.studies``: ``name -> "module:attribute"``), the
+    first game that declares a name serving it. A registered game that cannot be loaded declares none (the built-in
+    games never read the other registries: a broken plugin cannot break `palais study`)."""
+    import importlib
+
+    from palais_sim.games import GAMES, UnknownGame, game_names, get_game
+
+    commands: dict[str, Callable[..., None]] = {}
+    try:
+        names = game_names()
+    except UnknownGame:
+        names = list(GAMES)
+    for name in names:
+        try:
+            studies = get_game(name).studies
+        except UnknownGame:
+            continue
+        for study, target in studies.items():
+            module, _, attribute = target.partition(":")
+            commands.setdefault(study, getattr(importlib.import_module(module), attribute))
+    return commands

@@ -1,0 +1,6 @@
+"""Palais Royal's own studies (``GAME.studies`` names them): the nobles (restricted play, take rates, repricing), the
+room layouts, and the search for balanced noble prices; ``variants`` writes the repriced component sets.
+
+They sit at the study layer: they play arms through the shared study machinery (``palais_sim.study``) and read them
+with the analytics. Not part of the engine: no code fingerprint covers them, the compiled build leaves them out.
+"""

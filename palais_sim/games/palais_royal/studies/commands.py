@@ -1,0 +1,215 @@
+"""Palais Royal's study commands, as ``GAME.studies`` names them: `palais study nobles`, `palais study layouts` and
+`palais balance nobles`.
+
+The command line of its studies, so at the CLI layer (the studies beside it are at the study layer and know no
+command line): it imports the CLI's shared modules (``errors``, ``options``, ``studies``) and its own studies, and
+`palais study` / `palais balance` register these functions by name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail
+from palais_sim.cli.options import (
+    AllowFailuresOpt,
+    ComponentsOpt,
+    GameOpt,
+    GoldLimitOpt,
+    MaxRoundsOpt,
+    parse_start_gold,
+    study_spec,
+)
+from palais_sim.cli.studies import (
+    EloGroupsOpt,
+    LadderOpt,
+    MarginOpt,
+    OutOpt,
+    RungsOpt,
+    SeedOpt,
+    StrategyOpt,
+    WorkersOpt,
+    player_counts,
+    require_study,
+    run_study_command,
+    skill_levels,
+)
+
+
+def nobles(
+    out: Path = OutOpt,
+    game: str = GameOpt,
+    players: int = typer.Option(2, "--players", "-p", help="Players, 2 to 4"),
+    strategies: list[str] | None = StrategyOpt,
+    groups: int = typer.Option(100, "--groups", "-g", help="Seat-rotation groups per arm"),
+    subjects: str | None = typer.Option(
+        None, "--nobles", help="Nobles and privilege kinds to study, e.g. N01,N17,king_plus1 \\[default: all]"
+    ),
+    reprice: str = typer.Option(
+        "decided",
+        "--reprice",
+        help="Nobles to play again at other gold costs: decided (a favoured or disfavoured "
+        "verdict), all, none, or ids like N17,N18",
+    ),
+    prices: str = typer.Option("-1,1", "--prices", help="Gold offsets of the repriced variants"),
+    looks: int = typer.Option(
+        1,
+        "--looks",
+        help="Play each subject's arm in this many batches of --groups and stop at the first decided "
+        "verdict (each look's interval at 95% shared over the looks); 1: a fixed design",
+    ),  # fmt: skip
+    seed: int = SeedOpt,
+    margin: float = MarginOpt,
+    workers: int = WorkersOpt,
+    layout: str = typer.Option("random", "--layout", help="'random' (per game), 'first-game' or a code"),
+    components: Path | None = ComponentsOpt,
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+    start_gold: str | None = typer.Option(
+        None, "--start-gold", help="Start gold of seat 1, 2, ... \\[default: 0,1,...]"
+    ),
+    ladder_spec: str | None = LadderOpt,
+    rungs: int = RungsOpt,
+    elo_groups: int = EloGroupsOpt,
+    allow_failures: bool = AllowFailuresOpt,
+) -> None:
+    """What each noble and privilege kind is worth at its price: the win share a player loses when forbidden it
+    (restricted play) and how often the other players take it when it is within reach; repricing lines.
+
+    Underpriced (favoured) when having it is worth more than the margin; overpriced (disfavoured) when forbidding it
+    helps, when nobody can reach it (dead) or when it is rarely taken within reach (passed over).
+    Size: 1 arm x groups x players games per subject and skill level; the standard set has 42 nobles and 9 privilege
+    kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: about a minute for greedy and
+    half an hour for the lookahead level on one core (use --nobles to study a few, --workers for more cores).
+    Repricing adds 1 arm per price and skill level for each repriced noble. With --ladder the skill levels are one
+    search player at a doubling budget: the page gives each rung's Elo and says per subject whether its value
+    settled between the top two rungs (study a few nobles: the top rungs are slow).
+    """
+    from palais_sim.games.palais_royal.studies.nobles import NoblesPlan, run_study
+
+    def go():
+        require_study("nobles", game)
+        levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
+        spec = study_spec(levels, groups, seed, margin, workers, layout, components, gold_limit, max_rounds,
+                     parse_start_gold(start_gold, players), game)  # fmt: skip
+        try:
+            offsets = tuple(int(x) for x in prices.split(",") if x.strip())
+        except ValueError:
+            raise ValueError(f"--prices must be whole numbers separated by commas, got {prices!r}") from None
+        wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
+        plan = NoblesPlan(spec, players=players, subjects=wanted, reprice=reprice, offsets=offsets, looks=looks,
+                          ladder=ladder_spec is not None, elo_groups=elo_groups)  # fmt: skip
+        return run_study(plan, out)
+
+    run_study_command(go, allow_failures)
+
+
+def layouts(
+    out: Path = OutOpt,
+    game: str = GameOpt,
+    players: str = typer.Option("2", "--players", "-p", help="Player counts, comma-separated"),
+    strategies: list[str] | None = StrategyOpt,
+    groups: int = typer.Option(600, "--groups", "-g", help="Games with a random layout each (the joint model)"),
+    n_layouts: int = typer.Option(12, "--layouts", help="Fixed random layouts for the share of variance"),
+    setups: int = typer.Option(100, "--setups", help="Setups each fixed layout (and the first-game one) is played on"),
+    seed: int = SeedOpt,
+    margin: float = MarginOpt,
+    workers: int = WorkersOpt,
+    components: Path | None = ComponentsOpt,
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+    allow_failures: bool = AllowFailuresOpt,
+) -> None:
+    """Mirror play over room layouts: one joint model of the layout features, the share of variance the layout
+    explains, and the first-game layout against random ones.
+
+    Size: (groups + (layouts + 1) x setups) games per player count and skill level; the defaults play 1,900 games
+    per skill level: about 10 s for greedy and 5 minutes for the lookahead level on one core.
+    """
+    from palais_sim.games.palais_royal.studies.layouts import LayoutsPlan, run_study
+
+    def go():
+        require_study("layouts", game)
+        spec = study_spec(
+            strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
+        )
+        return run_study(LayoutsPlan(spec, players=player_counts(players), layouts=n_layouts, setups=setups), out)
+
+    run_study_command(go, allow_failures)
+
+
+def balance_nobles(
+    out: Path = typer.Option(..., "--out", "-o", help="Folder of the search: its arms, balanced.toml and the page"),
+    game: str = GameOpt,
+    components: Path | None = ComponentsOpt,
+    players: int = typer.Option(2, "--players", "-p", help="Players"),
+    subjects: str | None = typer.Option(
+        None, "--nobles", help="Nobles whose prices may change, e.g. N01,N17 \\[default: all]"
+    ),
+    strategies: list[str] | None = typer.Option(
+        None, "--strategy", "-s", help="Skill level (repeat for several) \\[default: the game's study levels]"
+    ),
+    groups: int = typer.Option(100, "--groups", "-g", help="Setups per arm, in every seating"),
+    margin: float = typer.Option(2.0, "--margin", help="Balanced within +-this many percentage points"),
+    budget: int = typer.Option(500_000, "--budget", help="Games the search and its validation may play at most"),
+    max_changes: int = typer.Option(5, "--max-changes", help="Nobles whose price may change, the worst first"),
+    max_step: int = typer.Option(12, "--max-step", help="The farthest (gold) a price may move"),
+    looks: int = typer.Option(1, "--looks", help="The nobles study's looks per arm (stop at the first decided one)"),
+    rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
+    seed: int = typer.Option(1, "--seed", help="Root seed of the search (the validation uses another)"),
+    workers: int = typer.Option(
+        1, "--workers", "-w", help="Worker processes (with --backend ray: CPUs of the cluster)"
+    ),
+    backend: str = typer.Option(
+        "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim\\[ray]')"
+    ),
+    address: str | None = typer.Option(None, "--address", help="The Ray cluster to join (with --backend ray)"),
+    gold_limit: int | None = GoldLimitOpt,
+    max_rounds: int = MaxRoundsOpt,
+    allow_failures: bool = AllowFailuresOpt,
+) -> None:
+    """Search the gold prices of the nobles the nobles study calls under- or overpriced, one at a time (the worst
+    first), so that no skill level calls them so; then validate the proposal with the nobles study on fresh seeds.
+
+    Writes OUT/balanced.toml (a complete component set with a comment per changed noble), OUT/balance.json (the
+    study's rows before and on validation), OUT/balance.md and .html. Re-running the command reuses every arm
+    already played (an interrupted search resumes).
+    """
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from dataclasses import replace
+
+    from palais_sim.analytics.runs import RunError
+    from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
+    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.pools import BACKENDS
+    from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
+    from palais_sim.tournament.runner import RunStopped
+    from palais_sim.tournament.schedule import ScheduleError
+
+    check_at_least(budget, "--budget")
+    try:
+        require_study("balance nobles", game)
+        spec = study_spec(
+            strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
+        )
+        if backend not in BACKENDS:
+            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        if backend == "ray":
+            require_ray()
+        spec = replace(spec, backend=backend, address=address)
+        wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
+        plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
+                           max_step=max_step, rounds=rounds, looks=looks)  # fmt: skip
+        paths = run_balance(plan, out)
+    except RayUnavailable as exc:
+        fail(str(exc), 2)
+    except RunStopped as exc:
+        fail(str(exc) + " (run the same command again to resume)", exc.code)
+    except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
+        fail(str(exc))
+    typer.echo(f"balance written to {paths['md'].parent}: balanced.toml, balance.json, balance.md, balance.html")
+    exit_for_failures(paths["md"].parent, "the search's arms", allow_failures)

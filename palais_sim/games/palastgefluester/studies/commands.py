@@ -1,0 +1,72 @@
+"""Palastgeflüster's study commands, as ``GAME.studies`` names them: `palais study persons`.
+
+The command line of its studies, so at the CLI layer (the study beside it is at the study layer and knows no
+command line): it imports the CLI's shared modules (``errors``, ``options``, ``studies``) and its own study, and
+`palais study` registers these functions by name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.options import AllowFailuresOpt, ComponentsOpt, MaxRoundsGameOpt, TiebreakOpt, study_spec
+from palais_sim.cli.studies import (
+    EloGroupsOpt,
+    LadderOpt,
+    MarginOpt,
+    OutOpt,
+    RungsOpt,
+    SeedOpt,
+    WorkersOpt,
+    require_study,
+    run_study_command,
+    skill_levels,
+)
+
+
+def persons(
+    out: Path = OutOpt,
+    game: str | None = typer.Option(None, "--game", help="The game \\[default: the game whose persons these are]"),
+    players: int = typer.Option(4, "--players", "-p", help="Players, 3 to 5"),
+    strategies: list[str] | None = typer.Option(
+        None, "--strategy", help="A skill level (repeat for several) \\[default: heuristic and random]"
+    ),
+    groups: int = typer.Option(200, "--groups", "-g", help="Seat-rotation groups per arm"),
+    subjects: str | None = typer.Option(
+        None, "--persons", help="Persons to study, e.g. zofe,hofnarr \\[default: all seven]"
+    ),
+    seed: int = SeedOpt,
+    margin: float = MarginOpt,
+    workers: int = WorkersOpt,
+    components: Path | None = ComponentsOpt,
+    max_rounds: int | None = MaxRoundsGameOpt,
+    tiebreak: str = TiebreakOpt,
+    ladder_spec: str | None = LadderOpt,
+    rungs: int = RungsOpt,
+    elo_groups: int = EloGroupsOpt,
+    allow_failures: bool = AllowFailuresOpt,
+) -> None:
+    """Palastgeflüster: restricted play per person (never play it but to escape a repeat vs whenever it is safe).
+
+    Size: 2 arms x groups x players games per person and skill level; the defaults (4 players, 200 groups, seven
+    persons, two skill levels) play 22,400 games, about 3 minutes on one core.
+    """
+    from palais_sim.games.palastgefluester.studies.persons import PersonsPlan, run_study
+
+    def go():
+        from palais_sim.games import games_with_study
+
+        the_game = game or games_with_study("persons")[0]
+        require_study("persons", the_game)
+        levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
+        spec = study_spec(levels, groups, seed, margin, workers, "random", components, None, max_rounds, None,
+                          the_game, tiebreak)  # fmt: skip
+        wanted = tuple(x.strip().lower() for x in subjects.split(",") if x.strip()) if subjects else None
+        plan = PersonsPlan(
+            spec, players=players, subjects=wanted, ladder=ladder_spec is not None, elo_groups=elo_groups
+        )
+        return run_study(plan, out)
+
+    run_study_command(go, allow_failures)
