@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, Protocol, TextIO
 import polars as pl
 
 from palais_sim.core.loop import Turns
+from palais_sim.core.rule_options import RuleOption
 
 
 class Column(NamedTuple):
@@ -93,9 +94,9 @@ class Game(Protocol):
     ladder: tuple[str, ...]  # `palais ladder`'s strategies
     tune_pool: str  # `palais tune`'s opponents
     skill_levels: tuple[str, ...]  # every study's default levels, weakest first
-    # The run settings it reads beyond players, max_rounds and components, each with what it means when unset:
-    # {"gold_limit": "unlimited", ...}; a report lists them, a command refuses one the game does not read.
-    rule_settings: Mapping[str, str]
+    # Its rule options (core.rule_options.RuleOption: name, default, help, how to read the command line's text):
+    # a run carries their values in ``Settings.rules``; every playing command takes them, a report lists them.
+    rule_options: tuple[RuleOption, ...]
     report_sections: str  # "module:attribute" of its report sections (analytics), loaded when a report asks
     setup_columns: tuple[str, ...]  # games-table columns that describe a game's setup (joined onto its seat rows)
     studies: tuple[str, ...]  # the studies of its components it supports ("nobles", ...), beyond the seats study

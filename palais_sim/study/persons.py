@@ -24,7 +24,6 @@ import polars as pl
 
 from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, paired_difference
 from palais_sim.analytics.runs import open_run
-from palais_sim.games import get_game
 from palais_sim.games.palastgefluester.components import PERSON_IDS, load_pg_components
 from palais_sim.study import charts, ladder, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
@@ -41,7 +40,7 @@ class PersonsPlan:
     def check(self) -> None:
         self.spec.check()
         self.spec.require_game("persons")
-        game = get_game(self.spec.base.game)
+        game = self.spec.base.game
         if not game.min_players <= self.players <= game.max_players:
             raise ValueError(f"--players must be {game.min_players} to {game.max_players}, got {self.players}")
         unknown = [s for s in self.subjects or () if s not in PERSON_IDS]
@@ -135,9 +134,10 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
     page.h("Across skill levels")
     page.p(f"Robust verdicts (every skill level agrees): {', '.join(f'{k} {v}' for k, v in robust_rows) or 'none'}.")
     document = {
-        "study": "persons", "game": spec.base.game, "command": spec.command, "seed": spec.seed, "groups": spec.groups,
+        "study": "persons", "game": spec.base.game.name, "command": spec.command, "seed": spec.seed,
+        "groups": spec.groups,
         "margin_pp": spec.margin, "players": plan.players, "strategies": list(spec.strategies),
-        "rules": {"tiebreak": spec.base.tiebreak, "max_rounds": spec.base.max_rounds,
+        "rules": {"tiebreak": spec.base.rule_values["tiebreak"], "max_rounds": spec.base.max_rounds,
                   "components": spec.base.components},
         "games": ledger.to_dict(), "rows": rows,
     }  # fmt: skip
