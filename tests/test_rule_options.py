@@ -259,3 +259,27 @@ def test_an_earlier_tuning_directory_still_matches(tmp_path: Path) -> None:
     before = {k: v for k, v in now.to_dict().items() if k != "rules"} | {"layout": "random", "gold_limit": 57}
     assert _normalised(before) == now.to_dict()
     assert _normalised({**before, "gold_limit": None}) != now.to_dict()
+
+
+# ------------------------------------------------------------------- the block on a command that has its own
+def test_the_block_is_one_line_for_a_study_command(tmp_path: Path, monkeypatch) -> None:
+    """``with_rule_options`` on a study command as it is (its own --layout, --gold-limit, --tiebreak kept): it adds
+    the other declared options, and the study's runs play them (``study_spec`` reads the ones given)."""
+    import typer
+
+    from palais_sim.cli import study
+    from palais_sim.cli.options import with_rule_options
+
+    monkeypatch.setenv(ENV_VAR, TOY)
+    studies = typer.Typer()
+    studies.command("seats")(with_rule_options(study.seats))
+    studies.command("other")(lambda: None)  # two commands: the first is not the app itself
+    args = ["seats", "--game", "toy", "--groups", "2", "--players", "2", "--strategy", "greedy", "--target", "7"]
+    result = runner.invoke(studies, [*args, "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    manifests = list((tmp_path / "s").glob("runs/**/manifest.json"))
+    assert manifests and all(json.loads(m.read_text())["settings"]["rules"] == {"target": 7} for m in manifests)
+    refused = runner.invoke(studies, [*args[:-2], "--start-gold", "0,1", "--out", str(tmp_path / "t")])
+    assert refused.exit_code == 2  # the seats study's own --start-gold: kept, and refused for the toy as before
+    help_text = runner.invoke(studies, ["seats", "--help"]).output
+    assert help_text.count("--layout") == 1 and "--target" in help_text[help_text.index("Rule options") :]
