@@ -65,6 +65,11 @@ class Settings:
         """Every rule option of the game with its value in this run (the defaults filled in)."""
         return {o.name: self.rules.get(o.name, o.default) for o in self.game.rule_options}
 
+    def __repr__(self) -> str:
+        shown = (f for f in fields(self) if f.name not in ("game", "rules"))
+        values = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in shown)
+        return f"Settings({values}, game={self.game.name!r}, rules={dict(self.rules)!r})"
+
     def to_dict(self) -> dict:
         """As the manifest stores it: the game by name, the rules as a mapping of the options given."""
         data: dict[str, Any] = {
