@@ -17,7 +17,6 @@ import time
 
 from benchmarks.search_profile import play_timed
 from palais_sim import build_info
-from palais_sim.games import get_game
 from palais_sim.games.palais_royal.play import result_of
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.registry import load_strategy
@@ -33,7 +32,7 @@ def phases(games: int, players: int, spec: str) -> tuple[dict[str, float], float
     (a CPU clock read is a system call) and scaled to the pass's CPU time."""
     settings = bench_settings(players, (spec,), games)
     context, _ = validate(settings)
-    game = get_game(settings.game)
+    game = settings.game
     specs = list(Schedule(settings).games(0, games))
     clock = time.perf_counter_ns
     spent = dict.fromkeys(PHASES, 0)

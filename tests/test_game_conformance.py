@@ -39,6 +39,7 @@ from palais_sim.core.game import (
     Positions,
     missing_common_columns,
 )
+from palais_sim.core.rule_options import RuleOption
 from palais_sim.games import ENV_VAR, game_names, get_game
 from palais_sim.registry import load_strategy, split_strategy_list, strategy_class
 from palais_sim.tournament import records
@@ -104,11 +105,13 @@ def test_the_facts_of_a_game(game: Game) -> None:
     assert sources and all(p.suffix == ".py" and p.is_file() for p in sources)
     module = Path(inspect.getfile(type(game))).resolve()  # game.py, or a compiled game.cpython-*.so beside it
     assert module.with_name(module.name.split(".")[0] + ".py") in sources
-    # "the run settings it reads beyond players, max_rounds and components, each with what it means when unset"
-    assert isinstance(game.rule_settings, Mapping)
-    for key, unset in game.rule_settings.items():
-        assert key in SETTINGS - {"players", "max_rounds", "components"}, f"{key} is no run setting"
-        assert isinstance(unset, str) and unset.strip()
+    # "its rule options": each with a name no run setting has, a help line, and its default among its values
+    names = [o.name for o in game.rule_options]
+    assert len(names) == len(set(names)) and not set(names) & SETTINGS, f"rule options {names} clash"
+    for option in game.rule_options:
+        assert isinstance(option, RuleOption) and option.help.strip() and option.flag.startswith("--")
+        assert option.value(None, game.name) == option.default
+        assert option.value(option.default, game.name) == option.default or option.default is None
 
 
 def test_report_sections_are_functions_of_a_report_and_a_run(game: Game) -> None:

@@ -85,8 +85,8 @@ def test_the_report_of_a_palastgefluester_run_has_its_game_tables_and_refuses_no
 def test_player_counts_and_options_are_the_games_own(tmp_path: Path) -> None:
     with pytest.raises(ScheduleError, match="3 to 5 for Palastgeflüster"):
         run(pg_settings(players=2), tmp_path / "a", workers=1)
-    with pytest.raises(ValueError, match="Palais Royal option"):
-        run(pg_settings(layout="first-game"), tmp_path / "b", workers=1)
+    with pytest.raises(ValueError, match="--layout: not a rule option of palastgefluester"):
+        run(pg_settings(rules={"layout": "first-game"}), tmp_path / "b", workers=1)
     result = runner.invoke(app, ["simulate", "--game", "chess", "--out", str(tmp_path / "c")])
     assert result.exit_code == 2 and "unknown game 'chess'" in result.output
 
@@ -116,7 +116,7 @@ def test_games_and_strategies_are_listed_per_game() -> None:
 def test_the_recorded_winners_follow_the_runs_tie_break(tmp_path: Path, tiebreak: str) -> None:
     """The engine's winners are the top scores, then the larger display (or noted total, the variant): the columns
     the analytics decide ties with."""
-    run(pg_settings(games=60, players=5, tiebreak=tiebreak), tmp_path / "r", workers=1)
+    run(pg_settings(games=60, players=5, rules={"tiebreak": tiebreak}), tmp_path / "r", workers=1)
     t = tables(tmp_path / "r")
     seats = t["seats"].join(t["games"].select("game", "winners", "finished"), on="game").filter(pl.col("finished"))
     top = seats.filter(pl.col("total") == pl.col("total").max().over("game"))

@@ -76,7 +76,7 @@ def test_ladder_with_out_keeps_a_round_robin_run_with_the_rule_options(tmp_path:
     settings = manifest["settings"]
     # 3 matchups, 3 games each rounded up to 2 whole rotation groups of 2: 12 games
     assert settings["format"] == "round-robin" and settings["rotate_seats"] is True and settings["games"] == 12
-    assert settings["layout"] == "first-game" and settings["gold_limit"] == 57 and settings["max_rounds"] == 60
+    assert settings["rules"] == {"layout": "first-game", "gold_limit": 57} and settings["max_rounds"] == 60
     assert settings["components"] == str(STANDARD) and settings["seed"] == 5
     assert data["games"] == 12 and data["games_per_matchup"] == 4 and data["run"] == str(out)
     seats = pl.read_parquet(out / "seats" / "*.parquet").sort("game", "seat")

@@ -68,3 +68,20 @@ def test_cli_strategies_lists_builtins_with_parameters() -> None:
     listed = json.loads(runner.invoke(app, ["strategies", "--json"]).output)
     assert [item["name"] for item in listed] == list(BUILTINS)
     assert all(item["description"] for item in listed)
+
+
+def test_the_registry_takes_the_game_object_and_a_stored_name_alike() -> None:
+    """The command line resolves the game once and passes the object; a caller that holds only a manifest's name
+    gets the same strategies. A strategy of every game still receives the game's name (it pickles as it is)."""
+    from palais_sim.games import get_game
+    from palais_sim.registry import builtins, resolve_game, split_strategy_list
+
+    pg = get_game("palastgefluester")
+    assert (
+        resolve_game(pg) is pg and resolve_game("palastgefluester") is pg and resolve_game(None).name == "palais-royal"
+    )
+    assert builtins(pg) == builtins("palastgefluester") == pg.strategies
+    assert split_strategy_list("heuristic:six=3,random", pg) == ["heuristic:six=3", "random"]
+    assert load_strategy("search:budget=2", pg)._game == "palastgefluester"  # bound by name
+    with pytest.raises(StrategySpecError, match="built-ins of palastgefluester"):
+        load_strategy("greedy", pg)

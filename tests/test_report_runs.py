@@ -149,7 +149,7 @@ def test_two_runs_of_the_same_name_get_two_report_directories(real: Path, tmp_pa
 
 def test_a_fixed_layout_run_draws_no_castle(tmp_path: Path) -> None:
     out = tmp_path / "fixed"
-    run(settings(games=20, layout="first-game"), out, workers=1, progress=False)
+    run(settings(games=20, rules={"layout": "first-game"}), out, workers=1, progress=False)
     result = report_cli("setup", str(out), "--out", str(tmp_path / "rep"))
     assert result.exit_code == 0, result.output
     text = (tmp_path / "rep" / "setup.md").read_text()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
 
 import pytest
 
+from palais_sim.games import get_game
 from palais_sim.games.palais_royal.game import rule_options
 from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.tournament.schedule import Schedule, ScheduleError, Settings, group_seed, rotate
@@ -95,11 +97,48 @@ def test_impossible_settings_are_refused(kw):
 
 
 def test_settings_round_trip():
-    s = Settings(games=3, strategies=("greedy:gold_weight=0.5", "random"), gold_limit=57)
+    s = Settings(games=3, strategies=("greedy:gold_weight=0.5", "random"), rules={"gold_limit": 57})
     assert Settings.from_dict(s.to_dict()) == s
+    assert s.to_dict()["rules"] == {"gold_limit": 57}
+    pg = Settings(players=4, game="palastgefluester", rules={"tiebreak": "noted"}, first_group=3)
+    assert Settings.from_dict(pg.to_dict()) == pg and pg.game is get_game("palastgefluester")
 
 
 def test_rule_options_come_from_the_settings():
-    s = Settings(players=3, layout="first-game", gold_limit=57, max_rounds=12, strategies=("a", "b", "c"))
+    s = Settings(players=3, rules={"layout": "first-game", "gold_limit": "57"}, max_rounds=12, strategies=("a", "b"))
     assert rule_options(s.to_dict()) == RuleOptions(players=3, layout="first-game", gold_limit=57, max_rounds=12)
     assert rule_options(Settings().to_dict()) == RuleOptions(players=2)
+
+
+def test_rules_are_kept_without_their_defaults_and_checked_by_the_game():
+    # the same rules make the same settings, a default spelt out or not
+    assert Settings(rules={"layout": "random", "gold_limit": None}) == Settings()
+    assert Settings(rules={"start_gold": "1,2"}).rules == {"start_gold": (1, 2)}
+    assert Settings(rules={"start_gold": [1, 2]}) == Settings(rules={"start_gold": "1,2"})
+    with pytest.raises(ValueError, match=r"--tiebreak: not a rule option of palais-royal \(its rule options: --layout"):
+        Settings(rules={"tiebreak": "noted"})
+    with pytest.raises(ValueError, match="--tiebreak of palastgefluester must be display or noted, got 'variant'"):
+        Settings(game="palastgefluester", players=4, rules={"tiebreak": "variant"})
+    with pytest.raises(ValueError, match="--gold-limit of palais-royal: a whole number of gold is needed"):
+        Settings(rules={"gold_limit": "lots"})
+
+
+def test_an_earlier_manifest_maps_its_flat_rule_fields_into_rules():
+    """Before the games declared their options, every manifest held layout and gold_limit (and start_gold,
+    tiebreak when set) beside the players; they are read into ``rules``, their defaults of then left out."""
+    old = {"games": 8, "players": 2, "strategies": ["greedy", "random"], "format": "round-robin", "rotate_seats": True,
+           "seed": 3, "layout": "first-game", "components": None, "gold_limit": 57, "max_rounds": 100,
+           "start_gold": [1, 1]}  # fmt: skip
+    s = Settings.from_dict(old)
+    assert s.rules == {"layout": "first-game", "gold_limit": 57, "start_gold": (1, 1)} and s.seed == 3
+    plain = Settings.from_dict({**old, "layout": "random", "gold_limit": None, "start_gold": None})
+    assert plain.rules == {} and plain == Settings(games=8, seed=3)
+    pg = Settings.from_dict({**old, "players": 4, "layout": "random", "gold_limit": None, "start_gold": None,
+                             "game": "palastgefluester", "tiebreak": "noted"})  # fmt: skip
+    assert pg.game.name == "palastgefluester" and pg.rules == {"tiebreak": "noted"}
+
+
+def test_settings_travel_to_workers_with_their_game_by_name():
+    s = Settings(game="palastgefluester", players=4, rules={"tiebreak": "noted"})
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy == s and copy.game is s.game and hash(copy) == hash(s)

@@ -151,10 +151,17 @@ def test_what_the_toy_has_not_is_refused_in_one_line(tmp_path: Path) -> None:
         assert code == 2 and out.strip() == f"error: {command}: Toy race has no position files"
     code, out = palais("play", "--game", "toy", "--positions", tmp_path / "pos")
     assert code == 2 and "no position files" in out
+    # another game's rule option: refused by the shared code, naming whose option it is
     code, out = palais("play", "--game", "toy", "--gold-limit", "5")
-    assert code == 2 and "--gold-limit: not an option of Toy race" in out
+    assert (
+        code == 2 and out.strip() == "error: --gold-limit is a rule option of palais-royal; toy has none by that name"
+    )
     code, out = palais("simulate", "--game", "toy", "--layout", "first-game", "--out", tmp_path / "r")
-    assert code == 2 and "layout: not an option of the Toy race" in out
+    assert code == 2 and "--layout is a rule option of palais-royal; toy has none" in out
+    assert not (tmp_path / "r").exists()
+    # and the toy's own is refused for the others (nothing of palais_sim names it)
+    code, out = palais("simulate", "--target", "9", "--out", tmp_path / "r")
+    assert code == 2 and out.strip() == "error: --target is a rule option of toy; palais-royal has none by that name"
 
 
 # ------------------------------------------------------------------------------------- the toy's own seat view

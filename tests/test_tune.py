@@ -57,9 +57,7 @@ def _settings(budget: int = 160) -> TuneSettings:
         seed=5,
         trial_games=16,
         validate_games=12,
-        layout="random",
         components=None,
-        gold_limit=None,
         max_rounds=100,
     )
 
@@ -111,7 +109,7 @@ def test_the_games_a_tuning_plays_are_the_engine_s_games() -> None:
     from palais_sim.tuning.measure import play_games
 
     settings = _settings().gauntlet("greedy:gold_weight=0.3", 9, 12)
-    rows = play_games((settings.to_dict(), 0, 12))
+    rows = play_games((settings, 0, 12))
     comps = load_components(None)
     expected = []
     for spec in Schedule(settings).games(0, 12):
@@ -138,7 +136,7 @@ def test_a_palastgefluester_strategy_tunes_through_the_same_command(tmp_path) ->
     assert json.loads(again.output) == data
     for bad, needle in (
         (["--players", "2"], "3 to 5 for Palastgeflüster"),
-        (["--layout", "PMS/KGD/COB"], "Palais Royal option"),
+        (["--layout", "PMS/KGD/COB"], "--layout is a rule option of palais-royal; palastgefluester has none"),
         (["--against", "greedy"], "unknown"),
     ):
         refused = CliRunner().invoke(app, [*args, *bad, "--out", str(tmp_path / "x")])

@@ -12,6 +12,7 @@ from palais_sim.analytics import charts, stats, winrates
 from palais_sim.analytics.report_format import ci, num, pct, pct_plain, pp, pval, rate_with_ci
 from palais_sim.analytics.report_render import Report
 from palais_sim.analytics.runs import Run, collect
+from palais_sim.core.rule_options import rules_of
 from palais_sim.games import get_game
 
 
@@ -46,6 +47,7 @@ def _compiled(manifest: dict) -> str:
 def settings_rows(run: Run) -> list[list[str]]:
     m = run.manifest
     s = m.get("settings") or {}
+    rules = rules_of(s)
     check = run.check
     comps = m.get("components_name") or (run.components.name if run.components else None)
     planned = m.get("total_games")
@@ -62,8 +64,8 @@ def settings_rows(run: Run) -> list[list[str]]:
         ["root seed", str(m.get("root_seed", s.get("seed", "?")))],
         ["game", get_game(run.game).title],
         *(
-            [name.replace("_", " "), unset if s.get(name) is None else _setting(s[name])]
-            for name, unset in get_game(run.game).rule_settings.items()
+            [o.name.replace("_", " "), o.default_text if rules.get(o.name) is None else _setting(rules[o.name])]
+            for o in get_game(run.game).rule_options
         ),  # fmt: skip
         ["max rounds", str(s.get("max_rounds", "?"))],
         ["component set", f"{comps or s.get('components') or 'standard'} ({m.get('components_hash', '?')})"],

@@ -10,19 +10,12 @@ import typer
 
 from palais_sim import __version__
 from palais_sim.cli.errors import USER_ERRORS, check_seed, explain, fail, fresh_directory, writable_file
-from palais_sim.cli.options import (
-    ComponentsOpt,
-    GameOpt,
-    GoldLimitOpt,
-    LayoutOpt,
-    StartGoldOpt,
-    TiebreakOpt,
-    parse_start_gold,
-)
+from palais_sim.cli.options import NO_RULES, ComponentsOpt, GameOpt, rules_for, with_rule_options
 from palais_sim.games import DEFAULT_GAME, game_of_position
 from palais_sim.registry import load_strategies
 
 
+@with_rule_options
 def play(
     game: str | None = typer.Option(
         None, "--game", help="The game, by name \\[default: palais-royal; with --from, the position file's game]"
@@ -34,14 +27,10 @@ def play(
     strategies: str | None = typer.Option(
         None, "--strategies", help="Comma-separated strategies, one per seat or one \\[default: greedy; heuristic]"
     ),
-    layout: str = LayoutOpt,
     components: Path | None = ComponentsOpt,
-    gold_limit: int | None = GoldLimitOpt,
     max_rounds: int | None = typer.Option(
         None, "--max-rounds", help="Stop a game after this many rounds (recorded unfinished) \\[default: 100; 200]"
     ),
-    start_gold: str | None = StartGoldOpt,
-    tiebreak: str = TiebreakOpt,
     log: Path | None = typer.Option(None, "--log", help="Write a replay log (JSON lines) to this file"),
     positions: Path | None = typer.Option(
         None, "--positions", help="Write the position at the start of every turn into this directory"
@@ -53,15 +42,12 @@ def play(
         help="Continue from this position file instead of a new game: players, layout, rules and component set come "
         "from the file; hidden information it leaves out (deck, other hands) is dealt from --seed",
     ),
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Play one game and print a turn-by-turn account (or the result as JSON)."""
+    from palais_sim.tournament.schedule import Settings
+
     the_game = position_game(game, start) if start is not None else _game(game or DEFAULT_GAME)
-    given = {"layout": layout != "random", "gold_limit": gold_limit is not None, "start_gold": start_gold is not None,
-             "tiebreak": tiebreak != "display"}  # fmt: skip
-    foreign = [f"--{name.replace('_', '-')}" for name, is_given in given.items() if is_given]
-    foreign = [flag for flag in foreign if flag[2:].replace("-", "_") not in the_game.rule_settings]
-    if foreign:
-        fail(f"{', '.join(foreign)}: not an option of {the_game.title}")
     check_seed(seed)
     facet = None
     if positions is not None or start is not None:
@@ -72,17 +58,15 @@ def play(
         fresh_directory(positions, "--positions", "turn-*.json")
     players = the_game.comparison_players if players is None else players
     try:
-        settings = {
-            "players": players, "layout": layout, "gold_limit": gold_limit, "tiebreak": tiebreak,
-            "max_rounds": max_rounds or the_game.default_max_rounds,
-            "components": str(components) if components is not None else None,
-            "start_gold": parse_start_gold(start_gold, players),
-        }  # fmt: skip
-        context = the_game.context(settings) if start is None else None
+        settings = Settings(
+            players=players, max_rounds=max_rounds or the_game.default_max_rounds, game=the_game,
+            components=str(components) if components is not None else None, rules=rules_for(the_game, rules),
+        )  # fmt: skip
+        context = the_game.context(settings.to_dict()) if start is None else None
         spec = strategies or the_game.default_strategy
 
         def seats(n: int) -> list:  # the number of players is the position's with --from
-            return load_strategies(spec, n, the_game.name)
+            return load_strategies(spec, n, the_game)
 
         out = None if as_json else sys.stdout
         if facet is not None:

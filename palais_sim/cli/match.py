@@ -10,18 +10,17 @@ import typer
 
 from palais_sim.cli.errors import USER_ERRORS, exit_for_failed, fail
 from palais_sim.cli.options import (
+    NO_RULES,
     AllowFailuresOpt,
     ComponentsOpt,
     GameOpt,
-    GoldLimitOpt,
-    LayoutOpt,
     MaxRoundsGameOpt,
-    StartGoldOpt,
-    TiebreakOpt,
-    parse_start_gold,
+    rules_for,
+    with_rule_options,
 )
 
 
+@with_rule_options
 def match(
     a: str = typer.Argument(..., help="Strategy A (a spec: greedy, seals:mint=3, package.module:Class, ...)"),
     b: str = typer.Argument(..., help="Strategy B"),
@@ -40,17 +39,14 @@ def match(
     batch: int = typer.Option(50, "--batch", help="Seat-rotation groups between two looks at the test"),
     seed: int = typer.Option(1, "--seed", "-s", help="Root seed (group k plays group_seed(seed, k))"),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes per batch (1 = in-process)"),
-    layout: str = LayoutOpt,
     components: Path | None = ComponentsOpt,
-    gold_limit: int | None = GoldLimitOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
-    start_gold: str | None = StartGoldOpt,
-    tiebreak: str = TiebreakOpt,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Keep the batches' runs here (and resume from them) \\[default: a temporary one]"
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
     allow_failures: bool = AllowFailuresOpt,
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """A/B test of two strategies on paired games (each seed in every seating), with a pentanomial SPRT.
 
@@ -58,7 +54,7 @@ def match(
     intervals. Group scores for two players are the pentanomial 0, 1/4, ..., 1 of a game pair.
     """
     from palais_sim.analytics.runs import RunError
-    from palais_sim.games import get_game
+    from palais_sim.registry import resolve_game
     from palais_sim.study.match import MatchPlan, play_match
     from palais_sim.tournament.manifest import RunDirError
     from palais_sim.tournament.runner import RunStopped
@@ -67,12 +63,11 @@ def match(
     try:
         if workers < 1:
             raise ValueError(f"--workers must be at least 1, got {workers}")
-        the_game = get_game(game)
+        the_game = resolve_game(game)
         players = players or the_game.comparison_players
         base = Settings(
-            seed=seed, layout=layout, components=str(components.resolve()) if components is not None else None,
-            gold_limit=gold_limit, max_rounds=max_rounds or the_game.default_max_rounds,
-            start_gold=parse_start_gold(start_gold, players), game=the_game.name, tiebreak=tiebreak,
+            seed=seed, components=str(components.resolve()) if components is not None else None,
+            max_rounds=max_rounds or the_game.default_max_rounds, game=the_game, rules=rules_for(the_game, rules),
         )  # fmt: skip
         plan = MatchPlan(
             a=a, b=b, players=players, sprt=use_sprt, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,

@@ -2,38 +2,38 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, explain, fail
-from palais_sim.cli.options import AllowFailuresOpt, GameOpt, parse_start_gold
+from palais_sim.cli.options import NO_RULES, AllowFailuresOpt, GameOpt, rules_for, with_rule_options
+from palais_sim.core.game import Game
 from palais_sim.games import DEFAULT_GAME
-from palais_sim.registry import split_strategy_list
+from palais_sim.registry import resolve_game, split_strategy_list
 from palais_sim.tournament.schedule import FORMATS, Settings
 
 # Options are None here so --resume can take the stored run's settings and only check the ones given; a run starts
 # from its game's demo settings (GAME.demo: for Palais Royal the five heuristic styles in a two-player round robin).
 
 
-def game_defaults(game: str | None) -> Settings:
-    """The settings a run of ``game`` starts from: its GAME's demo settings (Palais Royal's when no game is named)."""
-    from palais_sim.games import get_game
-
-    the_game = get_game(game)
-    return Settings.from_dict({**the_game.demo, "game": the_game.name})
+def game_defaults(game: Game) -> Settings:
+    """The settings a run of ``game`` starts from: its GAME's demo settings."""
+    return Settings(**{**game.demo, "game": game})
 
 
-DEFAULTS = game_defaults(DEFAULT_GAME)  # for the help: the default game's demo settings
+DEFAULTS = game_defaults(resolve_game(DEFAULT_GAME))  # for the help: the default game's demo settings
 
 
-def _settings(base: Settings, **given) -> Settings:
-    values = base.to_dict()
-    values.update({k: v for k, v in given.items() if v is not None})
-    return Settings.from_dict(values)
+def _settings(base: Settings, rules: dict, **given) -> Settings:
+    """``base`` with the options given (the others None) and the rule options given over its own."""
+    values = {k: v for k, v in given.items() if v is not None}
+    return dataclasses.replace(base, **values, rules={**base.rules, **rules})
 
 
+@with_rule_options
 def simulate(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (created; must be new, empty, or --resume)"),
     game: str | None = typer.Option(
@@ -55,15 +55,8 @@ def simulate(
         None, "--workers", "-w", help="Worker processes \\[default: cores]; 1 = in-process"
     ),
     chunk_size: int | None = typer.Option(None, "--chunk-size", help="Games per chunk file \\[default: auto, <= 500]"),
-    layout: str | None = typer.Option(
-        None, "--layout", help="'random' (per game), 'first-game' or a code \\[default: random]"
-    ),
     components: Path | None = typer.Option(None, "--components", help="Component-set TOML \\[default: standard]"),
-    gold_limit: int | None = typer.Option(None, "--gold-limit", help="Finite bank of gold; default unlimited"),
     max_rounds: int | None = typer.Option(None, "--max-rounds", help=f"Round cap \\[default: {DEFAULTS.max_rounds}]"),
-    start_gold: str | None = typer.Option(
-        None, "--start-gold", help="Start gold of seat 1, 2, ..., e.g. 0,1 \\[default: the rulebook's 0,1,2,3]"
-    ),
     resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (its settings are kept)"),
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed game instead of recording it"),
     allow_failures: bool = AllowFailuresOpt,
@@ -76,9 +69,9 @@ def simulate(
         help="Ray cluster to join ('auto': the one this node belongs to) \\[default: RAY_ADDRESS, else a local Ray]; "
         "--out must then be shared storage at the same path on every node",
     ),
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Play a tournament in a process pool (or on Ray) and write Parquet tables, a manifest and a log under --out."""
-    from palais_sim.games import get_game
     from palais_sim.tournament.manifest import Manifest, RunDirError
     from palais_sim.tournament.pools import BACKENDS, default_workers
     from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
@@ -86,29 +79,28 @@ def simulate(
     from palais_sim.tournament.schedule import ScheduleError
 
     try:
-        base = game_defaults(game)
-        stored = None
+        the_game = resolve_game(game)  # the one look-up of --game
+        base = None
         if resume and out.exists():
             stored = Manifest.load(out)
             if stored is not None:
-                base = stored.settings
+                base = stored.settings  # its game, from the manifest
                 chunk_size = chunk_size or stored.data.get("chunk_size")
+                if game is not None and base.game is not the_game:
+                    raise ValueError(f"{out} holds a run of {base.game.name}; --game {game} cannot resume it")
+        base = base or game_defaults(the_game)
         settings = _settings(
             base,
+            rules_for(base.game, rules),
             games=games,
             players=players,
             strategies=tuple(split_strategy_list(strategies, base.game)) if strategies is not None else None,
             format=fmt,
             rotate_seats=rotate_seats,
             seed=seed,
-            layout=layout,
             components=str(components.resolve()) if components is not None else None,
-            gold_limit=gold_limit,
             max_rounds=max_rounds,
-            start_gold=parse_start_gold(start_gold),
         )
-        if game is not None and settings.game != get_game(game).name:
-            raise ValueError(f"{out} holds a run of {settings.game}; --game {game} cannot resume it")
         if backend not in BACKENDS:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
         if address is not None and backend != "ray":
@@ -132,6 +124,7 @@ def simulate(
     exit_for_failures(out, "the run", allow_failures)
 
 
+@with_rule_options
 def bench(
     game: str = GameOpt,
     players: int | None = typer.Option(None, "--players", "-p", help="Players \\[default: 4; the game's usual]"),
@@ -156,9 +149,9 @@ def bench(
         help="Also time every decision of each strategy (a leg of its own, 1 worker): decisions per CPU-second per "
         "strategy; with --compare-pure, each strategy's compiled and pure speed",
     ),
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Measure games/s with one worker and with all workers, decisions/s and the scaling factor."""
-    from palais_sim.games import get_game
     from palais_sim.tournament.bench import BenchGamesFailed, bench_text
     from palais_sim.tournament.bench import bench as run_bench
     from palais_sim.tournament.schedule import ScheduleError
@@ -166,19 +159,20 @@ def bench(
     check_at_least(games, "--games")
     check_at_least(workers, "--workers")
     try:
-        the_game = get_game(game)
+        the_game = resolve_game(game)
         if players is None:
             players = the_game.bench_players
         if strategies is None:
             strategies = the_game.default_strategy
         result = run_bench(
             players,
-            tuple(split_strategy_list(strategies, the_game.name)),
+            tuple(split_strategy_list(strategies, the_game)),
             games,
             workers,
             compare_pure,
-            the_game.name,
+            the_game,
             per_strategy,
+            rules_for(the_game, rules),
         )
     except BenchGamesFailed as exc:
         fail(f"{exc} (exit status 3)", code=3)

@@ -21,18 +21,23 @@ import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, check_seed, exit_for_failed, explain, fail
 from palais_sim.cli.options import (
+    NO_RULES,
     AllowFailuresOpt,
     ComponentsOpt,
     GameOpt,
-    GoldLimitOpt,
-    LayoutOpt,
     MaxRoundsGameOpt,
-    StartGoldOpt,
-    TiebreakOpt,
-    parse_start_gold,
+    rules_for,
+    with_rule_options,
 )
 from palais_sim.games import UnknownGame, game_names, get_game
-from palais_sim.registry import builtins, split_strategy_list, strategy_class, strategy_description, strategy_parameters
+from palais_sim.registry import (
+    builtins,
+    resolve_game,
+    split_strategy_list,
+    strategy_class,
+    strategy_description,
+    strategy_parameters,
+)
 from palais_sim.tournament.schedule import Settings
 
 # ---------------------------------------------------------------------------------------------- strategies
@@ -77,7 +82,7 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="Print the lis
 def strategies_listing(game: str | None = None) -> list[dict]:
     """The built-in strategies: name, class, the first line of the class's docstring, parameters with defaults."""
     out = []
-    for name, target in builtins(get_game(game).name).items():
+    for name, target in builtins(resolve_game(game)).items():
         cls = strategy_class(target)
         doc = strategy_description(cls).splitlines()
         out.append(
@@ -160,6 +165,11 @@ def _speed(r: dict) -> str:
     return "-" if rate is None else f"{rate:,.0f}"
 
 
+def _rules_text(settings: Settings) -> str:
+    """The run's rule options for the ladder's header: each with its value (the defaults too, as they were)."""
+    return "".join(f", {k.replace('_', ' ')} {v}" for k, v in settings.rule_values.items() if v is not None)
+
+
 def ladder_text(header: str, table: list[dict], matrix: dict[str, dict[str, float | None]]) -> str:
     lines = [
         header,
@@ -187,6 +197,7 @@ def ladder_text(header: str, table: list[dict], matrix: dict[str, dict[str, floa
     return "\n".join(lines)
 
 
+@with_rule_options
 def ladder(
     game: str = GameOpt,
     games: int = typer.Option(200, "--games", "-n", help="Games per matchup (seeds x seat rotations, rounded up)"),
@@ -196,17 +207,14 @@ def ladder(
     players: int | None = typer.Option(None, "--players", "-p", help="Players per game \\[default: 2; the game's]"),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (1 = in-process)"),
     seed: int = typer.Option(1, "--seed", "-s", help="Root seed for every game seed"),
-    layout: str = LayoutOpt,
     components: Path | None = ComponentsOpt,
-    gold_limit: int | None = GoldLimitOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
-    start_gold: str | None = StartGoldOpt,
-    tiebreak: str = TiebreakOpt,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Keep the run in this directory (for `palais report`) \\[default: a temporary one]"
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON"),
     allow_failures: bool = AllowFailuresOpt,
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Seat-rotated round robin: win rates, mean scores and ratings with 95% intervals, each strategy's decisions per
     CPU-second, the head-to-head matrix."""
@@ -220,12 +228,13 @@ def ladder(
     check_at_least(workers, "--workers")
     check_seed(seed)
     try:
-        the_game = get_game(game)
+        the_game = resolve_game(game)
+        given = rules_for(the_game, rules)  # a peer's option refused before anything else
         if players is None:
             players = the_game.comparison_players
         if strategies is None:
             strategies = ",".join(the_game.ladder)
-        specs = tuple(split_strategy_list(strategies, the_game.name))
+        specs = tuple(split_strategy_list(strategies, the_game))
         twice = sorted({s for s in specs if specs.count(s) > 1})
         if twice:
             raise ValueError(
@@ -241,13 +250,10 @@ def ladder(
             format="round-robin",
             rotate_seats=True,
             seed=seed,
-            layout=layout,
             components=str(components.resolve()) if components is not None else None,
-            gold_limit=gold_limit,
             max_rounds=max_rounds or the_game.default_max_rounds,
-            start_gold=parse_start_gold(start_gold, players),
-            game=the_game.name,
-            tiebreak=tiebreak,
+            game=the_game,
+            rules=given,
         )
         matchups = Schedule(base).matchup_count() or 0
         # whole rotation groups per matchup: the runner cycles the matchups over the groups, so each gets the same
@@ -297,7 +303,7 @@ def ladder(
         return
     header = (
         f"{facts['games']} games, {players} players: {_count(matchups, 'matchup')} x {per_matchup} games, seats "
-        f"rotated, layout {layout}, root seed {seed}; {facts['unfinished']} unfinished, {facts['failed']} failed "
+        f"rotated{_rules_text(settings)}, root seed {seed}; {facts['unfinished']} unfinished, {facts['failed']} failed "
         f"(left out); {summary.seconds:.1f} s with {_count(summary.workers, 'worker')}"
     )
     typer.echo(ladder_text(header, table, matrix))

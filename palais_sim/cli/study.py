@@ -16,14 +16,14 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.options import (
+    NO_RULES,
     AllowFailuresOpt,
     ComponentsOpt,
     GameOpt,
-    GoldLimitOpt,
     MaxRoundsGameOpt,
-    TiebreakOpt,
     parse_start_gold,
     study_spec,
+    with_rule_options,
 )
 from palais_sim.cli.studies import (
     EloGroupsOpt,
@@ -49,6 +49,7 @@ app = typer.Typer(
 
 
 @app.command("seats", epilog=exits.HELP)
+@with_rule_options
 def seats(
     out: Path = OutOpt,
     game: str = GameOpt,
@@ -66,15 +67,13 @@ def seats(
     seed: int = SeedOpt,
     margin: float = MarginOpt,
     workers: int = WorkersOpt,
-    layout: str = typer.Option("random", "--layout", help="'random' (per game), 'first-game' or a code"),
     components: Path | None = ComponentsOpt,
-    gold_limit: int | None = GoldLimitOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
-    tiebreak: str = TiebreakOpt,
     ladder_spec: str | None = LadderOpt,
     rungs: int = RungsOpt,
     elo_groups: int = EloGroupsOpt,
     allow_failures: bool = AllowFailuresOpt,
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Mirror play: the seat edge per player count at each skill level (and start gold apart, --gold-factorial).
 
@@ -93,7 +92,15 @@ def seats(
         counts = player_counts(players) if players else tuple(range(the_game.min_players, the_game.max_players + 1))
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
         spec = study_spec(
-            levels, groups, seed, margin, workers, layout, components, gold_limit, max_rounds, None, game, tiebreak
+            levels,
+            groups,
+            seed,
+            margin,
+            workers,
+            components=components,
+            max_rounds=max_rounds,
+            game=the_game,
+            rules=rules,
         )
         plan = SeatsPlan(
             spec, players=counts, start_gold=parse_start_gold(start_gold), factorial=gold_factorial,

@@ -12,13 +12,13 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail
-from palais_sim.cli.options import ComponentsOpt, GameOpt, GoldLimitOpt, LayoutOpt, MaxRoundsGameOpt
-from palais_sim.games import get_game
-from palais_sim.registry import StrategySpecError, resolve, split_strategy_list
+from palais_sim.cli.options import NO_RULES, ComponentsOpt, GameOpt, MaxRoundsGameOpt, rules_for, with_rule_options
+from palais_sim.registry import StrategySpecError, resolve, resolve_game, split_strategy_list
 from palais_sim.tournament.schedule import Schedule
 from palais_sim.tuning.space import TuneError, search_space
 
 
+@with_rule_options
 def tune(
     strategy: str = typer.Argument(..., help="The strategy spec to tune, e.g. greedy (its given values are kept)"),
     game: str = GameOpt,
@@ -37,18 +37,18 @@ def tune(
     trial_games: int = typer.Option(400, "--trial-games", help="Games per trial (whole rotation groups)"),
     validate: int = typer.Option(2000, "--validate", help="Games per validation comparison (3 comparisons)"),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (1 = in-process)"),
-    layout: str = LayoutOpt,
     components: Path | None = ComponentsOpt,
-    gold_limit: int | None = GoldLimitOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: a tty)"),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Search a strategy's numeric parameters for the highest win share against a pool (optuna, resumable)."""
     from palais_sim.tuning.search import TuneSettings, result_text, run_tuning  # scipy: not for every `palais` call
 
     try:
-        the_game = get_game(game)
+        the_game = resolve_game(game)
+        given = rules_for(the_game, rules)  # a peer's option refused before anything else
         if players is None:
             players = the_game.default_players
         if not the_game.min_players <= players <= the_game.max_players:
@@ -58,23 +58,22 @@ def tune(
             )
         if workers < 1 or trial_games < 1 or validate < 1 or budget < 1:
             raise TuneError("--workers, --trial-games, --validate and --budget must be at least 1")
-        pool = tuple(split_strategy_list(against or the_game.tune_pool, the_game.name))
+        pool = tuple(split_strategy_list(against or the_game.tune_pool, the_game))
         for spec in (strategy, *pool):
-            resolve(spec, the_game.name)
+            resolve(spec, the_game)
         settings = TuneSettings(
             strategy=strategy,
             against=pool,
             players=players,
             budget=budget,
-            space=tuple(search_space(strategy, params, the_game.name)),
+            space=tuple(search_space(strategy, params, the_game)),
             seed=seed,
             trial_games=trial_games,
             validate_games=validate,
-            layout=layout,
             components=str(components.resolve()) if components is not None else None,
-            gold_limit=gold_limit,
             max_rounds=max_rounds or the_game.default_max_rounds,
-            game=the_game.name,
+            game=the_game,
+            rules=given,
         )
         Schedule(settings.gauntlet(strategy, seed, 1))  # the pool and the options make a schedule
         the_game.context(settings.gauntlet(strategy, seed, 1).to_dict())  # the rule options suit the game

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, Protocol, TextIO, runtime_checkable
 import polars as pl
 
 from palais_sim.core.loop import Turns
+from palais_sim.core.rule_options import RuleOption
 
 
 class Column(NamedTuple):
@@ -150,9 +151,9 @@ class Game(Defaults, Protocol):
     components_hint: str  # what --components takes, for the help and errors
     strategies: Mapping[str, str]  # the built-in strategies by name, as "module:Class" (imported when asked for)
     sources: tuple[Path, ...]  # the files whose contents decide a game's outcome: the code fingerprint
-    # The run settings it reads beyond players, max_rounds and components, each with what it means when unset:
-    # {"gold_limit": "unlimited", ...}; a report lists them, a command refuses one the game does not read.
-    rule_settings: Mapping[str, str]
+    # Its rule options (core.rule_options.RuleOption: name, default, help, how to read the command line's text):
+    # a run carries their values in ``Settings.rules``; every playing command takes them, a report lists them.
+    rule_options: tuple[RuleOption, ...]
     report_sections: str  # "module:attribute" of its report sections (analytics), loaded when a report asks
     setup_columns: tuple[str, ...]  # games-table columns that describe a game's setup (joined onto its seat rows)
     studies: Mapping[str, str]  # its own studies (beyond the seats study): name -> "module:attribute" of the command

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from palais_sim.games import DEFAULT_GAME, games_with_study, get_game
@@ -29,11 +29,11 @@ class StudySpec:
     def require_game(self, study: str) -> None:
         """A study of one game's components (nobles, persons, layouts) refuses a game that does not declare it
         (``Game.studies``), naming the games that do."""
-        if study in get_game(self.base.game).studies:
+        if study in self.base.game.studies:
             return
         games = [get_game(name) for name in games_with_study(study)]
         where = " or ".join(f"{g.title} (--game {g.name})" for g in games) or "no built-in game"
-        raise ValueError(f"palais study {study} is a study of {where}, not of {get_game(self.base.game).title}")
+        raise ValueError(f"palais study {study} is a study of {where}, not of {self.base.game.title}")
 
     def check(self) -> None:
         if not self.strategies:
@@ -46,12 +46,22 @@ class StudySpec:
             raise ValueError(f"--workers must be at least 1, got {self.workers}")
 
     def settings(self, **changes: object) -> Settings:
+        """The base settings with ``changes``: run fields (players, strategies, ...) and rule options of the game
+        by name (``layout="first-game"``; None: the option's default)."""
+        names = {f.name for f in fields(Settings)}
+        rules = {k: v for k, v in changes.items() if k not in names}
+        if rules:
+            merged = {**self.base.rules, **rules}
+            changes = {k: v for k, v in changes.items() if k in names}
+            changes["rules"] = {k: v for k, v in merged.items() if v is not None}
         return replace(self.base, seed=self.seed, **changes)  # type: ignore[arg-type]
 
     def rule_dict(self) -> dict:
+        """The rule options of the study's runs with their values (the defaults filled in), the component set and
+        the round cap: for the page's header and study.json."""
         b = self.base
-        return {"layout": b.layout, "components": b.components, "gold_limit": b.gold_limit,
-                "max_rounds": b.max_rounds, "start_gold": list(b.start_gold) if b.start_gold else None}  # fmt: skip
+        rules = {k: list(v) if isinstance(v, tuple) else v for k, v in b.rule_values.items()}
+        return {**rules, "components": b.components, "max_rounds": b.max_rounds}
 
 
 @dataclass

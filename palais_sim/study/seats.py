@@ -22,7 +22,6 @@ import polars as pl
 
 from palais_sim.analytics.paired import mean_interval
 from palais_sim.analytics.runs import collect, open_run
-from palais_sim.games import get_game
 from palais_sim.study import charts, ladder, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
@@ -39,11 +38,11 @@ class SeatsPlan:
     @property
     def gold(self) -> bool:
         """Whether the game has start gold (Palais Royal): the arms are then start-gold assignments."""
-        return "start_gold" in get_game(self.spec.base.game).rule_settings
+        return any(o.name == "start_gold" for o in self.spec.base.game.rule_options)
 
     def check(self) -> None:
         self.spec.check()
-        game = get_game(self.spec.base.game)
+        game = self.spec.base.game
         low, high = game.min_players, game.max_players
         if not self.players or any(not low <= p <= high for p in self.players):
             raise ValueError(f"--players must be {low} to {high} for {game.title} (comma-separated), "
@@ -199,7 +198,7 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
 def _ladder_section(page, plan: SeatsPlan, rows: list[dict], arms_info: dict, out: Path, ledger: Ledger) -> list:
     """The strength ladder: each rung's Elo against the first, each seat's edge by rung, and whether it settled."""
     spec = plan.spec
-    game = get_game(spec.base.game)
+    game = spec.base.game
     strengths = ladder.strengths(spec, spec.strategies, plan.elo_groups, max(2, game.min_players), out, ledger)
     elos = {s.strategy: s.elo for s in strengths}
     ladder.strength_intro(page, spec, strengths, plan.elo_groups, "seat edge")

@@ -12,10 +12,13 @@ import math
 import os
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from palais_sim import __version__, build_info
-from palais_sim.games import DEFAULT_GAME, get_game
+from palais_sim.core.game import Game
+from palais_sim.games import DEFAULT_GAME
+from palais_sim.registry import resolve_game
 from palais_sim.tournament.executor_protocol import default_workers
 from palais_sim.tournament.pools import ProcessExecutor, make_executor
 from palais_sim.tournament.runner import validate
@@ -23,15 +26,19 @@ from palais_sim.tournament.schedule import Settings
 from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
 
 
-def bench_settings(players: int, strategies: tuple[str, ...], games: int, game: str = DEFAULT_GAME) -> Settings:
+def bench_settings(
+    players: int, strategies: tuple[str, ...], games: int, game: Game | str = DEFAULT_GAME,
+    rules: Mapping[str, Any] | None = None,
+) -> Settings:  # fmt: skip
     """One strategy for every seat, or one per seat; fewer than the seats are dealt round the table in turn
-    (a,b -> a,b,a), more are a round-robin."""
+    (a,b -> a,b,a), more are a round-robin. ``rules``: the game's rule options."""
     if 1 < len(strategies) < players:
         strategies = tuple(strategies[seat % len(strategies)] for seat in range(players))
     fmt = "fixed" if len(strategies) in (1, players) else "round-robin"
+    the_game = resolve_game(game)
     return Settings(
-        games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0, game=game,
-        max_rounds=get_game(game).default_max_rounds,
+        games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0, game=the_game,
+        max_rounds=the_game.default_max_rounds, rules=rules or {},
     )  # fmt: skip
 
 
@@ -58,7 +65,7 @@ def _played(reports: list) -> list:
 
 def _leg(settings: Settings, comps, workers: int) -> tuple[float, int, int, float]:
     """Wall seconds, games, decisions and worker CPU seconds for the whole workload on ``workers`` workers."""
-    executor = make_executor(workers, init_worker, (settings.to_dict(), comps))
+    executor = make_executor(workers, init_worker, (settings, comps))
     try:
         warm = [ChunkTask(i, i, 1, None) for i in range(workers)]
         _played(list(executor.imap_unordered(run_chunk, warm)))
@@ -94,7 +101,7 @@ def _process_leg(settings: Settings, comps, pure: bool, timed: bool = False) -> 
     """CPU seconds and games for the workload on one worker process running the pure or the compiled engine, and
     with ``timed`` every strategy's decisions and CPU seconds (``{spec: [decisions, seconds]}``)."""
     with _engine(pure):
-        executor = ProcessExecutor(1, init_worker, (settings.to_dict(), comps))
+        executor = ProcessExecutor(1, init_worker, (settings, comps))
         try:
             _played(list(executor.imap_unordered(run_chunk, [ChunkTask(0, 0, 1, None)])))  # start and warm the worker
             size = max(1, math.ceil(settings.games / 4))
@@ -127,7 +134,7 @@ def strategy_speeds(settings: Settings, comps) -> dict[str, dict]:
     """Each strategy's decisions and decisions per CPU-second in its own choose calls (the engine's work between
     decisions not included), from one in-process worker with every decision timed: a leg of its own, since the clock
     reads cost a fast strategy a few per cent of the games/s the other legs measure."""
-    executor = make_executor(1, init_worker, (settings.to_dict(), comps))
+    executor = make_executor(1, init_worker, (settings, comps))
     try:
         size = max(1, math.ceil(settings.games / 4))
         tasks = [
@@ -144,13 +151,13 @@ def strategy_speeds(settings: Settings, comps) -> dict[str, dict]:
 
 
 def compare_pure(
-    players: int, strategies: tuple[str, ...], games: int, rounds: int = 2, game: str = DEFAULT_GAME,
-    per_strategy: bool = False,
+    players: int, strategies: tuple[str, ...], games: int, rounds: int = 2, game: Game | str = DEFAULT_GAME,
+    per_strategy: bool = False, rules: Mapping[str, Any] | None = None,
 ) -> dict:  # fmt: skip
     """The same workload on the compiled and on the pure Python engine, one worker each, the legs alternated
     (compiled, pure, compiled, pure, ...) so load on a shared machine falls on both alike; in CPU time. With
     ``per_strategy`` every decision is timed too (both legs alike) and each strategy's speed-up is given."""
-    settings = bench_settings(players, strategies, games, game)
+    settings = bench_settings(players, strategies, games, game, rules)
     comps, _ = validate(settings)
     rates: dict[str, list[float]] = {"compiled": [], "pure": []}
     speeds: dict[str, dict[str, list[float]]] = {}
@@ -181,9 +188,9 @@ def compare_pure(
 
 def bench(
     players: int, strategies: tuple[str, ...], games: int, workers: int | None = None, compare: bool = False,
-    game: str = DEFAULT_GAME, per_strategy: bool = False,
+    game: Game | str = DEFAULT_GAME, per_strategy: bool = False, rules: Mapping[str, Any] | None = None,
 ) -> dict:  # fmt: skip
-    settings = bench_settings(players, strategies, games, game)
+    settings = bench_settings(players, strategies, games, game, rules)
     comps, _ = validate(settings)
     workers = workers or default_workers()
     load_before = os.getloadavg()[0]
@@ -195,7 +202,7 @@ def bench(
         tw, gw, dw, cw = t1, g1, d1, c1
     games_rate = gw / tw
     result = {
-        "game": settings.game,
+        "game": settings.game.name,
         "engine_version": __version__,
         "compiled": bool(build_info()["compiled"]),  # both games' engines are in the compiled build
         "players": players,
@@ -218,7 +225,9 @@ def bench(
     if per_strategy:
         result["strategies_timed"] = strategy_speeds(settings, comps)
     if compare:
-        result["compare_pure"] = compare_pure(players, strategies, games, game=game, per_strategy=per_strategy)
+        result["compare_pure"] = compare_pure(
+            players, strategies, games, game=settings.game, per_strategy=per_strategy, rules=rules
+        )
         result["speedup"] = result["compare_pure"]["speedup"]
     return result
 

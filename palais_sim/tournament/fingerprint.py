@@ -12,21 +12,26 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-from palais_sim.games import DEFAULT_GAME, UnknownGame, get_game
+from palais_sim.games import DEFAULT_GAME, UnknownGame
+from palais_sim.registry import GameRef, resolve_game
 
 
-def sources(game: str = DEFAULT_GAME) -> tuple[Path, ...]:
-    """The source files whose contents make ``game``'s fingerprint."""
+def sources(game: GameRef = DEFAULT_GAME) -> tuple[Path, ...]:
+    """The source files whose contents make ``game``'s fingerprint (the game object, or a stored run's name)."""
     try:
-        return tuple(get_game(game).sources)
+        return tuple(resolve_game(game).sources)
     except UnknownGame:
         raise ValueError(f"no code fingerprint is defined for the game {game!r}") from None
 
 
+def code_fingerprint(game: GameRef = DEFAULT_GAME) -> str:
+    return _digest(sources(game))
+
+
 @cache
-def code_fingerprint(game: str = DEFAULT_GAME) -> str:
+def _digest(files: tuple[Path, ...]) -> str:
     digest = hashlib.sha256()
-    for path in sources(game):
+    for path in files:
         if path.exists():
             digest.update(path.name.encode())
             digest.update(path.read_bytes())

@@ -43,6 +43,15 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _normalised(settings: dict) -> dict:
+    """Stored settings as this version writes them (a manifest whose rule options are flat fields compares equal
+    to the same run's settings of today); as they are when they do not make settings (an unknown game)."""
+    try:
+        return Settings.from_dict(settings).to_dict()
+    except (ValueError, TypeError):
+        return settings
+
+
 @dataclass
 class Manifest:
     data: dict
@@ -146,7 +155,7 @@ class Manifest:
     def differences(self, other: Manifest) -> list[str]:
         """What differs between two runs' identities, as ``name: this vs other`` strings."""
         mine, theirs = self.identity(), other.identity()
-        a_set, b_set = mine["settings"], theirs["settings"] or {}
+        a_set, b_set = _normalised(mine["settings"]), _normalised(theirs["settings"] or {})
         out = [f"{k}: {a_set.get(k)!r} vs {b_set.get(k)!r}" for k in sorted(set(a_set) | set(b_set))
                if a_set.get(k) != b_set.get(k)]  # fmt: skip
         if out:  # derived fields (an automatic chunk size) would only repeat the settings' difference
@@ -155,6 +164,7 @@ class Manifest:
 
     @property
     def settings(self) -> Settings:
+        """The run's settings (its game looked up once, here; a manifest of the earlier format mapped)."""
         return Settings.from_dict(self.data["settings"])
 
     @property

@@ -24,8 +24,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from palais_sim import __version__, build_info
-from palais_sim.games import get_game
-from palais_sim.registry import load_strategy, parse_spec, strategy_class
+from palais_sim.core.game import Game
+from palais_sim.registry import GameRef, load_strategy, parse_spec, strategy_class
 from palais_sim.registry import strategy_parameters as registry_parameters
 from palais_sim.tournament import records
 from palais_sim.tournament.executor_protocol import WorkerLost, default_workers
@@ -78,16 +78,19 @@ class RunSummary:
         err = "no game failed" if not self.errors else f"{self.errors} failed (kept with seed and error; see run.log)"
         resumed = "" if self.played_now == self.games else f" ({self.played_now} of them in this session)"
         tables = list(records.columns(s.game))
-        the_game = get_game(s.game)
-        layout = f", layout {s.layout}" if "layout" in the_game.rule_settings else ""
-        game = f"{the_game.title}: "
+        rules = "".join(f", {name.replace('_', ' ')} {_shown(v)}" for name, v in s.rules.items())
+        game = f"{s.game.title}: "
         return (
             f"{game}Played {self.games} games{resumed} of {s.format} {','.join(s.strategies)} for {s.players} players "
-            f"{rot}{layout}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s with "
+            f"{rot}{rules}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s with "
             f"{self.workers} worker{'s' if self.workers > 1 else ''}, {rate:.0f} games/s. Results in {self.out}: "
             f"{', '.join(t + '/' for t in tables[:-1])} and {tables[-1]}/ Parquet (one file per chunk), manifest.json "
             "and run.log."
         )
+
+
+def _shown(value: object) -> str:
+    return ",".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
 
 
 def auto_chunk_size(total: int, workers: int) -> int:
@@ -109,11 +112,11 @@ def _typed(text: str, default: object) -> object:
     return text
 
 
-def strategy_parameters(specs: tuple[str, ...], game: str | None = None) -> dict[str, dict[str, object]]:
+def strategy_parameters(specs: tuple[str, ...], game: Game) -> dict[str, dict[str, object]]:
     """Each strategy spec with every parameter it runs with (the class's defaults, then the spec's values)."""
     out: dict[str, dict[str, object]] = {}
     for spec in dict.fromkeys(specs):
-        parsed = parse_spec(spec, get_game(game).name)
+        parsed = parse_spec(spec, game)
         params = registry_parameters(strategy_class(parsed.target))
         for key, text in parsed.params.items():
             default = params.get(key)
@@ -125,11 +128,11 @@ def strategy_parameters(specs: tuple[str, ...], game: str | None = None) -> dict
 def validate(settings: Settings) -> tuple[object, Schedule]:
     """The game's context of the run (component set, rule options), with strategies and rule options checked before
     any worker starts."""
-    game = get_game(settings.game)
+    game = settings.game
     schedule = Schedule(settings)
     context = game.context(settings.to_dict())  # raises on impossible options (layout code, gold limit, ...)
     for spec in dict.fromkeys(settings.strategies):
-        load_strategy(spec, game.name)
+        load_strategy(spec, game)
     return context, schedule
 
 
@@ -141,13 +144,13 @@ def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tup
     When resuming, chunks a killed run finished but could not mark done are found on disk and counted.
     """
     context, schedule = validate(settings)
-    game = get_game(settings.game)
+    game = settings.game
     fresh = Manifest.new(
         settings, schedule.total, schedule.group_size, chunk_size, __version__, game.components_hash(context),
-        records.SCHEMA_VERSION, code_fingerprint(game.name),
+        records.SCHEMA_VERSION, code_fingerprint(game),
     )  # fmt: skip
     fresh.data["game"] = game.name
-    fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies, game.name)
+    fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies, game)
     fresh.data["components_name"] = game.components_name(context)
     if out.exists() and not out.is_dir():
         raise RunDirError(f"{out} is a file, not a directory; choose a new or empty directory for --out")
@@ -182,13 +185,13 @@ def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tup
             for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
                 stray.unlink()
         if existing is not None:
-            lost = repair(out, manifest)
+            lost = repair(out, manifest, settings.game)
             if lost:
                 log.warning(
                     "chunk(s) %s were marked done but their files are missing or damaged: they are played again",
                     ", ".join(map(str, lost)),
                 )
-            found = reconcile(out, manifest)
+            found = reconcile(out, manifest, settings.game)
             if found:
                 log.info("%d chunk(s) finished before the run stopped were found complete on disk", len(found))
         manifest.save(out)
@@ -209,11 +212,11 @@ def _nothing_written(out: Path, manifest: Manifest) -> bool:
     )
 
 
-def repair(out: Path, manifest: Manifest) -> list[int]:
+def repair(out: Path, manifest: Manifest, game: GameRef | None = None) -> list[int]:
     """Mark pending again every done chunk whose files are missing or damaged (and remove what is left of them);
     returns their numbers. Only the Parquet footers are read, so this is quick even for a large run."""
     lost = []
-    game = records.game_of(manifest.data)
+    game = game or records.game_of(manifest.data)
     for entry in manifest.chunks():
         if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"], game):
             remove_chunk_files(out, entry["chunk"], game)
@@ -222,11 +225,11 @@ def repair(out: Path, manifest: Manifest) -> list[int]:
     return lost
 
 
-def reconcile(out: Path, manifest: Manifest) -> list[ChunkReport]:
+def reconcile(out: Path, manifest: Manifest, game: GameRef | None = None) -> list[ChunkReport]:
     """Mark done every pending chunk whose files are complete on disk (a worker finished it but the parent never
     got its report: an interruption, a killed parent); returns their reports."""
     found = []
-    game = records.game_of(manifest.data)
+    game = game or records.game_of(manifest.data)
     for entry in manifest.pending():
         rep = chunk_on_disk(out, entry["chunk"], entry["count"], game)
         if rep is not None:
@@ -379,7 +382,7 @@ def _run(
                     "resuming" if resume else "starting", out, manifest.data["total_games"],
                     manifest.chunk_count, len(pending), workers, __version__, manifest.data["components_hash"],
                 )  # fmt: skip
-                executor = make_executor(workers, init_worker, (settings.to_dict(), context), backend, address)
+                executor = make_executor(workers, init_worker, (settings, context), backend, address)
                 if executor.log_queue is not None:
                     listener = logging.handlers.QueueListener(executor.log_queue, *handlers, respect_handler_level=True)
                     listener.start()
@@ -412,7 +415,7 @@ def _run(
                 with _signals(signal.SIG_IGN):  # a second Ctrl-C must not cut the clean-up short
                     if executor is not None:
                         executor.terminate()
-                    found = reconcile(out, manifest)  # chunks finished but not reported before the stop
+                    found = reconcile(out, manifest, settings.game)  # chunks finished but not reported before the stop
                     played_now += sum(r.games for r in found)
                     if found:
                         log.info("%d chunk(s) finished before the stop were found complete on disk", len(found))

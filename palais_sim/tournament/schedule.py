@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import asdict, dataclass, fields
-from typing import NamedTuple
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from palais_sim.core.game import Game
+from palais_sim.core.rule_options import Rules, canonical_rules, rules_of
 from palais_sim.games import DEFAULT_GAME, get_game
 
 FORMATS = ("round-robin", "gauntlet", "fixed")
@@ -30,7 +33,13 @@ class ScheduleError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything that decides a run's results (not how it is executed: workers are not here)."""
+    """Everything that decides a run's results (not how it is executed: workers are not here).
+
+    ``game`` is the game object (a name given here is looked up once, at construction: the command line and the
+    manifest reader build settings, everything below reads ``settings.game``). ``rules`` holds the game's rule
+    options by name (``GAME.rule_options``), checked and converted by the game's declarations and kept without the
+    values that equal their default, so the same rules always make the same settings.
+    """
 
     games: int = 1000
     players: int = 2
@@ -38,38 +47,59 @@ class Settings:
     format: str = "round-robin"
     rotate_seats: bool = True
     seed: int = 1
-    layout: str = "random"
-    components: str | None = None  # a component-set file, or None for the standard set
-    gold_limit: int | None = None
+    components: str | None = None  # a component-set file, or None for the game's standard set
     max_rounds: int = 100
-    start_gold: tuple[int, ...] | None = None  # gold of seat 1, 2, ...; None: the rulebook's 0, 1, 2, 3
     first_group: int = 0  # the run plays groups first_group, first_group + 1, ... (a sequential test's next batch)
-    game: str = DEFAULT_GAME  # which game the run plays (``palais games``)
-    tiebreak: str = "display"  # Palastgeflüster's tie-break rule option: "display" or the variant "noted"
+    game: Game = DEFAULT_GAME  # type: ignore[assignment]  # which game the run plays (``palais games``)
+    rules: Mapping[str, Any] = field(default_factory=Rules)  # the game's rule options given (``GAME.rule_options``)
 
     def __post_init__(self) -> None:
-        if self.start_gold is not None:
-            object.__setattr__(self, "start_gold", tuple(self.start_gold))
+        game = get_game(self.game) if isinstance(self.game, str) else self.game  # the one look-up of a name
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "strategies", tuple(self.strategies))
+        rules = canonical_rules(game.rule_options, self.rules or {}, game.name)
+        object.__setattr__(self, "rules", Rules(rules))
+
+    @property
+    def rule_values(self) -> dict[str, Any]:
+        """Every rule option of the game with its value in this run (the defaults filled in)."""
+        return {o.name: self.rules.get(o.name, o.default) for o in self.game.rule_options}
+
+    def __repr__(self) -> str:
+        shown = (f for f in fields(self) if f.name not in ("game", "rules"))
+        values = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in shown)
+        return f"Settings({values}, game={self.game.name!r}, rules={dict(self.rules)!r})"
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data["strategies"] = list(self.strategies)
-        # the newer fields only when set, so the manifests of earlier runs still match (and resume)
-        if self.start_gold is None:
-            del data["start_gold"]
-        else:
-            data["start_gold"] = list(self.start_gold)
-        for name, default in (("first_group", 0), ("game", DEFAULT_GAME), ("tiebreak", "display")):
-            if data[name] == default:
-                del data[name]
+        """As the manifest stores it: the game by name, the rules as a mapping of the options given."""
+        data: dict[str, Any] = {
+            "games": self.games, "players": self.players, "strategies": list(self.strategies), "format": self.format,
+            "rotate_seats": self.rotate_seats, "seed": self.seed, "components": self.components,
+            "max_rounds": self.max_rounds,
+        }  # fmt: skip
+        if self.first_group:
+            data["first_group"] = self.first_group
+        if self.game.name != DEFAULT_GAME:
+            data["game"] = self.game.name
+        data["rules"] = self.rules.to_json() if isinstance(self.rules, Rules) else dict(self.rules)
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> Settings:
-        known = {f.name for f in fields(cls)}
+    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
+        """Settings from a manifest's: this format, or an earlier one with the rule options as flat fields (mapped
+        into ``rules``, so a run directory of then still resumes)."""
+        known = {f.name for f in fields(cls)} - {"rules", "game"}
         values = {k: v for k, v in data.items() if k in known}
         values["strategies"] = tuple(values.get("strategies", ()))
-        return cls(**values)
+        return cls(**values, game=data.get("game") or DEFAULT_GAME, rules=rules_of(data))
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its stored form (the game by name): a worker gets the game object its registry holds."""
+        return (_from_dict, (self.to_dict(),))
+
+
+def _from_dict(data: dict) -> Settings:
+    return Settings.from_dict(data)
 
 
 class GameSpec(NamedTuple):
@@ -104,7 +134,7 @@ class Schedule:
             raise ScheduleError("no strategies given")
         if settings.games < 1:
             raise ScheduleError(f"--games must be at least 1, got {settings.games}")
-        game = get_game(settings.game)
+        game = settings.game
         if not game.min_players <= p <= game.max_players:
             raise ScheduleError(f"--players must be {game.min_players} to {game.max_players} for {game.title}, got {p}")
         if isinstance(settings.seed, bool) or not isinstance(settings.seed, int) or settings.seed < 0:

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from palais_sim.core.errors import StrategyError
-from palais_sim.games import get_game
-from palais_sim.registry import load_strategy
+from palais_sim.registry import GameRef, load_strategy
 from palais_sim.tournament import records
 from palais_sim.tournament.schedule import GameSpec, Schedule, Settings
 
@@ -74,12 +73,12 @@ def chunk_name(chunk: int) -> str:
     return f"chunk-{chunk:06d}.parquet"
 
 
-def init_worker(settings: dict, context: object, log_queue, in_worker: bool) -> None:
-    """Once per worker: keep the static data (the game's context: component set, rule options), route log records
-    to the parent, leave Ctrl-C to the parent."""
-    s = Settings.from_dict(settings)
-    _CTX["schedule"] = Schedule(s)
-    _CTX["game"] = get_game(s.game)
+def init_worker(settings: Settings, context: object, log_queue, in_worker: bool) -> None:
+    """Once per worker: keep the static data (the settings with their game, the game's context: component set, rule
+    options), route log records to the parent, leave Ctrl-C to the parent. (Settings pickle with the game's name: a
+    worker process gets the game object its own registry holds.)"""
+    _CTX["schedule"] = Schedule(settings)
+    _CTX["game"] = settings.game
     _CTX["context"] = context
     if in_worker:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
@@ -94,7 +93,7 @@ def play_one(spec: GameSpec, clock: dict[str, list] | None = None) -> tuple[dict
     error (and no rows in the other tables). With ``clock``, every strategy's decisions are timed into it."""
     game, context = _CTX["game"], _CTX["context"]
     try:
-        strategies = [load_strategy(s, game.name) for s in spec.matchup]
+        strategies = [load_strategy(s, game) for s in spec.matchup]
         if clock is not None:
             strategies = [
                 TimedStrategy(strategy, clock.setdefault(s, [0, 0.0]))
@@ -105,7 +104,7 @@ def play_one(spec: GameSpec, clock: dict[str, list] | None = None) -> tuple[dict
         message = str(exc) if isinstance(exc, StrategyError) else f"{type(exc).__name__}: {exc}"  # it says where
         log.warning("game %d (seed %d) failed: %s", spec.game, spec.seed, message)
         row = records.failed_game_row(
-            game.name, context, spec.game, spec.seed, spec.group, spec.rotation, list(spec.matchup), message
+            game, context, spec.game, spec.seed, spec.group, spec.rotation, list(spec.matchup), message
         )
         return {"games": [row]}, 0
     rows = game.rows(context, result, spec.game, spec.group, spec.rotation)
@@ -143,7 +142,7 @@ def run_chunk(task: ChunkTask) -> ChunkReport:
                 seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
                 return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error, cpu, True)
     if task.out_dir is not None:
-        write_chunk(Path(task.out_dir), task.chunk, tables, game.name)
+        write_chunk(Path(task.out_dir), task.chunk, tables, game)
     seconds = time.perf_counter() - start
     log.info("chunk %d: %d games, %d failed, %.1f s (pid %d)", task.chunk, len(games), errors, seconds, os.getpid())
     cpu = time.process_time() - cpu_start
@@ -151,7 +150,7 @@ def run_chunk(task: ChunkTask) -> ChunkReport:
     return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error, cpu, clock=timed)
 
 
-def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]], game: str | None = None) -> None:
+def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]], game: GameRef | None = None) -> None:
     """The chunk's files (one per table) under temporary names, then renamed: games last, so a games file on disk
     means the chunk's other files are complete too (see :func:`chunk_on_disk`)."""
     tmp_suffix = f".tmp-{os.getpid()}"
@@ -165,7 +164,7 @@ def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]], game: str | 
         os.replace(tmp, final)
 
 
-def chunk_files_intact(out: Path, chunk: int, count: int, game: str | None = None) -> bool:
+def chunk_files_intact(out: Path, chunk: int, count: int, game: GameRef | None = None) -> bool:
     """The chunk's files are there and readable (their Parquet footers), the games file with ``count`` rows."""
     import pyarrow.parquet as pq
 
@@ -177,12 +176,12 @@ def chunk_files_intact(out: Path, chunk: int, count: int, game: str | None = Non
     return rows["games"] == count
 
 
-def remove_chunk_files(out: Path, chunk: int, game: str | None = None) -> None:
+def remove_chunk_files(out: Path, chunk: int, game: GameRef | None = None) -> None:
     for table in records.columns(game):
         (out / table / chunk_name(chunk)).unlink(missing_ok=True)
 
 
-def chunk_on_disk(out: Path, chunk: int, count: int, game: str | None = None) -> ChunkReport | None:
+def chunk_on_disk(out: Path, chunk: int, count: int, game: GameRef | None = None) -> ChunkReport | None:
     """The report of a chunk whose files are complete on disk (every table's renamed into place, the games file
     readable with the chunk's ``count`` rows), or None. The runner uses it for chunks a worker finished but could
     not report (an interruption, a killed parent) so that no finished chunk is played twice or lost."""

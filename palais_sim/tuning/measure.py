@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from palais_sim.analytics.stats import cluster_mean
-from palais_sim.games import get_game
+from palais_sim.core.game import Game
 from palais_sim.tournament.pools import make_executor
 from palais_sim.tournament.schedule import Schedule, Settings
 
@@ -28,33 +28,32 @@ Row = tuple[int, float, bool]
 
 
 @functools.cache
-def _context(game: str, rules: str) -> object:
-    """The game's context (component set, rule options) for the rule settings ``rules`` (JSON): built once per
+def _context(game: Game, rules: str) -> object:
+    """The game's context (component set, rule options) for the run settings ``rules`` (JSON): built once per
     worker, since every trial of a tuning plays under the same rules."""
-    return get_game(game).context(json.loads(rules))
+    return game.context(json.loads(rules))
 
 
-def play_games(task: tuple[dict, int, int]) -> list[Row]:
+def play_games(task: tuple[Settings, int, int]) -> list[Row]:
     """Play games ``first .. first + count - 1`` of a schedule: the first listed strategy's result in each (a
-    top-level function: worker processes run it too)."""
+    top-level function: worker processes run it too; the settings travel with their game's name)."""
     from palais_sim.registry import load_strategy
 
-    settings_dict, first, count = task
-    settings = Settings.from_dict(settings_dict)
+    settings, first, count = task
     schedule = Schedule(settings)
-    game = get_game(settings.game)
-    rules = {k: v for k, v in settings_dict.items() if k not in ("strategies", "seed", "games", "format")}
-    context = _context(game.name, json.dumps(rules, sort_keys=True))
+    game = settings.game
+    rules = {k: v for k, v in settings.to_dict().items() if k not in ("strategies", "seed", "games", "format")}
+    context = _context(game, json.dumps(rules, sort_keys=True))
     rows: list[Row] = []
     for spec in schedule.games(first, count):
-        result = game.play(context, spec.seed, [load_strategy(s, game.name) for s in spec.matchup])
+        result = game.play(context, spec.seed, [load_strategy(s, game) for s in spec.matchup])
         seat = spec.rotation % settings.players  # rotation r seats the first listed strategy in seat r + 1
         win = 1.0 / len(result.winners) if seat in result.winners else 0.0  # a shared win counts as a share
         rows.append((spec.group, win, result.finished))
     return rows
 
 
-def _play_numbered(task: tuple[int, dict, int, int]) -> tuple[int, list[Row]]:
+def _play_numbered(task: tuple[int, Settings, int, int]) -> tuple[int, list[Row]]:
     """``play_games`` of a task numbered ``index``: the pool returns tasks as they finish, the rows go in order."""
     index, settings, first, count = task
     return index, play_games((settings, first, count))
@@ -81,9 +80,8 @@ class Games:
         size = schedule.group_size
         groups = schedule.groups
         per_task = max(1, math.ceil(groups / (4 * self.workers)))
-        data = settings.to_dict()
         tasks = [
-            (i, data, g * size, min(per_task, groups - g) * size) for i, g in enumerate(range(0, groups, per_task))
+            (i, settings, g * size, min(per_task, groups - g) * size) for i, g in enumerate(range(0, groups, per_task))
         ]  # fmt: skip
         parts: dict[int, list[Row]] = {}
         for index, part in self._executor.imap_unordered(_play_numbered, tasks):

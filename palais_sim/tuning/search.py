@@ -7,9 +7,13 @@ import dataclasses
 import json
 import math
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from palais_sim.registry import DEFAULT_GAME
+from palais_sim.core.game import Game
+from palais_sim.core.rule_options import LEGACY_FIELDS, Rules, canonical_rules, rules_of
+from palais_sim.registry import DEFAULT_GAME, resolve_game
 from palais_sim.tournament.schedule import Settings
 from palais_sim.tuning.measure import Games, Share, difference_of, share_of
 from palais_sim.tuning.space import Dimension, TuneError, spec_with
@@ -29,17 +33,23 @@ class TuneSettings:
     seed: int
     trial_games: int
     validate_games: int
-    layout: str
     components: str | None
-    gold_limit: int | None
     max_rounds: int
-    game: str = DEFAULT_GAME
+    game: Game = DEFAULT_GAME  # type: ignore[assignment]  # a name is looked up here, once
+    rules: Mapping[str, Any] = dataclasses.field(default_factory=Rules)  # the game's rule options (Settings.rules)
+
+    def __post_init__(self) -> None:
+        game = resolve_game(self.game)
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "rules", Rules(canonical_rules(game.rule_options, self.rules or {}, game.name)))
 
     def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in ("game", "rules")}
+        data["space"] = [dataclasses.asdict(d) for d in self.space]
+        data["rules"] = dict(self.rules)
         data["format"] = FORMAT
-        if self.game == DEFAULT_GAME:
-            del data["game"]  # as before games were named: a tuning directory of then still resumes
+        if self.game.name != DEFAULT_GAME:  # as before games were named: a tuning directory of then still resumes
+            data["game"] = self.game.name
         return json.loads(json.dumps(data))  # tuples as lists, as read back
 
     def groups(self, games: int) -> int:
@@ -56,11 +66,10 @@ class TuneSettings:
             format=fmt,
             rotate_seats=True,
             seed=root,
-            layout=self.layout,
             components=self.components,
-            gold_limit=self.gold_limit,
             max_rounds=self.max_rounds,
             game=self.game,
+            rules=self.rules,
         )
 
     def gauntlet(self, focus: str, root: int, games: int) -> Settings:
@@ -70,13 +79,21 @@ class TuneSettings:
 def _prepare(out: Path, settings: TuneSettings) -> None:
     stored = out / "tune.json"
     if stored.exists():
-        if json.loads(stored.read_text(encoding="utf-8")) != settings.to_dict():
+        if _normalised(json.loads(stored.read_text(encoding="utf-8"))) != settings.to_dict():
             raise TuneError(f"{out} holds a different tuning (see its tune.json); choose another --out")
         return
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise TuneError(f"{out} is not empty and holds no tuning; choose a new or empty directory")
     out.mkdir(parents=True, exist_ok=True)
     stored.write_text(json.dumps(settings.to_dict(), indent=1), encoding="utf-8")
+
+
+def _normalised(data: dict) -> dict:
+    """A stored tune.json as this version writes it: one written before the games declared their rule options has
+    them as flat fields (layout, gold_limit), mapped into ``rules``."""
+    if "rules" in data:
+        return data
+    return {**{k: v for k, v in data.items() if k not in LEGACY_FIELDS}, "rules": rules_of(data)}
 
 
 def _values(space: tuple[Dimension, ...], params: dict) -> dict[str, float]:

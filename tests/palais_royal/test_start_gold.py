@@ -49,8 +49,9 @@ def test_gold_limit_counts_the_start_gold() -> None:
 
 def test_settings_round_trip_and_old_manifests_still_match() -> None:
     plain = Settings()
-    assert "start_gold" not in plain.to_dict() and "first_group" not in plain.to_dict()
-    s = Settings(start_gold=(2, 2), first_group=5)
+    assert plain.to_dict()["rules"] == {} and "first_group" not in plain.to_dict()
+    assert Settings.from_dict({**plain.to_dict(), "rules": {}, "start_gold": None}) == plain
+    s = Settings(rules={"start_gold": (2, 2)}, first_group=5)
     assert Settings.from_dict(s.to_dict()) == s
     assert rule_options(s.to_dict()).start_gold == (2, 2)
 
@@ -64,7 +65,9 @@ def test_first_group_continues_the_seeds_of_an_unbroken_run() -> None:
 
 
 def test_a_run_with_start_gold_records_it(tmp_path: Path) -> None:
-    settings = Settings(games=2, players=2, strategies=("greedy",), format="fixed", start_gold=(4, 4), seed=2)
+    settings = Settings(
+        games=2, players=2, strategies=("greedy",), format="fixed", rules={"start_gold": (4, 4)}, seed=2
+    )
     run(settings, tmp_path / "run", workers=1)
     seats = pl.read_parquet(tmp_path / "run" / "seats" / "*.parquet")
     assert seats["start_gold"].unique().to_list() == [4]

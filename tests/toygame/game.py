@@ -16,6 +16,8 @@ import polars as pl
 from palais_sim import __version__
 from palais_sim.core import loop
 from palais_sim.core.game import ONE, SEAT1, ZERO, Column, common_game_row, game_sources, table_columns
+from palais_sim.core.rule_options import RuleOption, rules_of
+from tests.toygame.options import OPTIONS, target_of
 from tests.toygame.rules import (
     COPIES,
     TARGET,
@@ -116,7 +118,7 @@ class ToyTurns(loop.Turns):
         """1 for a win (shared wins split), else the seat's position as a share of the target, halved."""
         if state.over and seat in state.winners:
             return 1.0 / len(state.winners)
-        return 0.5 * min(1.0, state.positions[seat] / TARGET)
+        return 0.5 * min(1.0, state.positions[seat] / state.target)
 
 
 TOY_TURNS = ToyTurns()
@@ -132,6 +134,7 @@ def play_out(state: ToyState, strategies: Sequence[Any], observer: loop.Observer
 class Context(NamedTuple):
     players: int
     max_rounds: int
+    target: int = TARGET
 
 
 GAMES_OWN = (
@@ -184,30 +187,22 @@ class ToyRace:
     ladder = ("random", "greedy:low_first=true", "greedy")
     tune_pool = "greedy,random"
     skill_levels = ("random", "greedy")
-    rule_settings: Mapping[str, str] = {}
+    rule_options: tuple[RuleOption, ...] = OPTIONS  # target (options.py)
     report_sections = "tests.toygame.report:SECTIONS"
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "reserve"
 
     def context(self, settings: Mapping[str, Any]) -> Context:
-        foreign = {
-            "layout": settings.get("layout") not in (None, "random"),
-            "gold_limit": settings.get("gold_limit") is not None,
-            "start_gold": settings.get("start_gold") is not None,
-            "tiebreak": settings.get("tiebreak") not in (None, "display"),
-            "components": settings.get("components") is not None,
-        }
-        given = [name for name, is_given in foreign.items() if is_given]
-        if given:
-            raise ToyError(f"{', '.join(given)}: not an option of the {self.title} (it has no rule options)")
+        if settings.get("components") is not None:
+            raise ToyError(f"components: not an option of the {self.title} (it has one deck)")
         players = int(settings.get("players", self.default_players))
         if not self.min_players <= players <= self.max_players:
             raise ToyError(f"players must be {self.min_players} to {self.max_players}, got {players}")
         max_rounds = int(settings.get("max_rounds") or self.default_max_rounds)
         if max_rounds < 1:
             raise ToyError(f"max_rounds must be at least 1, got {max_rounds}")
-        return Context(players, max_rounds)
+        return Context(players, max_rounds, target_of(rules_of(settings)))
 
     setup_columns = ()
     studies: Mapping[str, str] = {}
@@ -219,7 +214,7 @@ class ToyRace:
         return None  # the toy race has no component files
 
     def components_hash(self, context: Context) -> str:
-        return hashlib.sha256(f"{DECK}, hand 3, target {TARGET}".encode()).hexdigest()[:12]
+        return hashlib.sha256(f"{DECK}, hand 3, target {TARGET}".encode()).hexdigest()[:12]  # the deck, not the rule
 
     def components_name(self, context: Context) -> str:
         return f"toy deck ({DECK})"
@@ -230,7 +225,7 @@ class ToyRace:
     def play(self, context: Context, seed: int, strategies: Sequence[object]) -> ToyResult:
         if len(strategies) != context.players:
             raise ValueError(f"{context.players} players need as many strategies, got {len(strategies)}")
-        return play_out(new_game(context.players, context.max_rounds, seed), strategies)
+        return play_out(new_game(context.players, context.max_rounds, seed, context.target), strategies)
 
     def columns(self) -> dict[str, tuple[Column, ...]]:
         return COLUMNS
@@ -249,7 +244,7 @@ class ToyRace:
         return {"games": [{**head, **own, **tail}], "seats": seats, "moves": moves}
 
     def failed_row(self, context: Context, seed: int) -> dict:
-        return {"target": TARGET, "max_rounds": context.max_rounds, "deck_left": None}
+        return {"target": context.target, "max_rounds": context.max_rounds, "deck_left": None}
 
     def play_session(
         self, context: Context, seed: int, seats: Callable[[int], Sequence[object]], out: TextIO | None,
@@ -266,10 +261,11 @@ class ToyRace:
                 what = f"plays a {value(choice)}" if dec.kind == "play" else f"looks at seat {choice + 1}'s hand"  # type: ignore[arg-type,operator]
                 out.write(f"round {round_}: seat {dec.seat + 1} {what}\n")
 
-        result = play_out(new_game(context.players, context.max_rounds, seed), strategies, observe)
+        result = play_out(new_game(context.players, context.max_rounds, seed, context.target), strategies, observe)
         if log is not None:
             payload = {
                 "format": REPLAY_FORMAT, "seed": seed, "players": context.players, "max_rounds": context.max_rounds,
+                "target": context.target,
                 "strategies": result.strategies, "choices": choices, "result": _outcome(result),
             }  # fmt: skip
             log.write_text(json.dumps(payload) + "\n", encoding="utf-8")
@@ -285,11 +281,12 @@ class ToyRace:
             data = json.loads(log.read_text(encoding="utf-8"))
             if data.get("format") != REPLAY_FORMAT:
                 raise ReplayError(f"{log}: not a {REPLAY_FORMAT} log")
-            context = self.context({"players": data["players"], "max_rounds": data["max_rounds"]})
+            rules = {"target": data["target"]} if "target" in data else {}
+            context = self.context({"players": data["players"], "max_rounds": data["max_rounds"], "rules": rules})
             seed, choices, recorded = int(data["seed"]), list(data["choices"]), data["result"]
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             raise ReplayError(f"{log}: not a {REPLAY_FORMAT} log ({exc!r})") from None
-        state = new_game(context.players, context.max_rounds, seed)
+        state = new_game(context.players, context.max_rounds, seed, context.target)
         for k, choice in enumerate(choices):
             if state.over:
                 raise ReplayError(f"{log}: the game ended before choice {k + 1} of {len(choices)}")

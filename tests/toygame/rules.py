@@ -74,6 +74,7 @@ class ToyState:
     finished: bool = False
     winners: list[int] = field(default_factory=list)
     keys: tuple[int, ...] = ()
+    target: int = TARGET  # the rule option: the position that ends the race
 
     @property
     def over(self) -> bool:
@@ -90,7 +91,7 @@ class ToyState:
         return sum(value(c) for c in self.hands[seat])
 
 
-def new_game(players: int, max_rounds: int, seed: int) -> ToyState:
+def new_game(players: int, max_rounds: int, seed: int, target: int = TARGET) -> ToyState:
     """Shuffle the deck with ``seed`` and deal every seat its hand (each seat knows its own cards)."""
     deck = list(CARDS)
     random.Random(seed).shuffle(deck)
@@ -100,7 +101,7 @@ def new_game(players: int, max_rounds: int, seed: int) -> ToyState:
         for card in hand:
             known[card] = 1 << seat
     state = ToyState(
-        seed=seed, n=players, max_rounds=max_rounds, deck=deck, hands=hands, known=known,
+        seed=seed, n=players, max_rounds=max_rounds, deck=deck, hands=hands, known=known, target=target,
         positions=[0] * players, plays=[0] * players, peeks=[0] * players, keys=seat_keys(seed, players),
     )  # fmt: skip
     _to_next_decision(state)
@@ -163,7 +164,7 @@ def _advance(state: ToyState) -> None:
     if state.current < state.n:
         return
     state.current = 0
-    if max(state.positions) >= TARGET or not any(state.hands):
+    if max(state.positions) >= state.target or not any(state.hands):
         _finish(state, finished=True)
     elif state.round >= state.max_rounds:
         _finish(state, finished=False)

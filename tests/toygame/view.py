@@ -8,7 +8,7 @@ import random
 from typing import Protocol
 
 from palais_sim.core.streams import decision_rng
-from tests.toygame.rules import CARDS, TARGET, Decision, ToyState, options_for, seat_keys
+from tests.toygame.rules import CARDS, Decision, ToyState, options_for, seat_keys
 
 
 class Strategy(Protocol):
@@ -28,7 +28,7 @@ class PlayerView:
     def __init__(self, state: ToyState, seat: int) -> None:
         self.seat = seat
         self.n = state.n
-        self.target = TARGET
+        self.target = state.target
         self.max_rounds = state.max_rounds
         self.hand = tuple(sorted(state.hands[seat]))
         self.hand_sizes = tuple(len(h) for h in state.hands)
@@ -83,7 +83,7 @@ class PlayerView:
             seed=seed, n=self.n, max_rounds=self.max_rounds, deck=unknown, hands=hands, known=known,
             discards=list(self.discards), positions=list(self.positions), plays=[0] * self.n, peeks=[0] * self.n,
             round=self.round, current=self.current, phase=self.phase, decisions=self.decisions,
-            keys=seat_keys(seed, self.n),
+            keys=seat_keys(seed, self.n), target=self.target,
         )  # fmt: skip
 
     def sample_option(self, decision: Decision, rng: random.Random) -> int:

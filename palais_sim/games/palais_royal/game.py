@@ -11,8 +11,10 @@ import polars as pl
 
 from palais_sim import __version__
 from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, common_game_row, game_sources
+from palais_sim.core.rule_options import RuleOption, rules_of
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.play import PR_TURNS, PrResult, play_game
+from palais_sim.games.palais_royal.rule_options import OPTIONS, PrRules
 from palais_sim.games.palais_royal.session import POSITIONS
 from palais_sim.games.palais_royal.setup import check_options, resolve_layout
 from palais_sim.games.palais_royal.state import RuleOptions
@@ -93,14 +95,15 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
 
 
 def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
-    """The rule options of every game of a run: built here only, from the run's settings."""
-    gold = settings.get("start_gold")
+    """The rule options of every game of a run: built here only, from the run's settings (its ``rules`` mapping
+    read by :class:`PrRules`)."""
+    rules = PrRules.parse(rules_of(settings))
     return RuleOptions(
         players=int(settings.get("players", 2)),
-        layout=str(settings.get("layout", "random")),
-        gold_limit=settings.get("gold_limit"),
+        layout=rules.layout,
+        gold_limit=rules.gold_limit,
         max_rounds=int(settings.get("max_rounds") or 100),
-        start_gold=tuple(gold) if gold is not None else None,
+        start_gold=rules.start_gold,
     )
 
 
@@ -145,9 +148,7 @@ class PalaisRoyal:
     tune_pool = "greedy,economy,seals,park,cards"
     # a heuristic and a search (with the leaf value at its 2-round horizon: +200 Elo over greedy, docs/studies.md)
     skill_levels = ("greedy", "lookahead:budget=8,horizon=2")
-    rule_settings: Mapping[str, str] = {
-        "layout": "random", "gold_limit": "unlimited", "start_gold": "the rulebook's 0,1,2,3",
-    }  # fmt: skip
+    rule_options: tuple[RuleOption, ...] = OPTIONS  # layout, gold_limit, start_gold (rule_options.py)
     report_sections = "palais_sim.games.palais_royal.analysis.sections:SECTIONS"
     setup_columns = ("layout",)  # the room layout a game was played on
     # its own studies (beyond the seats study every game has), each a command of `palais study` (or `palais balance`)

@@ -13,8 +13,10 @@ import polars as pl
 from palais_sim import __version__
 from palais_sim.core.game import PROJECT, SEAT1, Column, common_game_row, game_sources, table_columns
 from palais_sim.core.game import ZERO as ZERO_BASED
+from palais_sim.core.rule_options import RuleOption, rules_of
 from palais_sim.games.palastgefluester.components import PgComponents, load_pg_components
 from palais_sim.games.palastgefluester.play import PG_TURNS, PgResult, continue_game, seat_json
+from palais_sim.games.palastgefluester.rule_options import OPTIONS, PgRules
 from palais_sim.games.palastgefluester.rules import new_game
 from palais_sim.games.palastgefluester.session import POSITIONS, play_session, replay_text
 from palais_sim.games.palastgefluester.state import PgOptions
@@ -60,10 +62,10 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
 
 
 def rule_options(settings: Mapping[str, Any]) -> PgOptions:
-    """The rule options of every game of a run, from the run's settings."""
+    """The rule options of every game of a run, from the run's settings (its ``rules`` read by :class:`PgRules`)."""
     return PgOptions(
         players=int(settings.get("players", 4)),
-        tiebreak=str(settings.get("tiebreak") or "display"),
+        tiebreak=PgRules.parse(rules_of(settings)).tiebreak,
         max_rounds=int(settings.get("max_rounds") or 200),
     )
 
@@ -98,7 +100,7 @@ class Palastgefluester:
     ladder = ("random", "heuristic", "search")
     tune_pool = "heuristic"
     skill_levels = ("heuristic", "random")  # no search player at study speed yet: its heuristic, and random play
-    rule_settings: Mapping[str, str] = {"tiebreak": "display"}
+    rule_options: tuple[RuleOption, ...] = OPTIONS  # tiebreak (rule_options.py)
     report_sections = "palais_sim.games.palastgefluester.analysis.sections:SECTIONS"
     setup_columns = ()
     # its own studies (beyond the seats study every game has), each a command of `palais study`
@@ -108,16 +110,11 @@ class Palastgefluester:
     positions = POSITIONS  # position files, score, inspect, analyse (session.py)
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
-        return "noted" if settings.get("tiebreak") == "noted" else "display"
+        return "noted" if PgRules.parse(rules_of(settings)).tiebreak == "noted" else "display"
 
     components_hint = "a Palastgeflüster component TOML (default: palais_sim/data/palastgefluester.toml)"
 
     def context(self, settings: Mapping[str, Any]) -> Context:
-        layout = settings.get("layout", "random")
-        if layout not in (None, "random"):
-            raise ValueError("--layout is a Palais Royal option; Palastgeflüster has no room layout")
-        if settings.get("gold_limit") is not None or settings.get("start_gold") is not None:
-            raise ValueError("--gold-limit and --start-gold are Palais Royal options; Palastgeflüster has no gold")
         options = rule_options(settings)
         components = load_pg_components(settings.get("components"))
         if options.players not in components.player_counts:

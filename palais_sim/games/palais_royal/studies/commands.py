@@ -14,13 +14,13 @@ import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail
 from palais_sim.cli.options import (
+    NO_RULES,
     AllowFailuresOpt,
     ComponentsOpt,
     GameOpt,
-    GoldLimitOpt,
     MaxRoundsOpt,
-    parse_start_gold,
     study_spec,
+    with_rule_options,
 )
 from palais_sim.cli.studies import (
     EloGroupsOpt,
@@ -38,6 +38,7 @@ from palais_sim.cli.studies import (
 )
 
 
+@with_rule_options
 def nobles(
     out: Path = OutOpt,
     game: str = GameOpt,
@@ -63,17 +64,13 @@ def nobles(
     seed: int = SeedOpt,
     margin: float = MarginOpt,
     workers: int = WorkersOpt,
-    layout: str = typer.Option("random", "--layout", help="'random' (per game), 'first-game' or a code"),
     components: Path | None = ComponentsOpt,
-    gold_limit: int | None = GoldLimitOpt,
     max_rounds: int = MaxRoundsOpt,
-    start_gold: str | None = typer.Option(
-        None, "--start-gold", help="Start gold of seat 1, 2, ... \\[default: 0,1,...]"
-    ),
     ladder_spec: str | None = LadderOpt,
     rungs: int = RungsOpt,
     elo_groups: int = EloGroupsOpt,
     allow_failures: bool = AllowFailuresOpt,
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """What each noble and privilege kind is worth at its price: the win share a player loses when forbidden it
     (restricted play) and how often the other players take it when it is within reach; repricing lines.
@@ -92,8 +89,8 @@ def nobles(
     def go():
         require_study("nobles", game)
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
-        spec = study_spec(levels, groups, seed, margin, workers, layout, components, gold_limit, max_rounds,
-                     parse_start_gold(start_gold, players), game)  # fmt: skip
+        spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
+                          game=game, rules=rules)  # fmt: skip
         try:
             offsets = tuple(int(x) for x in prices.split(",") if x.strip())
         except ValueError:
@@ -106,6 +103,7 @@ def nobles(
     run_study_command(go, allow_failures)
 
 
+@with_rule_options
 def layouts(
     out: Path = OutOpt,
     game: str = GameOpt,
@@ -118,9 +116,9 @@ def layouts(
     margin: float = MarginOpt,
     workers: int = WorkersOpt,
     components: Path | None = ComponentsOpt,
-    gold_limit: int | None = GoldLimitOpt,
     max_rounds: int = MaxRoundsOpt,
     allow_failures: bool = AllowFailuresOpt,
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Mirror play over room layouts: one joint model of the layout features, the share of variance the layout
     explains, and the first-game layout against random ones.
@@ -133,13 +131,22 @@ def layouts(
     def go():
         require_study("layouts", game)
         spec = study_spec(
-            strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
+            strategies,
+            groups,
+            seed,
+            margin,
+            workers,
+            components=components,
+            max_rounds=max_rounds,
+            game=game,
+            rules=rules,
         )
         return run_study(LayoutsPlan(spec, players=player_counts(players), layouts=n_layouts, setups=setups), out)
 
     run_study_command(go, allow_failures)
 
 
+@with_rule_options
 def balance_nobles(
     out: Path = typer.Option(..., "--out", "-o", help="Folder of the search: its arms, balanced.toml and the page"),
     game: str = GameOpt,
@@ -166,9 +173,9 @@ def balance_nobles(
         "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim\\[ray]')"
     ),
     address: str | None = typer.Option(None, "--address", help="The Ray cluster to join (with --backend ray)"),
-    gold_limit: int | None = GoldLimitOpt,
     max_rounds: int = MaxRoundsOpt,
     allow_failures: bool = AllowFailuresOpt,
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Search the gold prices of the nobles the nobles study calls under- or overpriced, one at a time (the worst
     first), so that no skill level calls them so; then validate the proposal with the nobles study on fresh seeds.
@@ -194,7 +201,15 @@ def balance_nobles(
     try:
         require_study("balance nobles", game)
         spec = study_spec(
-            strategies, groups, seed, margin, workers, "random", components, gold_limit, max_rounds, None, game
+            strategies,
+            groups,
+            seed,
+            margin,
+            workers,
+            components=components,
+            max_rounds=max_rounds,
+            game=game,
+            rules=rules,
         )
         if backend not in BACKENDS:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")

@@ -11,7 +11,14 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.options import AllowFailuresOpt, ComponentsOpt, MaxRoundsGameOpt, TiebreakOpt, study_spec
+from palais_sim.cli.options import (
+    NO_RULES,
+    AllowFailuresOpt,
+    ComponentsOpt,
+    MaxRoundsGameOpt,
+    study_spec,
+    with_rule_options,
+)
 from palais_sim.cli.studies import (
     EloGroupsOpt,
     LadderOpt,
@@ -26,6 +33,7 @@ from palais_sim.cli.studies import (
 )
 
 
+@with_rule_options
 def persons(
     out: Path = OutOpt,
     game: str | None = typer.Option(None, "--game", help="The game \\[default: the game whose persons these are]"),
@@ -42,11 +50,11 @@ def persons(
     workers: int = WorkersOpt,
     components: Path | None = ComponentsOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
-    tiebreak: str = TiebreakOpt,
     ladder_spec: str | None = LadderOpt,
     rungs: int = RungsOpt,
     elo_groups: int = EloGroupsOpt,
     allow_failures: bool = AllowFailuresOpt,
+    rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Palastgeflüster: restricted play per person (never play it but to escape a repeat vs whenever it is safe).
 
@@ -61,8 +69,8 @@ def persons(
         the_game = game or games_with_study("persons")[0]
         require_study("persons", the_game)
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
-        spec = study_spec(levels, groups, seed, margin, workers, "random", components, None, max_rounds, None,
-                          the_game, tiebreak)  # fmt: skip
+        spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
+                          game=the_game, rules=rules)  # fmt: skip
         wanted = tuple(x.strip().lower() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = PersonsPlan(
             spec, players=players, subjects=wanted, ladder=ladder_spec is not None, elo_groups=elo_groups

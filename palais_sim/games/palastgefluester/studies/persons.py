@@ -135,9 +135,10 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
     page.h("Across skill levels")
     page.p(f"Robust verdicts (every skill level agrees): {', '.join(f'{k} {v}' for k, v in robust_rows) or 'none'}.")
     document = {
-        "study": "persons", "game": spec.base.game, "command": spec.command, "seed": spec.seed, "groups": spec.groups,
+        "study": "persons", "game": spec.base.game.name, "command": spec.command, "seed": spec.seed,
+        "groups": spec.groups,
         "margin_pp": spec.margin, "players": plan.players, "strategies": list(spec.strategies),
-        "rules": {"tiebreak": spec.base.tiebreak, "max_rounds": spec.base.max_rounds,
+        "rules": {"tiebreak": spec.base.rule_values["tiebreak"], "max_rounds": spec.base.max_rounds,
                   "components": spec.base.components},
         "games": ledger.to_dict(), "rows": rows,
     }  # fmt: skip
