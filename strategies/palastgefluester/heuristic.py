@@ -2,7 +2,8 @@
 
 Every choice is scored from the view alone, with numeric weights in ``DEFAULTS``:
 
-- play: a repeat (or the jester under the jester king) gives every other player a point: ``repeat`` (negative);
+- play: the jester under the jester king gives every other player a point: ``repeat`` (negative; a repeat, which
+  does the same, is offered only when every card of the hand repeats, so then every choice scores it alike);
   completing six different persons scores: ``six``; otherwise the display grows (``progress``), the hand should keep
   cards that are still safe to play (``safe``), and the card's colour decides who plays next: itself again
   (``again``, worth it only with safe cards left) or an opponent, who is worth sending the turn to when it is likely
@@ -113,10 +114,12 @@ class HeuristicStrategy:
         me = view.seat
         display = view.persons(me)
         person = card % PERSONS
-        if person in display or (person == HOFNARR and view.blocked == HOFNARR):
+        if person in display:
             return w["repeat"] * (1.0 + 0.2 * max(view.points))
-        if len(display) + 1 >= view.components.different_to_end:
+        if len(display) + 1 >= view.components.different_to_end:  # six different before the jester (section 4)
             return w["six"]
+        if person == HOFNARR and view.blocked == HOFNARR:
+            return w["repeat"] * (1.0 + 0.2 * max(view.points))
         rest = list(view.hand)
         rest.remove(card)
         after = display | {person}

@@ -4,9 +4,10 @@
 ``restricted:base=heuristic,forbid=Zofe/Hofnarr``: the base strategy chooses as usual, but a play decision is
 answered from the hand without the forbidden persons (the base strategy sees a view whose hand holds only the
 allowed cards, so it plans with them). A forbidden card is played only when every allowed card would end the round
-against its player (a repeat, the Hofnarr under the Hofnarr king) and the forbidden card would not, or when the hand
-holds nothing else: any card is a way out of a repeat, so forbidding it outright would measure the worth of one more
-safe card, the same for every person, rather than the worth of the person's action and timing.
+against its player (a repeat, the Hofnarr under the Hofnarr king) and the forbidden card would not, or when the rules
+leave nothing else: any card is a way out of a repeat, so forbidding it outright would measure the worth of one more
+safe card, the same for every person, rather than the worth of the person's action and timing. (A repeat is played
+only when forced, so a forbidden card whose person is new is played whenever every allowed card repeats.)
 ``restricted:base=heuristic,eager=Zofe``: whenever the hand holds a Zofe that can be laid out without ending the
 round against its player (not a person already in its display, not the Hofnarr under the Hofnarr king), one is played
 (the base strategy chooses among those cards): "whenever it can" means whenever it is not suicide, as a noble is
@@ -59,19 +60,19 @@ class RestrictedStrategy:
     def choose(self, view: PlayerView, decision: Decision) -> object:
         if decision.kind != "play":
             return self.base.choose(view, decision)
+        legal = tuple(view.legal_options(decision))  # no repeat while the hand holds a new person
+        safe = self._safe(view)
         if self.eager:
-            safe = self._safe(view)
-            wanted = tuple(c for c in view.hand if c % PERSONS in self.eager and safe(c))
+            wanted = tuple(c for c in legal if c % PERSONS in self.eager and safe(c))
             if wanted:
                 return self._choose_from(view, decision, wanted)
         if self.forbid:
-            allowed = tuple(c for c in view.hand if c % PERSONS not in self.forbid)
-            safe = self._safe(view)
-            if allowed and (any(safe(c) for c in allowed) or not any(safe(c) for c in view.hand)):
+            allowed = tuple(c for c in legal if c % PERSONS not in self.forbid)
+            if allowed and (any(safe(c) for c in allowed) or not any(safe(c) for c in legal)):
                 return self._choose_from(view, decision, allowed)
             self.forced += 1  # nothing else, or only a forbidden card keeps the round going
             return (
-                self._choose_from(view, decision, tuple(c for c in view.hand if safe(c)))
+                self._choose_from(view, decision, tuple(c for c in legal if safe(c)))
                 if allowed
                 else (self.base.choose(view, decision))
             )
@@ -79,14 +80,16 @@ class RestrictedStrategy:
 
     @staticmethod
     def _safe(view: PlayerView):
-        """Whether laying out a card keeps the round going for its player: not a person already in its display, not
-        the Hofnarr under the Hofnarr king."""
+        """Whether laying out a card does not end the round against its player: not a person already in its display,
+        not the Hofnarr under the Hofnarr king unless it is the sixth different person (which scores for its player:
+        six different is checked before the jester)."""
         laid_out = {c % PERSONS for c in view.displays[view.seat]}
-        jester_king = view.blocked == HOFNARR
+        jester_king = view.blocked == HOFNARR and len(laid_out) + 1 < view.components.different_to_end
         return lambda c: c % PERSONS not in laid_out and not (jester_king and c % PERSONS == HOFNARR)
 
     def _choose_from(self, view: PlayerView, decision: Decision, cards: tuple[int, ...]) -> object:
-        """The base strategy's play from ``cards`` only (it sees a hand of those cards)."""
+        """The base strategy's play from ``cards`` only (it sees a hand of those cards), legal choices all of them:
+        either none repeats, or the whole hand does, so the base is offered all of ``cards``."""
         real = view.hand
         view.hand = cards  # the view is this decision's own copy
         try:

@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from palais_sim.games.palastgefluester.components import PERSONS
 from palais_sim.games.palastgefluester.play import play_game
-from palais_sim.games.palastgefluester.rules import apply, decision, legal_options, new_game
+from palais_sim.games.palastgefluester.rules import Decision, apply, decision, legal_options, new_game
 from palais_sim.games.palastgefluester.state import JESTER, REPEAT, SIX, PgOptions, PgState
 from strategies.common.random_play import RandomStrategy
+from strategies.palastgefluester.heuristic import HeuristicStrategy
+from strategies.palastgefluester.restricted import RestrictedStrategy
 
 GAMES = 700  # per player count
 
@@ -31,14 +33,29 @@ def check(state: PgState, points_before: list[int]) -> None:
     assert sorted(state.king_pile + state.kings_revealed) == sorted(state.components.kings)
 
 
+def check_play(state: PgState, dec: Decision, choice: object) -> None:
+    """No repeat is ever played while the hand held a card whose person is not yet in the display (PALASTGEFLUESTER.md
+    section 4, Decision: a repeat is played only when forced), counted from the hand itself, not the legal options."""
+    if dec.kind != "play":
+        return
+    laid_out = {c % PERSONS for c in state.displays[dec.seat]}
+    assert isinstance(choice, int)
+    if choice % PERSONS in laid_out:
+        new = [c for c in state.hands[dec.seat] if c % PERSONS not in laid_out]
+        assert not new, f"repeat {choice} played from {state.hands[dec.seat]} holding the new {new}"
+
+
 def random_game(n: int, seed: int, tiebreak: str = "display") -> PgState:
     state = new_game(PgOptions(players=n, tiebreak=tiebreak), seed)
     rng = random.Random(seed)
     while not state.over:
         before = state.points[:]
-        options = legal_options(state, decision(state))
+        dec = decision(state)
+        options = legal_options(state, dec)
         assert options, "a pending decision always has a legal choice"
-        apply(state, options[rng.randrange(len(options))])
+        choice = options[rng.randrange(len(options))]
+        check_play(state, dec, choice)
+        apply(state, choice)
         check(state, before)
     return state
 
@@ -70,6 +87,24 @@ def test_random_games_keep_every_invariant(n: int) -> None:
 @given(n=st.integers(3, 5), seed=st.integers(0, 2**63 - 1))
 def test_any_seed_plays_to_a_consistent_end(n: int, seed: int) -> None:
     check_end(random_game(n, seed))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_no_player_plays_a_repeat_while_holding_a_new_person(n: int) -> None:
+    """The same over games of the built-in players (heuristic, restricted, random), every play watched."""
+    plays = repeats = 0
+
+    def watch(before: PgState, dec: Decision, choice: object) -> None:
+        nonlocal plays, repeats
+        check_play(before, dec, choice)
+        if dec.kind == "play":
+            plays += 1
+            repeats += choice % PERSONS in {c % PERSONS for c in before.displays[dec.seat]}  # type: ignore[operator]
+
+    for game in range(40):
+        seats = [HeuristicStrategy(), RestrictedStrategy(forbid="Zofe/Hofnarr"), *[RandomStrategy()] * (n - 2)]
+        check_end(play_game(PgOptions(players=n), 7_000 * n + game, seats, watch).final_state)
+    assert plays > 1000 and repeats > 40  # forced repeats still happen and end most rounds
 
 
 def test_the_same_seed_gives_the_same_game() -> None:

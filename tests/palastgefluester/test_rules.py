@@ -30,8 +30,9 @@ def test_components_follow_the_decisions() -> None:
 
 def test_a_repeat_ends_the_round_and_every_other_player_scores() -> None:
     """'(a) If the player has to add a person already in their display, the round ends at once; every other player
-    scores 1 point.' ('Sollte er dort eine schon vorhandene Person auslegen müssen, endet die Runde sofort.')"""
-    state = position(3, [[card(0, ZOFE), card(0, NARR)], [card(1, HOF)], [card(2, HOF)]], [[brown(ZOFE)], [], []])
+    scores 1 point.' ('Sollte er dort eine schon vorhandene Person auslegen müssen, endet die Runde sofort.') Both
+    cards of the hand repeat the Zofe, so the player has to."""
+    state = position(3, [[card(0, ZOFE), brown(ZOFE, 1)], [card(1, HOF)], [card(2, HOF)]], [[brown(ZOFE)], [], []])
     apply(state, card(0, ZOFE))
     assert state.points == [0, 1, 1]
     (end,) = state.round_ends
@@ -311,3 +312,66 @@ def test_illegal_choices_leave_the_state_untouched() -> None:
 def test_options_are_validated(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         PgOptions(**kwargs)
+
+
+# ------------------------------------------------------------------ the decisions of issue 32 (section 4)
+# The quick rules: "a) Sollte er dort eine schon vorhandene Person auslegen müssen, endet die Runde sofort."
+# ("a) Should he have to lay out a person already there, the round ends at once.") The player lays out a repeat only
+# when he *has to*; and "Rundenende prüfen" comes as step 2, right after "1 Handkarte offen in die eigene Auslage
+# legen", with "Beim Beenden einer Runde wird die letzte Aktion nicht mehr ausgeführt" ("when a round ends, the last
+# action is no longer carried out").
+
+
+def test_a_repeat_is_not_offered_while_the_hand_holds_a_new_person() -> None:
+    """'Decision (the seed says "auslegen *müssen*", has to): a repeat is played only when forced. A player who holds
+    any card whose person is not yet in their display must play one of those.' ('Sollte er dort eine schon
+    vorhandene Person auslegen müssen': should he *have to* lay out a person already there.)"""
+    hand = [brown(ZOFE), card(0, HOF), brown(NARR), card(0, NARR)]
+    state = position(3, [hand, [card(1, HOF)], [card(2, HOF)]], [[card(0, ZOFE), brown(NARR, 1)], [], []])
+    dec = decision(state)
+    assert dec.kind == "play" and legal_options(state, dec) == [card(0, HOF)]  # Zofe and both Hofnarren repeat
+    assert PlayerView(state, 0).legal_options(dec) == [card(0, HOF)]  # what the seat's strategy is offered
+    before = state.copy()
+    for repeat in (brown(ZOFE), card(0, NARR)):
+        with pytest.raises(IllegalChoice, match="repeat"):
+            apply(state, repeat)
+    assert state.hands == before.hands and state.displays == before.displays and state.points == [0, 0, 0]
+    apply(state, card(0, HOF))
+    assert not state.round_ends and state.displays[0][-1] == card(0, HOF)
+
+
+def test_a_hand_of_repeats_offers_every_card_and_ends_the_round() -> None:
+    """'Only a hand made entirely of repeats plays a repeat': then every card is a choice, and the one laid out
+    ends the round, every other player scoring 1 point."""
+    hand = [brown(ZOFE), card(0, NARR), brown(ZOFE, 1)]
+    displays = [[card(0, ZOFE), brown(NARR), card(0, HOF)], [], []]
+    state = position(3, [hand, [card(1, HOF)], [card(2, HOF)]], displays)
+    assert legal_options(state, decision(state)) == sorted(hand)
+    apply(state, card(0, NARR))
+    assert state.points == [0, 1, 1] and state.round_ends[-1].kind == "repeat"
+
+
+def test_the_sixth_person_being_the_hofnarr_under_the_hofnarr_king_scores_six_for_its_player() -> None:
+    """'Decision: (a) and (b) are checked when the card is laid out, before anything the card does, so (c) applies
+    only when neither (a) nor (b) has ended the round: a sixth different person that is the Hofnarr under the
+    Hofnarr king scores (b) for its player.' ('b) Sobald 6 unterschiedliche Personen in einer Auslage liegen, endet
+    die Runde ebenfalls sofort = 1 Punkt für diesen Spieler': as soon as six different persons lie in a display, the
+    round ends at once as well = 1 point for this player.)"""
+    shown = [card(0, p) for p in (HOF, SCHATZ, ZAUB, ZOFE, MUND)]
+    state = position(3, [[card(0, NARR)], [card(1, HOF)], [card(2, HOF)]], [shown, [], []], revealed=(NARR,))
+    apply(state, card(0, NARR))
+    (end,) = state.round_ends
+    assert (end.kind, end.seat, end.scorers) == ("six", 0, (0,)) and state.points == [1, 0, 0]
+
+
+def test_a_repeated_hofnarr_under_the_hofnarr_king_is_a_repeat() -> None:
+    """'... a repeated Hofnarr is (a).' A repeat and the jester both give every other player a point; they differ in
+    the record and in the variant, where 'the player who caused a repeat (4a) notes nothing that round' ('Wer
+    allerdings ein Palastgeflüster auslöst (2 gleiche Karten ausliegend), geht leer aus': whoever sets off a
+    Palastgeflüster, two equal cards laid out, gets nothing)."""
+    displays = [[card(0, NARR), card(0, HOF)], [card(1, ZOFE)], []]
+    state = position(3, [[brown(NARR)], [card(1, HOF)], [card(2, HOF)]], displays, revealed=(NARR,), tiebreak="noted")
+    apply(state, brown(NARR))
+    (end,) = state.round_ends
+    assert (end.kind, end.seat, end.scorers) == ("repeat", 0, (1, 2)) and state.points == [0, 1, 1]
+    assert state.noted == [0, 1, 0]  # the repeater notes nothing (the jester's player would note its 3 cards)

@@ -15,10 +15,12 @@ from strategies.palastgefluester.restricted import RestrictedStrategy
 GAMES = 240
 
 
-@pytest.mark.parametrize(("n", "least"), [(3, 0.6), (4, 0.45), (5, 0.33)])
+@pytest.mark.parametrize(("n", "least"), [(3, 0.5), (4, 0.33), (5, 0.23)])
 def test_heuristic_beats_random_with_a_margin(n: int, least: float) -> None:
     """One heuristic seat against random ones, the heuristic's seat rotated; a fair share would be 1/n. The bound
-    is well above 1/n and about four standard errors below the measured share (README)."""
+    is above 1/n and about four standard errors (of 240 games) below the measured share: 0.626, 0.464 and 0.356 of
+    2,000 games at 3, 4 and 5 players (docs/notes/2026-11-26-palastgefluester-rules.md; random play no longer
+    plays a repeat it could avoid, so the margin is smaller than before that rule's Decision)."""
     wins = 0.0
     for g in range(GAMES):
         seat = g % n
@@ -119,3 +121,20 @@ def test_the_search_player_finishes_its_games_reproducibly_and_is_checked() -> N
     assert [r.to_json() for r in first] == [r.to_json() for r in (game(21), game(22))]
     with pytest.raises(ValueError, match="could not be created: unknown strategy 'greedy'"):
         load_strategy("search:rollout=greedy", "palastgefluester")
+
+
+def test_the_sixth_person_under_the_jester_king_is_valued_as_six_not_as_the_jester() -> None:
+    """Six different persons are checked before the jester (PALASTGEFLUESTER.md section 4, Decision): the heuristic
+    values a Hofnarr that completes six under the Hofnarr king as six, and restricted play counts it as safe."""
+    from palais_sim.games.palastgefluester.rules import decision
+    from tests.palastgefluester.helpers import HOF, MUND, NARR, SCHATZ, ZAUB, ZOFE, card, position
+
+    shown = [card(0, p) for p in (HOF, SCHATZ, ZAUB, ZOFE, MUND)]
+    state = position(3, [[card(0, NARR)], [card(1, HOF)], [card(2, HOF)]], [shown, [], []], revealed=(NARR,))
+    view, dec = PlayerView(state, 0), decision(state)
+    heuristic = HeuristicStrategy()
+    assert heuristic._play(view, dec, card(0, NARR)) == heuristic.w["six"]
+    assert RestrictedStrategy._safe(view)(card(0, NARR))
+    state = position(3, [[card(0, NARR)], [card(1, HOF)], [card(2, HOF)]], [shown[:4], [], []], revealed=(NARR,))
+    view = PlayerView(state, 0)
+    assert heuristic._play(view, dec, card(0, NARR)) < 0 and not RestrictedStrategy._safe(view)(card(0, NARR))

@@ -5,7 +5,8 @@
 :class:`IllegalChoice` and leaves the state untouched), applies it and runs every automatic step up to the next
 decision. Seats are 0-based. The decision kinds and their choices:
 
-- ``play``: a card id from the seat's hand (cards are ints, see ``components``);
+- ``play``: a card id from the seat's hand (cards are ints, see ``components``), one whose person is not yet in the
+  seat's display while the hand holds any such card (a repeat is played only when forced: ``playable``);
 - ``next``: after a brown card, a seat among ``decision.seats`` (tied for the fewest display cards); asked only when
   two or more tie;
 - ``swap`` (Mundschenk): ``(seat_a, card_a, seat_b, card_b)`` with ``seat_a < seat_b``, a card of each display;
@@ -17,8 +18,9 @@ decision. Seats are 0-based. The decision kinds and their choices:
   Zauberer's player. It is asked after ``give`` but the partner does not see what was given (no view shows it):
   both sides give face down at the same time.
 
-Order of the round-end checks after a card is laid out: a repeat (4a), six different (4b), the jester under the
-jester king (4c); the first that applies ends the round and no action follows.
+Order of the round-end checks after a card is laid out (the reference's Decision in section 4): a repeat (4a), six
+different (4b), the jester under the jester king (4c); the first that applies ends the round and no action follows.
+So a sixth different person that is the Hofnarr under the Hofnarr king scores (b), a repeated Hofnarr is (a).
 """
 
 from __future__ import annotations
@@ -164,11 +166,22 @@ def swap_options(displays, last_card: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
+def playable(hand, display) -> list[int]:
+    """The cards of ``hand`` that may be laid out in ``display``, sorted: those whose person is not yet there, or,
+    when every card repeats a person of the display, the whole hand (the reference's Decision on 4a: a repeat is
+    played only when forced, the seed's "auslegen *müssen*")."""
+    persons = {c % PERSONS for c in display}
+    new = sorted(c for c in hand if c % PERSONS not in persons)
+    return new if new else sorted(hand)
+
+
 def options_for(hand, displays, hand_sizes, last_card: int, decision: Decision) -> list:
     """Every legal choice at ``decision``, from what the deciding seat sees: its hand, the displays, the hand sizes
     and the card just played (so a view can ask it too)."""
     kind = decision.kind
-    if kind == "play" or kind == "discard":
+    if kind == "play":
+        return playable(hand, displays[decision.seat])
+    if kind == "discard":
         return sorted(hand)
     if kind == "next":
         return list(decision.seats)
@@ -272,12 +285,20 @@ def _apply_play(state: PgState, choice: object) -> None:
     seat = state.current
     hand = state.hands[seat]
     card = _hand_card(choice, hand, "play")
-    comps = state.components
-    hand.remove(card)
-    state.known[card] = 0
     person = card % PERSONS
     display = state.displays[seat]
     repeat = any(c % PERSONS == person for c in display)
+    if repeat:
+        laid_out = {c % PERSONS for c in display}
+        new = sorted(c for c in hand if c % PERSONS not in laid_out)
+        if new:
+            raise IllegalChoice(
+                f"play: card {card} repeats a person of the display; a repeat is played only when every card of the "
+                f"hand repeats, and {new} do not"
+            )
+    comps = state.components
+    hand.remove(card)
+    state.known[card] = 0
     display.append(card)
     state.round_cards += 1
     state.plays[seat] += 1
