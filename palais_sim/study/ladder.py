@@ -58,7 +58,7 @@ class RungStrength:
         low, high = self.ci
         elo_ci = [_round(sprt.score_to_elo(low), 1), _round(sprt.score_to_elo(high), 1)]
         why = sprt.unbounded_elo(self.score, "the rung", "the first rung") if self.groups else None
-        if why is None and self.groups and not (0.0 < low and high < 1.0):
+        if why is None and self.groups and not (low > 0.0 and high < 1.0):
             why = "its score interval reaches 0 or 1: that end of its Elo interval is unbounded"
         return {
             "strategy": self.strategy, "score": _round(self.score), "score_ci": [_round(low), _round(high)],
