@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import check_at_least, exit_for_failures, fail
+from palais_sim.cli.errors import check_at_least, exit_for_failures, fail, stopped
 from palais_sim.cli.options import AllowFailuresOpt, ComponentsOpt, GameOpt, GoldLimitOpt, MaxRoundsOpt, study_spec
 from palais_sim.tournament import exits
 
@@ -16,7 +16,7 @@ app = typer.Typer(
 )
 
 
-@app.command("nobles", epilog=exits.HELP)
+@app.command("nobles", epilog=exits.HELP_AGAIN)
 def nobles(
     out: Path = typer.Option(..., "--out", "-o", help="Folder of the search: its arms, balanced.toml and the page"),
     game: str = GameOpt,
@@ -85,7 +85,7 @@ def nobles(
     except RayUnavailable as exc:
         fail(str(exc), 2)
     except RunStopped as exc:
-        fail(str(exc) + " (run the same command again to resume)", exc.code)
+        stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(f"balance written to {paths['md'].parent}: balanced.toml, balance.json, balance.md, balance.html")

@@ -19,7 +19,16 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, check_seed, exit_for_failed, explain, fail
+from palais_sim.cli.errors import (
+    USER_ERRORS,
+    check_at_least,
+    check_seed,
+    exit_for_failed,
+    explain,
+    fail,
+    resume_advice,
+    stopped,
+)
 from palais_sim.cli.options import (
     AllowFailuresOpt,
     ComponentsOpt,
@@ -242,7 +251,7 @@ def ladder(
     CPU-second, the head-to-head matrix."""
     from palais_sim.analytics import winrates
     from palais_sim.analytics.runs import RunError, open_run
-    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.manifest import MANIFEST, Manifest, RunDirError
     from palais_sim.tournament.runner import RunStopped, run
     from palais_sim.tournament.schedule import Schedule, ScheduleError
 
@@ -284,14 +293,17 @@ def ladder(
         per_matchup = math.ceil(games / players) * players
         settings = dataclasses.replace(base, games=per_matchup * matchups)
         with _run_directory(out) as run_dir:
-            summary = run(settings, run_dir, workers, time_strategies=True)
+            # the same command again finishes a ladder an interruption left in --out (as a study's arms)
+            stored = Manifest.load(run_dir) if (run_dir / MANIFEST).exists() else None
+            resume = stored is not None and stored.data.get("state") != "done"
+            summary = run(settings, run_dir, workers, time_strategies=True, resume=resume)
             played = open_run(run_dir)
             rates = winrates.compute(played)
             facts = played.summary
     except RunStopped as exc:
         if out is None:
-            fail("the ladder stopped before its end; its temporary run is removed (--out DIR keeps a run)", exc.code)
-        fail(str(exc), exc.code)
+            fail(f"{exc.stopped.split(':')[0]}: the ladder's temporary run is removed; {resume_advice()}", exc.code)
+        stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(explain(exc))
 

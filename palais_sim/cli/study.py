@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail, stopped
 from palais_sim.cli.options import (
     AllowFailuresOpt,
     ComponentsOpt,
@@ -81,14 +81,14 @@ def _run(fn, allow_failures: bool = False) -> None:
     try:
         paths = fn()
     except RunStopped as exc:
-        fail(str(exc) + " (run the same study command again to resume)", exc.code)
+        stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
     exit_for_failures(paths["md"].parent, "the study's arms", allow_failures)
 
 
-@app.command("seats", epilog=exits.HELP)
+@app.command("seats", epilog=exits.HELP_AGAIN)
 def seats(
     out: Path = OutOpt,
     game: str = GameOpt,
@@ -144,7 +144,7 @@ def seats(
     _run(go, allow_failures)
 
 
-@app.command("nobles", epilog=exits.HELP)
+@app.command("nobles", epilog=exits.HELP_AGAIN)
 def nobles(
     out: Path = OutOpt,
     game: str = GameOpt,
@@ -212,7 +212,7 @@ def nobles(
     _run(go, allow_failures)
 
 
-@app.command("persons", epilog=exits.HELP)
+@app.command("persons", epilog=exits.HELP_AGAIN)
 def persons(
     out: Path = OutOpt,
     game: str | None = typer.Option(None, "--game", help="The game \\[default: the game whose persons these are]"),
@@ -257,7 +257,7 @@ def persons(
     _run(go, allow_failures)
 
 
-@app.command("layouts", epilog=exits.HELP)
+@app.command("layouts", epilog=exits.HELP_AGAIN)
 def layouts(
     out: Path = OutOpt,
     game: str = GameOpt,
