@@ -19,7 +19,19 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from palais_sim import __version__
-from palais_sim.cli import analyse, balance, errors, game, match, report, simulate, strategies, study, tune
+from palais_sim.cli import (
+    analyse,
+    balance,
+    components,
+    errors,
+    game,
+    match,
+    report,
+    simulate,
+    strategies,
+    study,
+    tune,
+)
 from palais_sim.tournament import exits
 
 
@@ -133,6 +145,7 @@ for _name, _command in COMMANDS.items():
     app.command(_name, cls=Command, epilog=PLAYING.get(_name))(_command)
 app.add_typer(study.app, name="study")
 app.add_typer(balance.app, name="balance")
+app.add_typer(components.app, name="components")
 
 
 def main() -> None:  # pragma: no cover - the console entry point is palais_launch.main

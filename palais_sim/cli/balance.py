@@ -26,7 +26,7 @@ def nobles(
         None, "--nobles", help="Nobles whose prices may change, e.g. N01,N17 \\[default: all]"
     ),
     strategies: list[str] | None = typer.Option(
-        None, "--strategy", "-s", help="Skill level (repeat for several) \\[default: the game's study levels]"
+        None, "--strategy", help="Skill level (repeat for several) \\[default: the game's study levels]"
     ),
     groups: int = typer.Option(100, "--groups", "-g", help="Setups per arm, in every seating"),
     margin: float = typer.Option(2.0, "--margin", help="Balanced within +-this many percentage points"),
@@ -35,7 +35,7 @@ def nobles(
     max_step: int = typer.Option(12, "--max-step", help="The farthest (gold) a price may move"),
     looks: int = typer.Option(1, "--looks", help="The nobles study's looks per arm (stop at the first decided one)"),
     rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
-    seed: int = typer.Option(1, "--seed", help="Root seed of the search (the validation uses another)"),
+    seed: int = typer.Option(1, "--seed", "-s", help="Root seed of the search (the validation uses another)"),
     workers: int = typer.Option(
         1, "--workers", "-w", help="Worker processes (with --backend ray: CPUs of the cluster)"
     ),
