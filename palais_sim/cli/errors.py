@@ -19,7 +19,7 @@ COMMAND_LINE: list[str] = []
 # How each playing command resumes (tournament.exits has the help footers that say the same)
 _RESUME_FLAG = ("simulate",)  # the same command with --resume
 _RESUME_WITH_OUT = ("ladder", "match")  # the same command, when it kept its run with --out
-_RESUME_AGAIN = ("study", "balance")  # the same command: finished arms are kept
+_RESUME_AGAIN = ("study", "balance", "tune")  # the same command: finished arms (tune: trials) are kept
 
 
 def _has(args: list[str], *options: str) -> bool:
