@@ -129,3 +129,11 @@ def test_a_rung_that_won_every_game_is_above_the_first_unbounded() -> None:
     assert cells["Elo [95%]"] == "above the first rung, unbounded"
     assert "beyond measure" not in " ".join(cells.values()) and "[1.000, 1.000]" not in cells.values()
     assert sprt.unbounded_elo(0.6) is None
+
+
+def test_a_rung_whose_every_setup_scored_the_same_has_no_interval() -> None:
+    row = RungStrength("lookahead:budget=2", 0.5, (0.5, 0.5), 5).to_dict()
+    cells = {name: f(row) for name, f in strength_columns()}
+    assert cells["Elo [95%]"] == "+0 (no interval)" and "[0.500, 0.500]" not in cells["score against the first rung"]
+    spread = RungStrength("lookahead:budget=2", 0.6, (0.45, 0.75), 5).to_dict()
+    assert {name: f(spread) for name, f in strength_columns()}["Elo [95%]"] == "+70 [-35, +191]"

@@ -130,11 +130,19 @@ def strength_columns() -> list:
     ]
 
 
+def _no_spread(r: dict) -> bool:
+    """Every setup scored the same (all won, all lost, all split): the groups give no interval, only a zero width."""
+    low, high = r["score_ci"]
+    return low is not None and low == high
+
+
 def _score_text(r: dict) -> str:
     if not r["groups"]:
         return "–"
-    if r["score"] in (0.0, 1.0):  # every group scored the same: no spread, so no interval from the groups
+    if r["score"] in (0.0, 1.0):
         return f"{r['score']:.3f} (every game {'won' if r['score'] else 'lost'})"
+    if _no_spread(r):
+        return f"{r['score']:.3f} (every setup the same: no interval)"
     return f"{r['score']:.3f} [{r['score_ci'][0]:.3f}, {r['score_ci'][1]:.3f}]"
 
 
@@ -143,12 +151,14 @@ def _elo_text(r: dict) -> str:
         return "0 (the reference)"
     if r["elo"] is None:  # a score of 0 or 1: no finite Elo
         return f"{'above' if r['score'] >= 0.5 else 'below'} the first rung, unbounded"
+    if _no_spread(r):
+        return f"{_elo(r['elo'])} (no interval)"
     low, high = r["elo_ci"]
     return f"{_elo(r['elo'])} [{_elo(low)}, {_elo(high)}]"
 
 
 def _elo(x: float | None) -> str:
-    return "unbounded" if x is None else f"{x:+.0f}"
+    return "unbounded" if x is None else f"{round(x):+d}"
 
 
 def subject_settling(
