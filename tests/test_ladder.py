@@ -47,10 +47,14 @@ def test_ladder_rates_every_strategy_and_times_its_decisions(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     rows = {r["strategy"]: r for r in json.loads(result.output)["table"]}
     for r in rows.values():
-        assert r["rating_ci_low"] <= r["rating"] <= r["rating_ci_high"]
+        if r["rating"] is not None:
+            assert r["rating_ci_low"] is None or r["rating_ci_low"] <= r["rating"]
+            assert r["rating_ci_high"] is None or r["rating"] <= r["rating_ci_high"]
         assert r["decisions_timed"] > 0 and r["cpu_seconds"] > 0
         assert r["decisions_per_cpu_second"] == pytest.approx(r["decisions_timed"] / r["cpu_seconds"], rel=1e-2)
-    assert rows["greedy"]["rating"] > rows["random"]["rating"]
+    # random never beat the others in these games: no finite rating, below all (issue 35)
+    assert rows["greedy"]["rating"] is not None and rows["random"]["rating"] is None
+    assert rows["random"]["rating_status"] == "below"
     # Every decision of the games is timed, once, for the strategy that made it.
     assert sum(r["decisions_timed"] for r in rows.values()) == sum(c["decisions"] for c in chunk_states(out))
     text = ladder("--games", "6", "--strategies", "greedy,random,economy", "--seed", "5").output

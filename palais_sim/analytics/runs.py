@@ -247,7 +247,7 @@ def open_run(path: Path, components: Path | None = None) -> Run:
         raise RunError(f"{path} has no manifest.json; not a palais-sim run directory")
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text at all
         raise RunError(f"{manifest_path} cannot be read ({exc})") from None
     if not isinstance(manifest, dict):
         raise RunError(f"{manifest_path} is not a run manifest")

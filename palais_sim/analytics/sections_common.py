@@ -250,10 +250,23 @@ def head_to_head_pairs(h2h: pl.DataFrame) -> pl.DataFrame:
     return ordered(h2h.filter(keep), ["ahead", "strategy", "opponent"], [True, False, False])
 
 
+def _rating_cell(r: dict) -> str:
+    """A rating with its interval; one the games cannot bound in words (above/below all, unbounded)."""
+    from palais_sim.analytics.bradley_terry import LABELS
+
+    if r["rating"] is None:
+        return LABELS.get(r["status"], "–")
+
+    def end(x: float | None) -> str:
+        return "unbounded" if x is not None and math.isinf(x) else num(x, 0)
+
+    return f"{num(r['rating'], 0)} [{end(r['ci_low'])}, {end(r['ci_high'])}]"
+
+
 def winrates_section(rep: Report, run: Run) -> None:
     w = winrates.compute(run)
     table = ordered(w.strategies, ["players", "win_rate", "strategy"], [False, True, False])
-    ratings = ordered(w.ratings, ["rating", "strategy"], [True, False])
+    ratings = ordered(w.ratings, [winrates.RATING_PLACE, "rating", "strategy"], [False, True, False])
     h2h = w.head_to_head.sort("strategy", "opponent") if len(w.head_to_head) else w.head_to_head
     scores = score_table(run)
     rep.data.update(strategies=table, head_to_head=h2h, ratings=ratings, scores=scores)
@@ -330,13 +343,12 @@ def winrates_section(rep: Report, run: Run) -> None:
             ratings,
             [
                 ("strategy", lambda r: f"`{r['strategy']}`"),
-                (
-                    "rating (Elo) [95%]",
-                    lambda r: f"{num(r['rating'], 0)} {ci(r['ci_low'], r['ci_high'], lambda x: num(x, 0))}",
-                ),
+                ("rating (Elo) [95%]", _rating_cell),
                 ("meetings", lambda r: f"{r['meetings']:,}"),
             ],
         )
+        for r in ratings.filter(pl.col("reason").is_not_null()).iter_rows(named=True):
+            rep.p(f"`{r['strategy']}`: {r['reason']}.")
     for note in w.notes:
         rep.p(note)
     for players in sorted(set(table["players"].to_list())):

@@ -35,6 +35,20 @@ def score_to_elo(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
+def unbounded_elo(score: float, who: str = "A", against: str = "B") -> str | None:
+    """Why a score share has no finite Elo (``who`` won or lost everything against ``against``), or None."""
+    if score >= 1.0:
+        return f"{who} won every game against {against} (score 1): no finite Elo"
+    if score <= 0.0:
+        return f"{who} lost every game against {against} (score 0): no finite Elo"
+    return None
+
+
+def elo_end(x: float) -> str:
+    """An Elo figure or interval end as printed: an infinite one is "unbounded", never a number."""
+    return "unbounded" if math.isinf(x) else "-" if math.isnan(x) else f"{x:+.1f}"
+
+
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's (lower, upper) LLR bounds: below the lower accept H0, above the upper accept H1."""
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)

@@ -11,7 +11,9 @@ interval is a bootstrap over seat-rotation groups (whole groups, so the games of
 are hashed into 1,024 buckets whose comparison counts are resampled (a bucket of independent groups is itself a sum
 of independent groups; with fewer groups than buckets this is the Poisson bootstrap), so memory and time do not grow
 with the run.
-Unlike a sequential update (openskill), the fit does not depend on the order of the games.
+Unlike a sequential update (openskill), the fit does not depend on the order of the games. A strategy the games
+cannot bound (it never lost to the others, or never beat them: the win/loss graph is not strongly connected) gets no
+number but its standing and a reason (``bradley_terry``); only the largest strongly connected set is rated.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from palais_sim.analytics import stats
+from palais_sim.analytics import bradley_terry, stats
 from palais_sim.analytics.batches import ClusterSums, cached_batches, strategies
 from palais_sim.analytics.design import confounded_player_counts
 from palais_sim.analytics.runs import Run, taken_ids
@@ -189,7 +191,12 @@ def _bucket(group: np.ndarray) -> np.ndarray:
 
 
 RATING_SCHEMA = {"strategy": pl.String, "rating": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-                 "log_strength": pl.Float64, "meetings": pl.Int64}  # fmt: skip
+                 "log_strength": pl.Float64, "meetings": pl.Int64, "status": pl.String,
+                 "reason": pl.String}  # fmt: skip
+# the order of the table: above the rated core, the core by rating, then the unbounded below it
+_PLACE = {bradley_terry.ABOVE: 0, bradley_terry.RATED: 1, bradley_terry.BETWEEN: 2, bradley_terry.APART: 3,
+          bradley_terry.BELOW: 4}  # fmt: skip
+RATING_PLACE = pl.col("status").replace_strict(_PLACE, return_dtype=pl.Int8)  # sort key: above, rated, ..., below
 
 
 def _fit(comp: np.ndarray) -> np.ndarray:
@@ -200,7 +207,8 @@ def _fit(comp: np.ndarray) -> np.ndarray:
 
 
 def ratings(run: Run, reps: int = BOOTSTRAP, seed: int = 0) -> tuple[pl.DataFrame, int]:
-    """Maximum-likelihood Bradley-Terry ratings (Elo scale, mean 0) with a group bootstrap interval.
+    """Maximum-likelihood Bradley-Terry ratings (Elo scale, mean 0 over the rated core) with a group bootstrap
+    interval; a strategy the games cannot bound (``bradley_terry.standings``) has a null rating and a reason.
 
     Needs the data ``seat_tables`` gathers (it is computed first when missing)."""
     if "_rating_data" not in run.__dict__:
@@ -216,27 +224,46 @@ def ratings(run: Run, reps: int = BOOTSTRAP, seed: int = 0) -> tuple[pl.DataFram
     if present.sum() < 2:
         return empty, 0
     idx = np.flatnonzero(present)
-    sub = per_bucket[:, idx][:, :, idx]
-    try:
-        theta = _fit(comp[np.ix_(idx, idx)])
-        rng = np.random.default_rng(seed)
-        draws = np.empty((reps, len(idx)))
-        for r in range(reps):
-            draws[r] = _fit(sub[rng.integers(0, BUCKETS, BUCKETS)].sum(0))
-    except (RuntimeError, ValueError, FloatingPointError, np.linalg.LinAlgError):
-        return empty, 0  # the strategies do not all meet (no connected comparison graph): no rating
-    low, high = np.quantile(draws, [0.025, 0.975], axis=0)
+    found, core = bradley_terry.standings(comp[np.ix_(idx, idx)], [names[i] for i in idx])
+    rating = np.full(len(idx), np.nan)
+    low = np.full(len(idx), np.nan)
+    high = np.full(len(idx), np.nan)
+    if len(core):
+        sub = per_bucket[:, idx[core]][:, :, idx[core]]
+        try:
+            theta = _fit(comp[np.ix_(idx[core], idx[core])])
+            rng = np.random.default_rng(seed)
+            lows = np.empty((reps, len(core)))
+            highs = np.empty((reps, len(core)))
+            for r in range(reps):
+                draw = sub[rng.integers(0, BUCKETS, BUCKETS)].sum(0)
+                ends = bradley_terry.draw_bounds(draw)
+                if ends is None:
+                    lows[r] = highs[r] = _fit(draw)
+                else:
+                    lows[r], highs[r] = ends
+        except (RuntimeError, ValueError, FloatingPointError, np.linalg.LinAlgError):
+            return empty, 0  # the fit failed on a connected core: no rating
+        rating[core] = theta
+        low[core], high[core] = bradley_terry.quantiles(lows, highs)
+        for i in core:
+            ends = [end for end, x in (("lower", low[i]), ("upper", high[i])) if np.isinf(x)]
+            if ends:
+                found[i] = bradley_terry.Standing(bradley_terry.RATED, bradley_terry.open_interval(ends))
     df = pl.DataFrame(
         {
             "strategy": [names[i] for i in idx],
-            "rating": ELO * theta,
+            "rating": ELO * rating,
             "ci_low": ELO * low,
             "ci_high": ELO * high,
-            "log_strength": theta,
+            "log_strength": rating,
             "meetings": np.round(meetings.sum(1)[idx]).astype(np.int64),
+            "status": [s.status for s in found],
+            "reason": [s.reason or None for s in found],
         },
         schema=RATING_SCHEMA,
-    ).sort("rating", descending=True)
+    ).with_columns(pl.col("rating", "ci_low", "ci_high", "log_strength").fill_nan(None))
+    df = df.sort(RATING_PLACE, pl.col("rating"), "strategy", descending=[False, True, False], nulls_last=True)
     return df, int(round(comp.sum()))
 
 
@@ -251,6 +278,13 @@ def compute(run: Run) -> WinRates:
             f"(ties half), on the Elo scale with mean 0; 95% interval from {BOOTSTRAP} Poisson bootstrap draws of "
             "whole seat-rotation groups."
         )
+        unbounded = rated.filter(pl.col("status") != bradley_terry.RATED)
+        if len(unbounded):
+            notes.append(
+                "A strategy that never lost a meeting to the others (or never beat them) has no finite "
+                "maximum-likelihood rating: it is shown as above (below) all, unbounded, and the mean 0 is over the "
+                "rated strategies only; an interval end that a bootstrap draw cannot bound is unbounded."
+            )
     table = finish_strategy_table(strat)
     pairs = finish_head_to_head(h2h)
     confounded = confounded_player_counts(run)

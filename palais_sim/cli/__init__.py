@@ -21,7 +21,19 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from palais_sim import __version__
-from palais_sim.cli import analyse, balance, game, match, report, simulate, strategies, study, tune
+from palais_sim.cli import (
+    analyse,
+    balance,
+    components,
+    errors,
+    game,
+    match,
+    report,
+    simulate,
+    strategies,
+    study,
+    tune,
+)
 from palais_sim.tournament import exits
 
 
@@ -48,6 +60,20 @@ class Group(TyperGroup):
     def get_params(self, ctx: Any) -> list:
         return _plain_flags(super().get_params(ctx))
 
+    # Ctrl-C that no command turned into its own message (while the arguments are read, between a study's arms):
+    # one line, with how to resume, and status 130 (Typer would exit 130 silently)
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            errors.interrupted(exits.INTERRUPTED)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            errors.interrupted(exits.INTERRUPTED)
+
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:  # fmt: skip
         """Click's own usage errors as one line (``error: ...``) with where to find help, not a boxed usage."""
@@ -55,6 +81,7 @@ class Group(TyperGroup):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         from typer import _click as click  # Typer 0.29 vendors Click: its exceptions, not the click package's
 
+        errors.COMMAND_LINE[:] = sys.argv[1:] if args is None else list(args)  # for the resume advice
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
@@ -114,12 +141,14 @@ COMMANDS = {
     "analyse": analyse.analyse,
 }
 
-PLAYING = ("simulate", "ladder", "match")  # commands whose exit status counts failed games (exits.HELP)
+# the commands whose exit status counts failed games, with the help footer that says how each resumes
+PLAYING = {"simulate": exits.HELP, "ladder": exits.HELP_OUT, "match": exits.HELP_OUT}
 for _name, _command in COMMANDS.items():
-    app.command(_name, cls=Command, epilog=exits.HELP if _name in PLAYING else None)(_command)
+    app.command(_name, cls=Command, epilog=PLAYING.get(_name))(_command)
 app.add_typer(study.app, name="study")
 app.add_typer(balance.app, name="balance")
+app.add_typer(components.app, name="components")
 
 
-def main() -> None:  # pragma: no cover - console entry point
+def main() -> None:  # pragma: no cover - the console entry point is palais_launch.main
     app()

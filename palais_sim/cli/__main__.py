@@ -1,5 +1,6 @@
-"""`python -m palais_sim.cli ...` runs the `palais` command."""
+"""`python -m palais_sim.cli ...` runs the `palais` command (the entry point: palais_launch.py, which the console
+script imports first so that Ctrl-C is handled from the first import on; here, from after the package's)."""
 
-from palais_sim.cli import app
+from palais_launch import main
 
-app(prog_name="palais")
+main()

@@ -20,4 +20,4 @@ app = typer.Typer(
 for _name, _command in game_commands().items():  # the games' balance searches, as their GAME.studies name them
     group, _, what = _name.partition(" ")
     if group == "balance" and what:
-        app.command(what, epilog=exits.HELP)(_command)
+        app.command(what, epilog=exits.HELP_AGAIN)(_command)

@@ -14,6 +14,63 @@ from palais_sim.core.errors import StrategyError
 USER_ERRORS = (StrategyError, ValueError, OSError)
 
 
+# The command line as typed, after `palais` (the app's main sets it), for the resume advice of a stopped command.
+COMMAND_LINE: list[str] = []
+# How each playing command resumes (tournament.exits has the help footers that say the same)
+_RESUME_FLAG = ("simulate",)  # the same command with --resume
+_RESUME_WITH_OUT = ("ladder", "match")  # the same command, when it kept its run with --out
+_RESUME_AGAIN = ("study", "balance", "tune")  # the same command: finished arms (tune: trials) are kept
+
+
+def _has(args: list[str], *options: str) -> bool:
+    return any(a in options or a.split("=", 1)[0] in options for a in args)
+
+
+def _value(args: list[str], *options: str) -> str | None:
+    """The value of the last of ``options`` on the command line (``--out DIR``, ``--out=DIR``, ``-o DIR``)."""
+    found = None
+    for i, a in enumerate(args):
+        if a in options and i + 1 < len(args):
+            found = args[i + 1]
+        elif a.split("=", 1)[0] in options and "=" in a:
+            found = a.split("=", 1)[1]
+    return found
+
+
+def resume_advice(args: list[str] | None = None) -> str:
+    """How to resume the command on ``args`` (default: the one running), in the one form every playing command
+    uses: ``resume with: palais ...`` (the exact command line), or why nothing can be resumed; "" for a command
+    that plays nothing."""
+    import shlex
+
+    args = list(COMMAND_LINE if args is None else args)
+    command = next((a for a in args if not a.startswith("-")), "")
+    if command in _RESUME_WITH_OUT and not _has(args, "--out", "-o"):
+        return "nothing was kept (give --out DIR to keep a run that the same command resumes)"
+    if command in _RESUME_FLAG and not _has(args, "--resume"):
+        out = _value(args, "--out", "-o")
+        if out is None or not (Path(out) / "manifest.json").exists():  # stopped before the run was set up
+            return f"nothing was played; start again with: {shlex.join(['palais', *args])}"
+        args.append("--resume")
+    if command in _RESUME_FLAG + _RESUME_WITH_OUT + _RESUME_AGAIN:
+        return f"resume with: {shlex.join(['palais', *args])}"
+    return ""
+
+
+def stopped(exc: object) -> NoReturn:
+    """A run that stopped early (interrupted, --fail-fast, a lost worker): what is safe where, how to resume, and
+    the run's exit status (128+N for signal N)."""
+    advice = resume_advice()
+    message = getattr(exc, "stopped", str(exc))
+    fail(f"{message}; {advice}" if advice else str(exc), getattr(exc, "code", 1))
+
+
+def interrupted(code: int = 130) -> NoReturn:
+    """Ctrl-C outside a run (between a study's arms, while analysing): one line, status 130."""
+    advice = resume_advice()
+    fail(f"interrupted{'; ' + advice if advice else ''}", code)
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """A clear one-line error on stderr and a non-zero exit, never a traceback."""
     typer.echo(f"error: {' '.join(str(message).split())}", err=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, exit_for_failed, fail
+from palais_sim.cli.errors import USER_ERRORS, exit_for_failed, fail, stopped
 from palais_sim.cli.options import (
     NO_RULES,
     AllowFailuresOpt,
@@ -80,7 +80,7 @@ def match(
             with tempfile.TemporaryDirectory(prefix="palais-match-") as tmp:
                 result = play_match(plan, Path(tmp), workers)
     except RunStopped as exc:
-        fail(str(exc), exc.code)
+        stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.text())

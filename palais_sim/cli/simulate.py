@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, explain, fail
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, explain, fail, stopped
 from palais_sim.cli.options import NO_RULES, AllowFailuresOpt, GameOpt, rules_for, with_rule_options
 from palais_sim.core.game import Game
 from palais_sim.games import DEFAULT_GAME
@@ -117,7 +117,7 @@ def simulate(
     except RayUnavailable as exc:
         fail(str(exc), 2)
     except RunStopped as exc:
-        fail(str(exc), exc.code)
+        stopped(exc)
     except (RunDirError, ScheduleError, *USER_ERRORS) as exc:
         fail(explain(exc))
     typer.echo(summary.text())

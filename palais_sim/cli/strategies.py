@@ -19,7 +19,16 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, check_seed, exit_for_failed, explain, fail
+from palais_sim.cli.errors import (
+    USER_ERRORS,
+    check_at_least,
+    check_seed,
+    exit_for_failed,
+    explain,
+    fail,
+    resume_advice,
+    stopped,
+)
 from palais_sim.cli.options import (
     NO_RULES,
     AllowFailuresOpt,
@@ -170,25 +179,55 @@ def _rules_text(settings: Settings) -> str:
     return "".join(f", {k.replace('_', ' ')} {v}" for k, v in settings.rule_values.items() if v is not None)
 
 
-def ladder_text(header: str, table: list[dict], matrix: dict[str, dict[str, float | None]]) -> str:
+def rated_ends(ratings, strategy: str) -> tuple[float, float] | None:
+    """A rated strategy's interval ends as computed (infinite where unbounded; JSON turns them into null)."""
+    found = ratings.filter(ratings["strategy"] == strategy)
+    if not len(found) or found["rating"][0] is None:
+        return None
+    return found["ci_low"][0], found["ci_high"][0]
+
+
+def _rating_cells(r: dict, ends: tuple[float, float] | None) -> tuple[str, str]:
+    """The rating and its interval as printed: an unbounded rating or interval end in words, never a number."""
+    from palais_sim.analytics.bradley_terry import LABELS
+
+    if r.get("rating") is None:
+        return LABELS.get(r.get("rating_status") or "", "-"), "-"
+    low, high = ends if ends is not None else (r.get("rating_ci_low"), r.get("rating_ci_high"))
+
+    def end(x: float | None) -> str:
+        return "unbounded" if x is not None and math.isinf(x) else "-" if x is None else _elo(x)
+
+    return _elo(r["rating"]), "-" if low is None or high is None else f"[{end(low)}, {end(high)}]"
+
+
+def ladder_text(
+    header: str, table: list[dict], matrix: dict[str, dict[str, float | None]],
+    ends: dict[str, tuple[float, float] | None] | None = None,
+) -> str:  # fmt: skip
+    ends = ends or {}
     lines = [
         header,
         "win rate (a shared win counts as a share) with 95% Wilson interval; mean score with 95% interval "
         "clustered on the rotation group;",
-        "rating: Bradley-Terry Elo (mean 0) with 95% group-bootstrap interval; dec/CPU-s: the strategy's decisions "
-        "per CPU-second in these games",
+        "rating: Bradley-Terry Elo (mean 0 over the rated) with 95% group-bootstrap interval; a strategy that never "
+        "lost (never won) a meeting has no finite rating: above (below) all, unbounded;",
+        "dec/CPU-s: the strategy's decisions per CPU-second in these games",
         "",
         f"{'strategy':<28} {'games':>6} {'win rate':>9} {'95% interval':>16} {'mean':>7} {'95% interval':>16} "
-        f"{'rating':>7} {'95% interval':>14} {'dec/CPU-s':>10}",
+        f"{'rating':>20} {'95% interval':>20} {'dec/CPU-s':>10}",
     ]
     for r in table:
+        rating, interval = _rating_cells(r, ends.get(r["strategy"]))
         lines.append(
             f"{r['strategy'][:28]:<28} {r['games']:>6} {_pct(r['win_rate']):>9} "
             f"{_interval(r['ci_low'], r['ci_high'], _pct):>16} {_score(r['mean_score']):>7} "
             f"{_interval(r['score_ci_low'], r['score_ci_high'], _score):>16} "
-            f"{'-' if r.get('rating') is None else _elo(r['rating']):>7} "
-            f"{_interval(r.get('rating_ci_low'), r.get('rating_ci_high'), _elo):>14} {_speed(r):>10}"
+            f"{rating:>20} {interval:>20} {_speed(r):>10}"
         )
+    reasons = [f"{r['strategy']}: {r['rating_reason']}" for r in table if r.get("rating_reason")]
+    if reasons:
+        lines += ["", "unbounded ratings:", *(f"  {x}" for x in reasons)]
     names = list(matrix)
     lines += ["", "head to head: share of meetings the row finished ahead of the column (ties count half)", ""]
     lines.append(f"{'':<28} " + " ".join(f"{n[:10]:>10}" for n in names))
@@ -220,7 +259,7 @@ def ladder(
     CPU-second, the head-to-head matrix."""
     from palais_sim.analytics import winrates
     from palais_sim.analytics.runs import RunError, open_run
-    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.manifest import MANIFEST, Manifest, RunDirError
     from palais_sim.tournament.runner import RunStopped, run
     from palais_sim.tournament.schedule import Schedule, ScheduleError
 
@@ -260,14 +299,17 @@ def ladder(
         per_matchup = math.ceil(games / players) * players
         settings = dataclasses.replace(base, games=per_matchup * matchups)
         with _run_directory(out) as run_dir:
-            summary = run(settings, run_dir, workers, time_strategies=True)
+            # the same command again finishes a ladder an interruption left in --out (as a study's arms)
+            stored = Manifest.load(run_dir) if (run_dir / MANIFEST).exists() else None
+            resume = stored is not None and stored.data.get("state") != "done"
+            summary = run(settings, run_dir, workers, time_strategies=True, resume=resume)
             played = open_run(run_dir)
             rates = winrates.compute(played)
             facts = played.summary
     except RunStopped as exc:
         if out is None:
-            fail("the ladder stopped before its end; its temporary run is removed (--out DIR keeps a run)", exc.code)
-        fail(str(exc), exc.code)
+            fail(f"{exc.stopped.split(':')[0]}: the ladder's temporary run is removed; {resume_advice()}", exc.code)
+        stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(explain(exc))
 
@@ -276,12 +318,15 @@ def ladder(
     for r in table:
         rating = rated.get(r["strategy"], {})
         r["rating"], r["rating_ci_low"], r["rating_ci_high"] = (rating.get(k) for k in ("rating", "ci_low", "ci_high"))
+        r["rating_status"], r["rating_reason"] = rating.get("status"), rating.get("reason")
+        r["_rated"] = rated_ends(rates.ratings, r["strategy"])
         decisions, cpu = summary.strategy_clock.get(r["strategy"], (0, 0.0))
         r["decisions_timed"], r["cpu_seconds"] = decisions, cpu
         r["decisions_per_cpu_second"] = decisions / cpu if decisions and cpu > 0 else None
     order = list(dict.fromkeys(specs))
     ahead = {(r["strategy"], r["opponent"]): r["ahead"] for r in _rows(rates.head_to_head)}
     matrix = {a: {b: ahead.get((a, b)) for b in order} for a in order}
+    ends = {r["strategy"]: r.pop("_rated") for r in table}
     if as_json:
         payload = {
             "players": players,
@@ -306,7 +351,7 @@ def ladder(
         f"rotated{_rules_text(settings)}, root seed {seed}; {facts['unfinished']} unfinished, {facts['failed']} failed "
         f"(left out); {summary.seconds:.1f} s with {_count(summary.workers, 'worker')}"
     )
-    typer.echo(ladder_text(header, table, matrix))
+    typer.echo(ladder_text(header, table, matrix, ends))
     if out is not None:
         typer.echo(f"\nThe run is kept in {out}: palais report all {out}")
     exit_for_failed(facts["failed"], "the ladder", allow_failures)

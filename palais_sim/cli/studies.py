@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail, stopped
 
 StrategyOpt = typer.Option(
     None, "--strategy", help="A skill level (repeat for several) \\[default: greedy and lookahead:budget=8,horizon=2]"
@@ -84,7 +84,7 @@ def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = 
     try:
         paths = fn()
     except RunStopped as exc:
-        fail(str(exc) + " (run the same study command again to resume)", exc.code)
+        stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")

@@ -48,7 +48,7 @@ app = typer.Typer(
 )
 
 
-@app.command("seats", epilog=exits.HELP)
+@app.command("seats", epilog=exits.HELP_AGAIN)
 @with_rule_options
 def seats(
     out: Path = OutOpt,
@@ -113,4 +113,4 @@ def seats(
 
 for _name, _command in game_commands().items():  # each game's own studies, as its GAME.studies names them
     if " " not in _name:  # "balance nobles" is `palais balance nobles`
-        app.command(_name, epilog=exits.HELP)(_command)
+        app.command(_name, epilog=exits.HELP_AGAIN)(_command)

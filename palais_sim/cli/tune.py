@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.errors import USER_ERRORS, fail, resume_advice
 from palais_sim.cli.options import NO_RULES, ComponentsOpt, GameOpt, MaxRoundsGameOpt, rules_for, with_rule_options
 from palais_sim.registry import StrategySpecError, resolve, resolve_game, split_strategy_list
 from palais_sim.tournament.schedule import Schedule
@@ -79,7 +79,7 @@ def tune(
         the_game.context(settings.gauntlet(strategy, seed, 1).to_dict())  # the rule options suit the game
         result = run_tuning(settings, out, workers, progress)
     except KeyboardInterrupt:
-        fail(f"interrupted: the trials played are kept in {out}; run the same command again to go on", 130)
+        fail(f"interrupted: the trials played are kept in {out}; {resume_advice()}", 130)
     except (TuneError, StrategySpecError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(json.dumps(result, indent=2) if as_json else result_text(result))

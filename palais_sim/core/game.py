@@ -178,6 +178,9 @@ class Game(Defaults, Protocol):
 
     def components_name(self, context: Any) -> str: ...
 
+    # optional: a game with component files has ``components_toml() -> str``, its standard set as an editable TOML
+    # with a comment on every field (`palais components show`)
+
     def play(self, context: Any, seed: int, strategies: Sequence[object]) -> GameResult:
         """Play one game from ``seed``; raises the game's StrategyError when a strategy fails."""
         ...

@@ -20,8 +20,9 @@ def slug(text: str) -> str:
 def play_arm(
     settings: Settings, out: Path, workers: int, progress: bool | None = False, backend: str = "local",
     address: str | None = None,
-) -> bool:  # fmt: skip
-    """Make sure ``out`` holds the complete run of ``settings``; returns True when games were played now.
+) -> int:  # fmt: skip
+    """Make sure ``out`` holds the complete run of ``settings``; returns the games played now (0: it was done; a
+    resumed arm counts only the games of this session, not those played before the interruption).
 
     A finished run of the same settings is kept as it is, an interrupted one is resumed, anything else in ``out``
     is refused by the runner (a different run) with its one-line error.
@@ -36,6 +37,8 @@ def play_arm(
                 f"{out} was played by other code (engine or strategies changed since); a study does not mix two "
                 "versions of the rules in its arms: choose a new --out"
             )
-        return False
-    run(settings, out, workers, resume=stored is not None, progress=progress, backend=backend, address=address)
-    return True
+        return 0
+    summary = run(
+        settings, out, workers, resume=stored is not None, progress=progress, backend=backend, address=address
+    )
+    return summary.played_now

@@ -75,13 +75,13 @@ class Ledger:
 
     def play(self, spec: StudySpec, strategy: str, settings: Settings, out: Path) -> Path:
         start = time.perf_counter()
-        fresh = play_arm(settings, out, spec.workers, backend=spec.backend, address=spec.address)
+        played = play_arm(settings, out, spec.workers, backend=spec.backend, address=spec.address)
         from palais_sim.tournament.schedule import Schedule
 
         total = Schedule(settings).total
         self.games[strategy] = self.games.get(strategy, 0) + total
-        if fresh:
-            self.played_now[strategy] = self.played_now.get(strategy, 0) + total
+        if played:
+            self.played_now[strategy] = self.played_now.get(strategy, 0) + played
             seconds = time.perf_counter() - start
         else:
             seconds = _recorded_seconds(out)  # an arm played earlier: the wall time its manifest recorded

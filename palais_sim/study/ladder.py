@@ -57,9 +57,12 @@ class RungStrength:
     def to_dict(self) -> dict:
         low, high = self.ci
         elo_ci = [_round(sprt.score_to_elo(low), 1), _round(sprt.score_to_elo(high), 1)]
+        why = sprt.unbounded_elo(self.score, "the rung", "the first rung") if self.groups else None
+        if why is None and self.groups and not (low > 0.0 and high < 1.0):
+            why = "its score interval reaches 0 or 1: that end of its Elo interval is unbounded"
         return {
             "strategy": self.strategy, "score": _round(self.score), "score_ci": [_round(low), _round(high)],
-            "elo": _round(self.elo, 1), "elo_ci": elo_ci, "groups": self.groups,
+            "elo": _round(self.elo, 1), "elo_ci": elo_ci, "elo_reason": why, "groups": self.groups,
         }  # fmt: skip
 
 
@@ -127,21 +130,35 @@ def strength_columns() -> list:
     ]
 
 
+def _no_spread(r: dict) -> bool:
+    """Every setup scored the same (all won, all lost, all split): the groups give no interval, only a zero width."""
+    low, high = r["score_ci"]
+    return low is not None and low == high
+
+
 def _score_text(r: dict) -> str:
     if not r["groups"]:
         return "–"
+    if r["score"] in (0.0, 1.0):
+        return f"{r['score']:.3f} (every game {'won' if r['score'] else 'lost'})"
+    if _no_spread(r):
+        return f"{r['score']:.3f} (every setup the same: no interval)"
     return f"{r['score']:.3f} [{r['score_ci'][0]:.3f}, {r['score_ci'][1]:.3f}]"
 
 
 def _elo_text(r: dict) -> str:
     if not r["groups"]:
         return "0 (the reference)"
+    if r["elo"] is None:  # a score of 0 or 1: no finite Elo
+        return f"{'above' if r['score'] >= 0.5 else 'below'} the first rung, unbounded"
+    if _no_spread(r):
+        return f"{_elo(r['elo'])} (no interval)"
     low, high = r["elo_ci"]
     return f"{_elo(r['elo'])} [{_elo(low)}, {_elo(high)}]"
 
 
 def _elo(x: float | None) -> str:
-    return "beyond measure" if x is None else f"{x:+.0f}"
+    return "unbounded" if x is None else f"{round(x):+d}"
 
 
 def subject_settling(

@@ -77,6 +77,25 @@ class MatchResult:
         s = self.score
         return sprt.score_to_elo(s.mean), sprt.score_to_elo(s.low), sprt.score_to_elo(s.high)
 
+    def elo_reason(self) -> str | None:
+        """Why the Elo (or an end of its interval) is not a number: a score of 0 or 1, or an interval reaching it."""
+        why = sprt.unbounded_elo(self.score.mean)
+        if why is not None:
+            return why
+        ends = [end for end, x in (("lower", self.score.low), ("upper", self.score.high)) if not 0.0 < x < 1.0]
+        if ends:
+            return f"the score interval's {' and '.join(ends)} end reaches 0 or 1: its Elo is unbounded"
+        return None
+
+    def elo_text(self) -> str:
+        """The Elo line: a figure with its interval, or in words where the score cannot bound it."""
+        elo, low, high = self.elo
+        why = self.elo_reason()
+        if math.isinf(elo):
+            return f"Elo difference: A {'above' if elo > 0 else 'below'} B, unbounded; {why}"
+        text = f"Elo difference {sprt.elo_end(elo)} [{sprt.elo_end(low)}, {sprt.elo_end(high)}] (logistic)"
+        return f"{text}; {why}" if why else text
+
     def to_dict(self) -> dict:
         p = self.plan
         elo, low, high = self.elo
@@ -92,6 +111,7 @@ class MatchResult:
             "score_ci": [_finite(self.score.low), _finite(self.score.high)],
             "elo": _finite(elo),
             "elo_ci": [_finite(low), _finite(high)],
+            "elo_reason": self.elo_reason(),
             "confidence": p.confidence,
             "sprt": {
                 "enabled": p.sprt,
@@ -112,7 +132,6 @@ class MatchResult:
 
     def text(self) -> str:
         p = self.plan
-        elo, low, high = self.elo
         s = self.score
         verdict = {"H1": f"H1 accepted: A is stronger by at least about {p.elo1:g} Elo",
                    "H0": f"H0 accepted: A is not stronger than {p.elo0:g} Elo",
@@ -125,17 +144,13 @@ class MatchResult:
             f"with their groups), root seed {p.base.seed}, {self.seconds:.1f} s",
             f"score share of A {100 * s.mean:.1f}% [{100 * s.low:.1f}, {100 * s.high:.1f}] "
             f"({100 * p.confidence:g}% interval over groups; ties count half)",
-            f"Elo difference {_fmt_elo(elo)} [{_fmt_elo(low)}, {_fmt_elo(high)}] (logistic)",
+            self.elo_text(),
             how if p.sprt else how.replace("SPRT", "fixed-length test, SPRT"),
         ])  # fmt: skip
 
 
 def _finite(x: float) -> float | None:
     return x if isinstance(x, float) and math.isfinite(x) else None
-
-
-def _fmt_elo(x: float) -> str:
-    return f"{x:+.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
 def _batch_scores(run_dir: Path) -> tuple[pl.DataFrame, int]:

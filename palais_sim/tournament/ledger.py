@@ -25,7 +25,7 @@ def read_ledger(path: Path) -> dict[int, dict[str, int]]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         return {}
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:  # not readable, or not text at all
         raise LedgerError(f"{path} cannot be read ({exc})") from None
     done: dict[int, dict[str, int]] = {}
     for number, line in enumerate(lines, 1):

@@ -91,7 +91,7 @@ class Manifest:
             return None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text at all
             raise RunDirError(f"{path} cannot be read ({exc}); not a palais-sim run directory?") from None
         if not isinstance(data, dict) or data.get("kind") != KIND:
             raise RunDirError(f"{path} is not a palais-sim run manifest")

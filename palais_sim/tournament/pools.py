@@ -140,6 +140,21 @@ def _worker_main(conn: Connection, parent_pid: int, initializer: Callable, inita
             channel.send(("ok", result))
 
 
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Block SIGINT while a worker starts: the spawned process inherits the blocked mask (a terminal's Ctrl-C goes
+    to the whole process group, and a worker still importing would print a traceback before it ignores SIGINT);
+    here a Ctrl-C meanwhile is delivered when the block ends, as KeyboardInterrupt, and the run stops as usual."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class ProcessExecutor:
     """A local pool of ``spawn``-started worker processes (fork is unsafe with polars' thread pool).
 
@@ -168,7 +183,8 @@ class ProcessExecutor:
                     target=_worker_main, args=(child_end, os.getpid(), initializer, initargs),
                     name=f"worker-{i + 1}", daemon=True,
                 )  # fmt: skip
-                proc.start()
+                with _sigint_blocked():  # the worker inherits the mask: a Ctrl-C while it starts is no traceback
+                    proc.start()
                 child_end.close()
                 self._procs.append(proc)
                 self._conns.append(parent_end)

@@ -51,9 +51,10 @@ MAX_CONSOLE_FAILURES = 10
 class RunStopped(RuntimeError):
     """The run stopped before its end (fail-fast, interrupted, worker lost); finished chunks are kept."""
 
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, code: int, advice: str = "") -> None:
+        super().__init__(f"{message}; {advice}" if advice else message)
         self.code = code
+        self.stopped = message  # why it stopped and what is safe where, without the advice (a command adds its own)
 
 
 @dataclass
@@ -448,20 +449,21 @@ def _stop(exc: BaseException, out: Path, manifest: Manifest) -> RunStopped | Non
     """The RunStopped for why the run stopped, or None to let ``exc`` itself through (a user or storage error)."""
     if isinstance(exc, _Terminated):
         name = signal.Signals(exc.signum).name
-        return RunStopped(_stopped(out, manifest, f"stopped by {name}"), 128 + exc.signum)
+        return RunStopped(_stopped(out, manifest, f"stopped by {name}"), 128 + exc.signum, _advice(out))
     if isinstance(exc, KeyboardInterrupt):
-        return RunStopped(_stopped(out, manifest, "interrupted"), 130)
+        return RunStopped(_stopped(out, manifest, "interrupted"), 130, _advice(out))
     if isinstance(exc, WorkerLost):
-        return RunStopped(_stopped(out, manifest, str(exc)), 1)
+        return RunStopped(_stopped(out, manifest, str(exc)), 1, _advice(out))
     if isinstance(exc, _FailFast):
         rep = exc.report
-        return RunStopped(_stopped(out, manifest, f"stopped by --fail-fast at {rep.first_error}"), 1)
+        return RunStopped(_stopped(out, manifest, f"stopped by --fail-fast at {rep.first_error}"), 1, _advice(out))
     return None
 
 
 def _stopped(out: Path, manifest: Manifest, why: str) -> str:
     t = manifest.totals()
-    return (
-        f"{why}: {t['chunks_done']} of {manifest.chunk_count} chunks are safe in {out}; "
-        f"finish with: palais simulate --out {out} --resume"
-    )
+    return f"{why}: {t['chunks_done']} of {manifest.chunk_count} chunks are safe in {out}"
+
+
+def _advice(out: Path) -> str:
+    return f"finish with: palais simulate --out {out} --resume"

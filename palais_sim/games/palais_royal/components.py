@@ -289,6 +289,8 @@ def _load_file(path: str) -> ComponentSet:
         raise ComponentError(f"{path}: no such component file") from None
     except OSError as exc:
         raise ComponentError(f"{path}: cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ComponentError(f"{path}: not a UTF-8 TOML file (a component set is text)") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -173,6 +173,11 @@ class PalaisRoyal:
     def load_components(self, source: str | None) -> ComponentSet:
         return load_components(Path(source) if source else None)
 
+    def components_toml(self) -> str:
+        from palais_sim.games.palais_royal.components_guide import standard_toml
+
+        return standard_toml()
+
     def components_hash(self, context: Context) -> str:
         return context.components.hash
 

@@ -185,8 +185,12 @@ def load_pg_components(path: str | Path | None = None) -> PgComponents:
         return standard_pg_components()
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PgComponentError(f"{path}: no such component file") from None
     except OSError as exc:
         raise PgComponentError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise PgComponentError(f"{path}: not a UTF-8 TOML file (a component set is text)") from None
     try:
         return parse_pg_components(tomllib.loads(text), str(path))
     except tomllib.TOMLDecodeError as exc:

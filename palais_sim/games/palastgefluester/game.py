@@ -124,6 +124,11 @@ class Palastgefluester:
     def load_components(self, source: str | None) -> PgComponents:
         return load_pg_components(source)
 
+    def components_toml(self) -> str:
+        from palais_sim.games.palastgefluester.components_guide import standard_toml
+
+        return standard_toml()
+
     def components_hash(self, context: Context) -> str:
         return context.components.hash
 

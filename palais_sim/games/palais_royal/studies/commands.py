@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail
+from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail, stopped
 from palais_sim.cli.options import (
     NO_RULES,
     AllowFailuresOpt,
@@ -156,7 +156,7 @@ def balance_nobles(
         None, "--nobles", help="Nobles whose prices may change, e.g. N01,N17 \\[default: all]"
     ),
     strategies: list[str] | None = typer.Option(
-        None, "--strategy", "-s", help="Skill level (repeat for several) \\[default: the game's study levels]"
+        None, "--strategy", help="Skill level (repeat for several) \\[default: the game's study levels]"
     ),
     groups: int = typer.Option(100, "--groups", "-g", help="Setups per arm, in every seating"),
     margin: float = typer.Option(2.0, "--margin", help="Balanced within +-this many percentage points"),
@@ -165,7 +165,7 @@ def balance_nobles(
     max_step: int = typer.Option(12, "--max-step", help="The farthest (gold) a price may move"),
     looks: int = typer.Option(1, "--looks", help="The nobles study's looks per arm (stop at the first decided one)"),
     rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
-    seed: int = typer.Option(1, "--seed", help="Root seed of the search (the validation uses another)"),
+    seed: int = typer.Option(1, "--seed", "-s", help="Root seed of the search (the validation uses another)"),
     workers: int = typer.Option(
         1, "--workers", "-w", help="Worker processes (with --backend ray: CPUs of the cluster)"
     ),
@@ -223,7 +223,7 @@ def balance_nobles(
     except RayUnavailable as exc:
         fail(str(exc), 2)
     except RunStopped as exc:
-        fail(str(exc) + " (run the same command again to resume)", exc.code)
+        stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(f"balance written to {paths['md'].parent}: balanced.toml, balance.json, balance.md, balance.html")

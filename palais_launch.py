@@ -1,0 +1,52 @@
+"""The `palais` command's entry point: Ctrl-C at any moment, from the first import on, ends with one line.
+
+The console script starts here, in a top-level module of the standard library only, and not in ``palais_sim``: the
+package's own ``__init__`` takes 40-120 ms to import (the compiled-engine check, the old module names) and a Ctrl-C
+in it gave a traceback; ``palais_sim.cli`` then loads Typer, polars, numpy and the engine (about a second). While
+they load, Ctrl-C (or SIGTERM, SIGHUP) ends the process at once with one line and status 128+N: nothing has started
+that could need cleaning up. Once the command runs, Ctrl-C is Python's KeyboardInterrupt again, so that a run can
+stop its workers and save its manifest (the command then says how to resume); one that reaches the top unhandled
+is one line and status 130, never a traceback. `python -m palais_sim.cli` runs this too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+INTERRUPTED = 130  # 128 + SIGINT; tournament.exits documents the exit statuses
+_STOP = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _line(signum: int) -> bytes:
+    what = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    return f"error: {what} while starting: nothing was played\n".encode()
+
+
+def _exit_now(signum: int, frame: object) -> None:
+    """While the imports load: one line and 128+N, at once (os.write and os._exit are safe in a handler)."""
+    os.write(2, _line(signum))
+    os._exit(128 + signum)
+
+
+def main() -> None:
+    """Run the `palais` command with the interrupt handling described above."""
+    # a signal the caller ignores (a background job's SIGINT, nohup's SIGHUP) stays ignored
+    previous = {sig: signal.getsignal(sig) for sig in _STOP}
+    for sig, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(sig, _exit_now)
+    from palais_sim.cli import app  # the heavy imports
+
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+    try:
+        app(prog_name="palais")
+    except KeyboardInterrupt:  # a Ctrl-C no command turned into its own message
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(INTERRUPTED)
+
+
+if __name__ == "__main__":
+    main()

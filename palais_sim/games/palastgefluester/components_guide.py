@@ -1,0 +1,58 @@
+"""The standard Palastgeflüster component set as an editable TOML with a guide to every field (`palais components
+show --game palastgefluester`).
+
+The guide is written from the constants the loader checks against (the persons), so what it calls allowed is what
+``components.parse_pg_components`` accepts; the data below it is the packaged ``data/palastgefluester.toml`` as it
+is, so the file loads back to the standard set (the same content hash).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from importlib import resources
+
+from palais_sim.games.palastgefluester.components import PERSON_IDS, PERSONS
+
+WIDTH = 116
+
+
+def _entry(label: str, text: str) -> str:
+    head = f"# {label:<10}"
+    return textwrap.fill(text, WIDTH, initial_indent=head, subsequent_indent="#" + " " * (len(head) - 1)) + "\n"
+
+
+def guide() -> str:
+    """What every table and key of a component file means and which values the loader accepts."""
+    ids = ", ".join(PERSON_IDS)
+    intro = (
+        "Palastgeflüster: a component set to edit. Load it with --game palastgefluester --components FILE "
+        "(simulate, ladder, match, study seats and persons); `palais components show` wrote it. Every table and key "
+        "below is required unless it says optional; an unknown table is an error that names it. The components "
+        "column of every run holds the set's content hash: two files with the same data play the same games."
+    )
+    entries = [
+        ("[meta]", "optional. name: any string, the reports show it (default: the file's name); description: text."),
+        ("[persons]", f"ids: exactly [{ids}] in this order (the rules give each person its action); names: optional, "
+                      f"{PERSONS} non-empty display names in the same order."),
+        ("[colours]", "names: one colour per seat (seat 1 plays the first), at least 3 distinct non-empty strings; "
+                      "each colour has one card of each person, and the player counts a set allows are 2 up to the "
+                      "number of colours."),
+        ("[brown]", "copies: how many brown cards of each person the deck holds, a whole number >= 0."),
+        ("[kings]", f"persons: the person each king card names, a non-empty list of ids from: {ids}."),
+        ("[game]", f"hand_size: cards in a hand, >= 1; different_to_end: a display with this many different persons "
+                   f"ends the round, 2 to {PERSONS}; win_points: a table of player count = the points that win at "
+                   "it, each count 2 up to the number of colours, each points >= 1 (a count missing here cannot be "
+                   "played)."),
+    ]  # fmt: skip
+    return (
+        textwrap.fill(intro, WIDTH, initial_indent="# ", subsequent_indent="# ")
+        + "\n#\n"
+        + "".join(_entry(label, text) for label, text in entries)
+        + "#\n"
+    )
+
+
+def standard_toml() -> str:
+    """The guide, then the packaged standard set unchanged (it loads back to the standard set's hash)."""
+    data = resources.files("palais_sim").joinpath("data/palastgefluester.toml").read_text(encoding="utf-8")
+    return guide() + data

@@ -1,0 +1,127 @@
+"""`palais components show`: each game's standard set as an editable, commented TOML that loads back to the standard
+set and plays the same games; `-s` is `--seed` everywhere; a file error names the file (issue 35)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import polars as pl
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from palais_sim.cli import app
+from palais_sim.games import get_game
+
+runner = CliRunner()
+GAMES = ("palais-royal", "palastgefluester")
+TABLES = {
+    "palais-royal": ("[meta]", "[park]", "[layouts]", "[cards]", "[cards.prices]", "[[nobles]]"),
+    "palastgefluester": ("[meta]", "[persons]", "[colours]", "[brown]", "[kings]", "[game]"),
+}
+
+
+def _show(game: str, out: Path, *extra: str):
+    return runner.invoke(app, ["components", "show", "--game", game, "--out", str(out), *extra])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_show_writes_a_commented_set_that_loads_back_to_the_standard_one(tmp_path: Path, game: str) -> None:
+    out = tmp_path / "my-set.toml"
+    result = _show(game, out)
+    assert result.exit_code == 0, result.output
+    assert str(out) in result.output and f"--components {out}" in result.output
+    text = out.read_text(encoding="utf-8")
+    guide = [line for line in text.splitlines() if line.startswith("#")]
+    for table in TABLES[game]:  # every table has its comment saying what its fields mean
+        assert any(line.startswith(f"# {table}") for line in guide), table
+    assert all(len(line) <= 120 for line in text.splitlines())
+    tomllib.loads(text)  # valid TOML
+    the_game = get_game(game)
+    assert the_game.load_components(str(out)).hash == the_game.load_components(None).hash
+    printed = runner.invoke(app, ["components", "show", "--game", game])
+    assert printed.exit_code == 0 and printed.output == text
+
+
+def test_show_refuses_to_replace_a_file_unless_forced(tmp_path: Path) -> None:
+    out = tmp_path / "set.toml"
+    out.write_text("mine")
+    refused = _show("palais-royal", out)
+    assert refused.exit_code == 2 and "--force" in refused.output and out.read_text() == "mine"
+    assert _show("palais-royal", out, "--force").exit_code == 0 and out.read_text() != "mine"
+
+
+def test_an_edited_set_loads_with_its_change(tmp_path: Path) -> None:
+    out = tmp_path / "set.toml"
+    _show("palais-royal", out)
+    edited = out.read_text().replace('id = "N17"\ngold = ', 'id = "N17"\ngold = 1', 1)
+    assert edited != out.read_text()
+    out.write_text(edited)
+    game = get_game("palais-royal")
+    mine, standard = game.load_components(str(out)), game.load_components(None)
+    assert mine.hash != standard.hash
+    gold = {n.id: n.gold for n in standard.nobles}
+    assert next(n.gold for n in mine.nobles if n.id == "N17") == int(f"1{gold['N17']}")
+
+
+def _tables(run_dir: Path, table: str) -> pl.DataFrame:
+    df = pl.read_parquet(run_dir / table / "*.parquet")
+    return df.sort(sorted(c for c in ("game", "seat") if c in df.columns))
+
+
+@pytest.mark.parametrize(("game", "args"), [("palais-royal", ["--players", "2"]), ("palastgefluester", [])])
+def test_the_shown_set_plays_the_same_games_as_the_standard_one(tmp_path: Path, game: str, args: list[str]) -> None:
+    shown = tmp_path / "set.toml"
+    assert _show(game, shown).exit_code == 0
+    base = ["simulate", "--game", game, "--games", "6", "--workers", "1", "--seed", "3", *args]
+    for name, extra in (("standard", []), ("shown", ["--components", str(shown)])):
+        result = runner.invoke(app, [*base, "--out", str(tmp_path / name), *extra])
+        assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "shown" / "manifest.json").read_text())
+    assert manifest["settings"]["components"] == str(shown.resolve())  # the file was played, not the standard set
+    for table in ("games", "seats"):
+        standard, mine = _tables(tmp_path / "standard", table), _tables(tmp_path / "shown", table)
+        assert len(standard) > 0 and standard.equals(mine), table
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_binary_component_file_is_one_line_naming_the_file(tmp_path: Path, game: str) -> None:
+    garbage = tmp_path / "garbage.toml"
+    garbage.write_bytes(b"\xff\xfe\x00\x81 not text" * 10)
+    result = runner.invoke(
+        app, ["simulate", "--game", game, "--out", str(tmp_path / "run"), "--games", "2", "--components", str(garbage)]
+    )
+    assert result.exit_code == 2
+    assert result.output.strip() == f"error: {garbage}: not a UTF-8 TOML file (a component set is text)"
+
+
+def test_a_binary_manifest_names_the_file(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "manifest.json").write_bytes(b"\xff\xfe\x00\x81")
+    for args in (["report", "all", str(run_dir)], ["simulate", "--out", str(run_dir), "--resume"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"error: {run_dir / 'manifest.json'}"), result.output
+
+
+def _commands(group, path=()):
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            yield from _commands(command, (*path, name))
+        else:
+            yield (*path, name), command
+
+
+def test_dash_s_is_the_seed_everywhere() -> None:
+    found = 0
+    for path, command in _commands(typer.main.get_command(app)):
+        for param in command.params:
+            if "-s" in param.opts:
+                found += 1
+                assert "--seed" in param.opts, f"palais {' '.join(path)}: -s is {param.opts}"
+    assert found >= 5
+    result = runner.invoke(app, ["balance", "nobles", "--out", "x", "-s", "7", "--budget", "0"])
+    assert result.exit_code == 2 and "unknown strategy" not in result.output and "--budget" in result.output
