@@ -94,6 +94,13 @@ def test_simulate_plays_palastgefluester_with_the_variant_tie_break(tmp_path: Pa
     assert set(games_table(tmp_path / "r")["tiebreak"]) == {"noted"}
 
 
+def test_variant_is_the_rulebooks_name_for_the_noted_tie_break(tmp_path: Path) -> None:
+    code, out = palais("simulate", "--game", PG, "--tiebreak", "variant", "-n", "4", "-w", "1", "-o", tmp_path / "r")
+    assert code == 0, out
+    assert settings_of(tmp_path / "r")["rules"] == {"tiebreak": "noted"}
+    assert set(games_table(tmp_path / "r")["tiebreak"]) == {"noted"}
+
+
 def test_simulate_takes_every_palais_royal_option(tmp_path: Path) -> None:
     args = ("--layout", "first-game", "--gold-limit", "57", "--start-gold", "1,1", "--strategies", "greedy,random")
     code, out = palais("simulate", *args, "-n", "4", "-w", "1", "-o", tmp_path / "r")
@@ -124,7 +131,9 @@ def test_every_playing_command_takes_the_tie_break(command: str, args: tuple[str
         assert settings_of(run_dir)["rules"] == {"tiebreak": "noted"}
         assert set(games_table(run_dir)["tiebreak"]) == {"noted"}
     code, out = palais(command, *args, "--game", PG, "--tiebreak", "x", *out_dir)
-    assert code == 2 and out.strip() == "error: --tiebreak of palastgefluester must be display or noted, got 'x'"
+    assert (
+        code == 2 and out.strip() == "error: --tiebreak of palastgefluester must be display, noted or variant, got 'x'"
+    )
 
 
 @pytest.mark.parametrize("command", ["simulate", "match", "ladder", "bench", "play", "tune"])

@@ -117,8 +117,11 @@ def test_rules_are_kept_without_their_defaults_and_checked_by_the_game():
     assert Settings(rules={"start_gold": [1, 2]}) == Settings(rules={"start_gold": "1,2"})
     with pytest.raises(ValueError, match=r"--tiebreak: not a rule option of palais-royal \(its rule options: --layout"):
         Settings(rules={"tiebreak": "noted"})
-    with pytest.raises(ValueError, match="--tiebreak of palastgefluester must be display or noted, got 'variant'"):
-        Settings(game="palastgefluester", players=4, rules={"tiebreak": "variant"})
+    with pytest.raises(
+        ValueError, match="--tiebreak of palastgefluester must be display, noted or variant, got 'draw'"
+    ):
+        Settings(game="palastgefluester", players=4, rules={"tiebreak": "draw"})
+    assert Settings(game="palastgefluester", players=4, rules={"tiebreak": "variant"}).rules == {"tiebreak": "noted"}
     with pytest.raises(ValueError, match="--gold-limit of palais-royal: a whole number of gold is needed"):
         Settings(rules={"gold_limit": "lots"})
 

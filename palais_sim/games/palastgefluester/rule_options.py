@@ -10,9 +10,15 @@ from typing import Any
 from palais_sim.core.rule_options import RuleOption, parse_rules
 from palais_sim.games.palastgefluester.state import TIEBREAKS
 
+
+# "variant" is the rulebook's name for the noted tie-break; it reads as "noted" (runs store "noted").
+def _tiebreak(value: Any) -> str:
+    return "noted" if value == "variant" else str(value)
+
+
 OPTIONS: tuple[RuleOption, ...] = (
-    RuleOption("tiebreak", "display", "a tie of points: display (the rules) or noted (the variant)",
-               choices=tuple(TIEBREAKS), metavar="|".join(TIEBREAKS)),
+    RuleOption("tiebreak", "display", "a tie of points: display (the rules) or noted (the variant; 'variant' says the "
+               "same)", _tiebreak, choices=(*TIEBREAKS, "variant"), metavar="|".join(TIEBREAKS)),
 )  # fmt: skip
 
 
