@@ -7,18 +7,9 @@ codes), so what it calls allowed is what ``components.parse_components`` accepts
 
 from __future__ import annotations
 
-import textwrap
-from importlib import resources
-
+from palais_sim.core.toml_guide import commented_guide, guided_data_file
 from palais_sim.games.palais_royal.board import EDGE_FIELDS, PARK_SIZE, ROOM_CODES
 from palais_sim.games.palais_royal.components import CARD_KEYS, PRIVILEGES
-
-WIDTH = 116
-
-
-def _entry(label: str, text: str) -> str:
-    head = f"# {label:<15}"
-    return textwrap.fill(text, WIDTH, initial_indent=head, subsequent_indent="#" + " " * (len(head) - 1)) + "\n"
 
 
 def guide() -> str:
@@ -46,15 +37,9 @@ def guide() -> str:
                        "colour it needs (Madame's violet, the King's turquoise), >= 0; points: its points at the "
                        f"end, >= 0; privilege: optional, one of {', '.join(PRIVILEGES)}."),
     ]  # fmt: skip
-    return (
-        textwrap.fill(intro, WIDTH, initial_indent="# ", subsequent_indent="# ")
-        + "\n#\n"
-        + "".join(_entry(label, text) for label, text in entries)
-        + "#\n"
-    )
+    return commented_guide(intro, entries)
 
 
 def standard_toml() -> str:
     """The guide, then the packaged standard set unchanged (it loads back to the standard set's hash)."""
-    data = resources.files("palais_sim").joinpath("data/standard.toml").read_text(encoding="utf-8")
-    return guide() + data
+    return guided_data_file(guide(), "standard.toml")

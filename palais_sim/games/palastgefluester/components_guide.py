@@ -8,17 +8,8 @@ is, so the file loads back to the standard set (the same content hash).
 
 from __future__ import annotations
 
-import textwrap
-from importlib import resources
-
+from palais_sim.core.toml_guide import commented_guide, guided_data_file
 from palais_sim.games.palastgefluester.components import PERSON_IDS, PERSONS
-
-WIDTH = 116
-
-
-def _entry(label: str, text: str) -> str:
-    head = f"# {label:<10}"
-    return textwrap.fill(text, WIDTH, initial_indent=head, subsequent_indent="#" + " " * (len(head) - 1)) + "\n"
 
 
 def guide() -> str:
@@ -44,15 +35,9 @@ def guide() -> str:
                    "it, each count 2 up to the number of colours, each points >= 1 (a count missing here cannot be "
                    "played)."),
     ]  # fmt: skip
-    return (
-        textwrap.fill(intro, WIDTH, initial_indent="# ", subsequent_indent="# ")
-        + "\n#\n"
-        + "".join(_entry(label, text) for label, text in entries)
-        + "#\n"
-    )
+    return commented_guide(intro, entries)
 
 
 def standard_toml() -> str:
     """The guide, then the packaged standard set unchanged (it loads back to the standard set's hash)."""
-    data = resources.files("palais_sim").joinpath("data/palastgefluester.toml").read_text(encoding="utf-8")
-    return guide() + data
+    return guided_data_file(guide(), "palastgefluester.toml")
