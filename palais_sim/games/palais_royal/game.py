@@ -115,6 +115,7 @@ STRATEGIES: dict[str, str] = {
     "lookahead": "strategies.palais_royal.lookahead:LookaheadStrategy",
     "restricted": "strategies.palais_royal.restricted:RestrictedStrategy",
     "ismcts": "strategies.palais_royal.ismcts:IsmctsStrategy",
+    "expert": "strategies.palais_royal.expert:ExpertStrategy",
     "search": "strategies.common.search:SearchStrategy",
 }
 
@@ -130,7 +131,10 @@ class PalaisRoyal:
     default_max_rounds = 100
     components_hint = "a component-set TOML (default: the standard set)"
     strategies: Mapping[str, str] = STRATEGIES
-    sources = game_sources(Path(__file__).parent, PROJECT / "strategies" / "palais_royal")
+    sources = game_sources(
+        Path(__file__).parent, PROJECT / "strategies" / "palais_royal",
+        ("palais_royal_leaf_value.json", "palais_royal_expert.json"),
+    )  # fmt: skip
     default_strategy = "greedy"
     # `palais simulate` alone shows what the tool is for: the five heuristic styles in a two-player round robin, each
     # setup seed played in both seatings (`random` loses every game and its games drag on).
