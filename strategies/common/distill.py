@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Sequence
+from operator import mul
 from pathlib import Path
 from typing import Any
 
@@ -60,22 +61,20 @@ class LinearPolicy:
 
     def scores(self, kind: str, rows: list[list[float]]) -> list[float]:
         w = self.weights.get(kind) or self.weights[""]
-        out = []
-        for row in rows:
-            z = 0.0
-            for a, b in zip(w, row, strict=True):
-                z += a * b
-            out.append(z)
-        return out
+        return [sum(map(mul, w, row)) for row in rows]  # left to right from 0, as a loop would add them
 
     def best(self, kind: str, rows: list[list[float]]) -> int:
         """The index of the best-scored row (the first of equals)."""
-        scores = self.scores(kind, rows)
-        best = 0
-        for i in range(1, len(scores)):
-            if scores[i] > scores[best]:
-                best = i
-        return best
+        return best_index(self.scores(kind, rows))
+
+
+def best_index(scores: list[float]) -> int:
+    """The index of the highest score (the first of equals)."""
+    best = 0
+    for i in range(1, len(scores)):
+        if scores[i] > scores[best]:
+            best = i
+    return best
 
 
 # ---------------------------------------------------------------------------------------------- the training table

@@ -1,15 +1,17 @@
-"""``expert``: the search's judgement at a fraction of its cost, a policy distilled from ``ismcts``.
+"""``expert``: a policy distilled from ``ismcts``, the prior of a small search.
 
 At each decision the search would search (not the card, draw and keep decisions, which ``ismcts`` leaves to its
 rollout strategy too), ``expert`` takes the search's own candidates (``IsmctsStrategy.candidates``), describes each
-by its after-state at the end of the seat's turn and by the move itself (``expert_features``), and plays the one a
-linear policy scores best. The policy was fitted on the choices of ``ismcts:budget=30,horizon=2`` in its self-play
-(``python -m strategies.palais_royal.expert_train``; the model file ``palais_sim/data/palais_royal_expert.json``
-records its command, data size, seed and held-out figures).
+by its after-state at the end of the seat's turn, the other seats' replies and the move itself
+(``expert_features``), and scores it with a linear policy fitted on the choices of ``ismcts:budget=30,horizon=2``
+in its self-play (``python -m strategies.palais_royal.expert_train``; the model file
+``palais_sim/data/palais_royal_expert.json`` records its commands, data size, seed and held-out figures).
 
-With ``budget`` above 0 the policy is the prior of a small search: the ``top`` candidates it scores best are searched
-by ``ismcts``' sequential-halving root (horizon ``horizon``), the policy's own choice kept unless another is clearly
-better. From round ``base_after`` the base style alone plays (``ismcts``' safety net).
+The ``top`` (3) candidates the policy scores best are then searched by ``ismcts``' sequential-halving root with
+``budget`` (8) rollouts of ``horizon`` (2) rounds, the policy's own choice played unless another is clearly better.
+``budget=0`` plays the policy's choice alone; with ``margin`` above 0 only the decisions where its best score leads
+the second by less than ``margin`` are searched. From round ``base_after`` the base style alone plays (``ismcts``'
+safety net). Strength and cost: ``docs/notes/2026-11-26-expert.md``.
 
 Fair play: everything is read from the seat's view; the other hands are a determinization's.
 """
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from palais_sim.games.palais_royal.rules import Decision
 from palais_sim.games.palais_royal.view import PlayerView
-from strategies.common.distill import LinearPolicy
+from strategies.common.distill import LinearPolicy, best_index
 from strategies.common.search import choice_key
 from strategies.palais_royal.expert_features import FEATURES, candidate_features
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
@@ -45,13 +47,17 @@ class ExpertStrategy:
     name = "expert"
 
     def __init__(
-        self, budget: int = 0, top: int = 3, horizon: int = 2, base_after: int = 40, model: str = "",
+        self, budget: int = 8, top: int = 3, margin: float = 0.0, horizon: int = 2, base_after: int = 40,
+        model: str = "",
     ) -> None:  # fmt: skip
         if budget < 0:
             raise ValueError(f"budget must be 0 (the policy alone) or a number of rollouts, got {budget}")
         if top < 2:
             raise ValueError(f"top must be at least 2 candidates, got {top}")
+        if margin < 0:
+            raise ValueError(f"margin must be 0 (search every decision) or a policy score gap, got {margin}")
         self.budget = int(budget)
+        self.margin = float(margin)
         self.top = int(top)
         self.base_after = int(base_after)
         self._search = IsmctsStrategy(budget=max(1, self.budget), horizon=horizon, base_after=base_after)
@@ -88,7 +94,9 @@ class ExpertStrategy:
         choices, rows = described
         scores = self.policy.scores(decision.kind, rows)
         if self.budget == 0:
-            return choices[self.policy.best(decision.kind, rows)]
+            return choices[best_index(scores)]
         order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))[: self.top]
+        if self.margin > 0.0 and scores[order[0]] - scores[order[1]] >= self.margin:
+            return choices[order[0]]  # the policy is sure enough: no search
         ranked = [(choice_key(choices[i]), choices[i]) for i in order]
         return self._search.decide(view, decision, Node(), ranked)

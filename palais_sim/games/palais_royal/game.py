@@ -146,8 +146,9 @@ class PalaisRoyal:
     comparison_players = 2
     ladder = ("random", "greedy", "economy", "seals", "park", "cards")
     tune_pool = "greedy,economy,seals,park,cards"
-    # a heuristic and a search (with the leaf value at its 2-round horizon: +200 Elo over greedy, docs/studies.md)
-    skill_levels = ("greedy", "lookahead:budget=8,horizon=2")
+    # a heuristic and the distilled search (+127 Elo over lookahead:budget=8,horizon=2, which stays available by
+    # name; docs/notes/2026-11-26-expert.md)
+    skill_levels = ("greedy", "expert")
     rule_settings: Mapping[str, str] = {
         "layout": "random", "gold_limit": "unlimited", "start_gold": "the rulebook's 0,1,2,3",
     }  # fmt: skip
