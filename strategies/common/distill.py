@@ -84,8 +84,11 @@ class Recorder:
     """A seat of teacher self-play: the teacher decides; where the student would decide, each candidate's features
     and the teacher's analysis of it are appended to ``rows``."""
 
-    def __init__(self, teacher: Any, student: Any, rows: list[dict], game: int, rng: random.Random) -> None:
+    def __init__(
+        self, teacher: Any, student: Any, rows: list[dict], game: int, rng: random.Random, play: str = "teacher"
+    ) -> None:
         self.teacher, self.student, self.rows, self.game, self.rng = teacher, student, rows, game, rng
+        self.play = play  # who plays the recorded decisions: the teacher, or the student (DAgger: its own positions)
         self.name = getattr(teacher, "name", "teacher")
 
     def choose(self, view: Any, decision: Any) -> object:
@@ -105,22 +108,25 @@ class Recorder:
                 "value": seen.value if seen and seen.visits else float("nan"),
                 "played": bool(seen.played) if seen else False,
             })  # fmt: skip
-        return played
+        return self.student.choose(view, decision) if self.play == "student" else played
 
 
 def generate(
     game_name: str, teacher: str, student: Callable[[], Any], games: int, seed: int, players: int = 2,
-    progress: Callable[[int, list[dict]], None] | None = None,
+    progress: Callable[[int, list[dict]], None] | None = None, play: str = "teacher",
 ) -> list[dict]:  # fmt: skip
-    """Teacher self-play of ``games`` games from ``seed``; the training rows (``COLUMNS``). ``progress(games, rows)``
-    after every game (to report, or to write what there is so far)."""
+    """Self-play of ``games`` games from ``seed``, by the teacher (or with ``play="student"`` by the student, the
+    teacher's analysis still recorded: the positions the student reaches); the training rows (``COLUMNS``).
+    ``progress(games, rows)`` after every game (to report, or to write what there is so far)."""
+    if play not in ("teacher", "student"):
+        raise ValueError(f"play must be teacher or student, not {play!r}")
     game = get_game(game_name)
     context = game.context({"players": players})
     rng = random.Random(seed)
     rows: list[dict] = []
     pupil = student()
     for g in range(games):
-        seats = [Recorder(load_strategy(teacher, game.name), pupil, rows, g, rng) for _ in range(players)]
+        seats = [Recorder(load_strategy(teacher, game.name), pupil, rows, g, rng, play) for _ in range(players)]
         game.play(context, rng.getrandbits(63), seats)
         if progress is not None:
             progress(g + 1, rows)

@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     gen.add_argument("--players", type=int, default=2)
     gen.add_argument("--teacher", default=TEACHER)
     gen.add_argument("--out", type=Path, required=True)
+    gen.add_argument("--play", choices=("teacher", "student"), default="teacher",
+                     help="who plays: the teacher, or expert itself (the teacher's analysis recorded)")  # fmt: skip
     fitp = sub.add_parser("fit", help="fit the policy on one or more tables")
     fitp.add_argument("tables", nargs="+", type=Path)
     fitp.add_argument("--seed", type=int, default=1)
@@ -51,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
                 write_table(rows, args.out)
                 print(f"{games} games, {time.process_time() - start:.0f} CPU-s", file=sys.stderr, flush=True)
 
-        rows = generate("palais-royal", args.teacher, ExpertStrategy, args.games, args.seed, args.players, progress)
+        rows = generate(
+            "palais-royal", args.teacher, ExpertStrategy, args.games, args.seed, args.players, progress, args.play
+        )
         write_table(rows, args.out)
         print(f"{args.out}: {len(rows)} candidates, {args.games} games, {time.process_time() - start:.0f} CPU-s")
         return 0

@@ -83,6 +83,22 @@ def test_the_pipeline_reproduces_a_small_model_from_a_fixed_seed(tmp_path: Path)
     assert expert_train.main(["fit", str(tmp_path / "missing.parquet")]) == 1
 
 
+def test_the_student_can_play_the_recorded_games() -> None:
+    """With the student playing (its own positions, the teacher's analysis recorded), the games differ from the
+    teacher's own, and every decision still has the teacher's choice among its candidates or none of them."""
+    teacher = "ismcts:budget=2,horizon=1"
+
+    def student() -> ExpertStrategy:
+        return ExpertStrategy(budget=0)
+
+    own = generate("palais-royal", teacher, student, 1, seed=4, play="student")
+    taught = generate("palais-royal", teacher, student, 1, seed=4)
+    assert own and own != taught
+    assert max(pl.DataFrame(own).group_by("decision").agg(pl.col("played").sum())["played"]) == 1
+    with pytest.raises(ValueError, match="play"):
+        generate("palais-royal", teacher, student, 1, seed=4, play="both")
+
+
 def _state_at(seed: int, turns: int):
     state = new_game(COMPONENTS, RuleOptions(players=2), seed)
     greedy = load_strategy("greedy")
