@@ -55,7 +55,9 @@ for comps in (load_components(), load_components(variant)):
 # value calls the game): their rollouts run the compiled heuristics, engine and leaf value
 searches = ["ismcts:budget=3", "lookahead:budget=3", "ismcts:budget=3,root=ucb"]
 cut = ["ismcts:budget=3,horizon=1", "ismcts:budget=3,settle=0.3", "lookahead:budget=3,settle=0.3"]
-for game, search in enumerate(searches + ["search:budget=3", *cut]):
+# the distilled player: its policy alone, and as the prior of a small search
+experts = ["expert:budget=0", "expert:budget=4,top=2"]
+for game, search in enumerate(searches + ["search:budget=3", *cut, *experts]):
     options = RuleOptions(players=2, max_rounds=60)
     result = play_game(load_components(), options, 2000 + game, load_strategies(search + ",greedy", 2))
     record = result.to_json()
@@ -84,7 +86,7 @@ def run_games(tmp_path: Path, pure: bool) -> dict:
 def test_the_compiled_and_the_pure_engine_play_identical_games(tmp_path: Path) -> None:
     compiled, pure = run_games(tmp_path, pure=False), run_games(tmp_path, pure=True)
     assert compiled["build"]["compiled"] is True and pure["build"]["compiled"] is False
-    assert len(compiled["games"]) == 48 + 7
+    assert len(compiled["games"]) == 48 + 9
     for a, b in zip(compiled["games"], pure["games"], strict=True):
         assert a == b, f"game seed {a['seed']} differs between the compiled and the pure engine"
 

@@ -102,7 +102,7 @@ def test_the_facts_of_a_game(game: Game) -> None:
     assert isinstance(game.default_max_rounds, int) and game.default_max_rounds >= 1
     # "the files whose contents decide a game's outcome": the game's own module among them, every one there
     sources = [Path(p).resolve() for p in game.sources]
-    assert sources and all(p.suffix == ".py" and p.is_file() for p in sources)
+    assert sources and all(p.suffix in (".py", ".json") and p.is_file() for p in sources)  # code and fitted models
     module = Path(inspect.getfile(type(game))).resolve()  # game.py, or a compiled game.cpython-*.so beside it
     assert module.with_name(module.name.split(".")[0] + ".py") in sources
     # "its rule options": each with a name no run setting has, a help line, and its default among its values

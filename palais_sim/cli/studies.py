@@ -16,7 +16,10 @@ import typer
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail, stopped
 
 StrategyOpt = typer.Option(
-    None, "--strategy", help="A skill level (repeat for several) \\[default: greedy and lookahead:budget=8,horizon=2]"
+    None,
+    "--strategy",
+    help="A skill level (repeat for several) \\[default: the game's study levels (palais games): greedy and expert; "
+    "heuristic and random]",
 )
 SeedOpt = typer.Option(1, "--seed", "-s", help="Root seed: every arm plays the groups 0..G-1 of it")
 MarginOpt = typer.Option(2.0, "--margin", help="Equivalence margin in percentage points of win share")

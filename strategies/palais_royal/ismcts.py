@@ -304,9 +304,11 @@ class IsmctsStrategy:
         return best
 
     # ------------------------------------------------------------------ the actions
-    def candidates(self, view: PlayerView, decision: Decision) -> list[tuple[object, object]]:
+    def candidates(
+        self, view: PlayerView, decision: Decision, votes: dict[object, int] | None = None
+    ) -> list[tuple[object, object]]:
         """The actions searched at ``decision``, as ``(key, choice)``; the rollout strategy's choice first (the first
-        one tried), duplicates removed."""
+        one tried), duplicates removed. ``votes``, if given, counts how many styles chose each key (``expert``)."""
         seen: dict[object, object] = {}
 
         def add(choice: object) -> None:
@@ -316,7 +318,11 @@ class IsmctsStrategy:
 
         add(self._rollout.choose(view, decision))
         for style in self.styles:
-            add(style.choose(view, decision))
+            choice = style.choose(view, decision)
+            add(choice)
+            if votes is not None:
+                key = choice_key(choice)
+                votes[key] = votes.get(key, 0) + 1
         kind = decision.kind
         if kind == "cards":
             options = card_options(view, decision)

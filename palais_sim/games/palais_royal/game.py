@@ -119,6 +119,7 @@ STRATEGIES: dict[str, str] = {
     "lookahead": "strategies.palais_royal.lookahead:LookaheadStrategy",
     "restricted": "strategies.palais_royal.restricted:RestrictedStrategy",
     "ismcts": "strategies.palais_royal.ismcts:IsmctsStrategy",
+    "expert": "strategies.palais_royal.expert:ExpertStrategy",
     "search": "strategies.common.search:SearchStrategy",
 }
 
@@ -134,7 +135,10 @@ class PalaisRoyal:
     default_max_rounds = 100
     components_hint = "a component-set TOML (default: the standard set)"
     strategies: Mapping[str, str] = STRATEGIES
-    sources = game_sources(Path(__file__).parent, PROJECT / "strategies" / "palais_royal")
+    sources = game_sources(
+        Path(__file__).parent, PROJECT / "strategies" / "palais_royal",
+        ("palais_royal_leaf_value.json", "palais_royal_expert.json"),
+    )  # fmt: skip
     default_strategy = "greedy"
     # `palais simulate` alone shows what the tool is for: the five heuristic styles in a two-player round robin, each
     # setup seed played in both seatings (`random` loses every game and its games drag on).
@@ -146,8 +150,9 @@ class PalaisRoyal:
     comparison_players = 2
     ladder = ("random", "greedy", "economy", "seals", "park", "cards")
     tune_pool = "greedy,economy,seals,park,cards"
-    # a heuristic and a search (with the leaf value at its 2-round horizon: +200 Elo over greedy, docs/studies.md)
-    skill_levels = ("greedy", "lookahead:budget=8,horizon=2")
+    # a heuristic and the distilled search (+127 Elo over lookahead:budget=8,horizon=2, which stays available by
+    # name; docs/notes/2026-11-26-expert.md)
+    skill_levels = ("greedy", "expert")
     rule_options: tuple[RuleOption, ...] = OPTIONS  # layout, gold_limit, start_gold (rule_options.py)
     report_sections = "palais_sim.games.palais_royal.analysis.sections:SECTIONS"
     setup_columns = ("layout",)  # the room layout a game was played on

@@ -22,6 +22,7 @@ GOLDEN_GAMES: dict[str, tuple[int, int, str, str, int]] = {
     "greedy-4p-random-layout": (4, 2, "greedy", "random", 100),
     "random-vs-greedy-3p": (3, 3, "random,greedy,greedy", "PMS/KGD/COB", 100),
     "random-2p-short": (2, 4, "random", "random", 12),
+    "expert-vs-greedy-2p": (2, 5, "expert,greedy", "random", 100),  # the distilled player and its model file
 }
 
 

@@ -1,0 +1,264 @@
+"""Distilling a search into a policy over its candidates, for any game: the training table, the fit and the model.
+
+A *student* is a strategy that can describe the candidates of a decision (``featurize(view, decision, rng)``: the
+choices and one feature row each, or ``None`` where it leaves the decision to its base player) and score them with a
+:class:`LinearPolicy`. A *teacher* is a search that can ``analyse`` a decision (every candidate with its visits, mean
+reward and whether it plays it, as ``IsmctsStrategy.analyse`` gives them).
+
+- :func:`generate` plays teacher self-play through the game interface (``GAME.context`` and ``GAME.play``, the
+  tournament runner's own calls) and records, at every decision the student would decide, each candidate's features
+  with the teacher's visits, mean reward and choice: a Parquet table, one row per candidate.
+- :func:`fit` fits a conditional logit (a softmax over each decision's candidates of a linear score, one weight
+  vector per decision kind) to the teacher's choices, its visits or a softmax of its mean rewards, L2-regularised,
+  on the decisions of 80% of the games; the rest give the held-out figures (log-loss, agreement with the teacher).
+- :class:`LinearPolicy` is the fitted model in plain Python (the same floating-point operations in the Python source
+  and the compiled build): a score per candidate, the best one played.
+
+``python -m strategies.common.distill`` (see ``main``) runs the two steps; the model file records its command, data
+size, seed and held-out figures.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from operator import mul
+from pathlib import Path
+from typing import Any
+
+from palais_sim.games import get_game
+from palais_sim.registry import load_strategy
+from strategies.common.search import choice_key
+
+# what the policy imitates: the teacher's choice, its visit distribution, or a softmax of its mean rewards
+TARGETS = ("played", "visits", "value")
+COLUMNS = ("game", "decision", "seat", "round", "kind", "candidate", "features", "visits", "value", "played")
+
+
+class LinearPolicy:
+    """A linear score per decision kind over a candidate's features (a kind without its own weights uses the
+    shared ones, ``""``)."""
+
+    def __init__(self, features: Sequence[str], weights: dict[str, list[float]], meta: dict | None = None) -> None:
+        self.features = tuple(features)
+        self.weights = weights
+        self.meta = meta or {}
+        for kind, w in weights.items():
+            if len(w) != len(self.features):
+                raise ValueError(f"kind {kind!r} has {len(w)} weights for {len(self.features)} features")
+
+    @classmethod
+    def load(cls, path: Path, features: Sequence[str]) -> LinearPolicy:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if tuple(data["features"]) != tuple(features):
+            raise ValueError(f"{path}: fitted on other features than today's {len(features)}: refit it")
+        weights = {kind: [float(x) for x in w] for kind, w in data["weights"].items()}
+        return cls(data["features"], weights, {k: v for k, v in data.items() if k not in ("features", "weights")})
+
+    def to_json(self) -> dict:
+        return {"features": list(self.features), "weights": self.weights, **self.meta}
+
+    def scores(self, kind: str, rows: list[list[float]]) -> list[float]:
+        w = self.weights.get(kind) or self.weights[""]
+        return [sum(map(mul, w, row)) for row in rows]  # left to right from 0, as a loop would add them
+
+    def best(self, kind: str, rows: list[list[float]]) -> int:
+        """The index of the best-scored row (the first of equals)."""
+        return best_index(self.scores(kind, rows))
+
+
+def best_index(scores: list[float]) -> int:
+    """The index of the highest score (the first of equals)."""
+    best = 0
+    for i in range(1, len(scores)):
+        if scores[i] > scores[best]:
+            best = i
+    return best
+
+
+# ---------------------------------------------------------------------------------------------- the training table
+
+
+class Recorder:
+    """A seat of teacher self-play: the teacher decides; where the student would decide, each candidate's features
+    and the teacher's analysis of it are appended to ``rows``."""
+
+    def __init__(
+        self, teacher: Any, student: Any, rows: list[dict], game: int, rng: random.Random, play: str = "teacher"
+    ) -> None:
+        self.teacher, self.student, self.rows, self.game, self.rng = teacher, student, rows, game, rng
+        self.play = play  # who plays the recorded decisions: the teacher, or the student (DAgger: its own positions)
+        self.name = getattr(teacher, "name", "teacher")
+
+    def choose(self, view: Any, decision: Any) -> object:
+        described = self.student.featurize(view, decision, random.Random(self.rng.getrandbits(64)))
+        if described is None:
+            return self.teacher.choose(view, decision)
+        choices, features = described
+        analysis = {choice_key(c.choice): c for c in self.teacher.analyse(view, decision)}
+        played = next((c.choice for c in analysis.values() if c.played), None)
+        decision_id = self.rows[-1]["decision"] + 1 if self.rows else 0  # unique in the table
+        for i, (choice, row) in enumerate(zip(choices, features, strict=True)):
+            seen = analysis.get(choice_key(choice))
+            self.rows.append({
+                "game": self.game, "decision": decision_id, "seat": decision.seat, "round": int(view.round),
+                "kind": decision.kind, "candidate": i, "features": row,
+                "visits": seen.visits if seen else 0,
+                "value": seen.value if seen and seen.visits else float("nan"),
+                "played": bool(seen.played) if seen else False,
+            })  # fmt: skip
+        return self.student.choose(view, decision) if self.play == "student" else played
+
+
+def generate(
+    game_name: str, teacher: str, student: Callable[[], Any], games: int, seed: int, players: int = 2,
+    progress: Callable[[int, list[dict]], None] | None = None, play: str = "teacher",
+) -> list[dict]:  # fmt: skip
+    """Self-play of ``games`` games from ``seed``, by the teacher (or with ``play="student"`` by the student, the
+    teacher's analysis still recorded: the positions the student reaches); the training rows (``COLUMNS``).
+    ``progress(games, rows)`` after every game (to report, or to write what there is so far)."""
+    if play not in ("teacher", "student"):
+        raise ValueError(f"play must be teacher or student, not {play!r}")
+    game = get_game(game_name)
+    context = game.context({"players": players})
+    rng = random.Random(seed)
+    rows: list[dict] = []
+    pupil = student()
+    for g in range(games):
+        seats = [Recorder(load_strategy(teacher, game.name), pupil, rows, g, rng, play) for _ in range(players)]
+        game.play(context, rng.getrandbits(63), seats)
+        if progress is not None:
+            progress(g + 1, rows)
+    return rows
+
+
+def write_table(rows: list[dict], path: Path) -> None:
+    import polars as pl
+
+    pl.DataFrame(rows, schema_overrides={"features": pl.List(pl.Float64)}).write_parquet(path)
+
+
+# ---------------------------------------------------------------------------------------------- the fit
+
+
+def _targets(table: Any, target: str, temperature: float) -> Any:
+    """Per candidate row, the probability the policy should give it (each decision's rows sum to 1)."""
+    import numpy as np
+
+    if target == "played":
+        return table["played"].to_numpy().astype(float)
+    dec = table["uid"].to_numpy()
+    if target == "visits":
+        visits = table["visits"].to_numpy().astype(float)
+        starts = np.flatnonzero(np.r_[True, dec[1:] != dec[:-1]])
+        seg = np.cumsum(np.r_[True, dec[1:] != dec[:-1]]) - 1
+        return visits / np.maximum(1.0, np.add.reduceat(visits, starts))[seg]
+    value = np.nan_to_num(table["value"].to_numpy(), nan=-1.0)
+    out = np.zeros(len(value))
+    starts = np.flatnonzero(np.r_[True, dec[1:] != dec[:-1]])
+    for a, b in zip(starts, [*starts[1:], len(dec)], strict=True):
+        v = value[a:b]
+        seen = v > -0.5
+        z = np.where(seen, v / temperature, -np.inf)
+        z = np.exp(z - z[seen].max())
+        out[a:b] = z / z.sum()
+    return out
+
+
+def fit(
+    table: Any, features: Sequence[str], target: str = "played", l2: float = 1e-3, temperature: float = 0.02,
+    seed: int = 1, holdout: float = 0.2, by_kind: bool = True,
+) -> tuple[LinearPolicy, dict]:  # fmt: skip
+    """A conditional logit fitted on the decisions of ``1 - holdout`` of the games (chosen from ``seed``); the policy
+    and its held-out figures (per kind: decisions, log-loss, agreement with the teacher's choice, and the base
+    choice's agreement for comparison)."""
+    import numpy as np
+    import polars as pl
+    from scipy.optimize import minimize
+
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
+    table = table.with_columns(uid=pl.struct("file", "game", "decision").rank("dense") if "file" in table.columns
+                               else pl.struct("game", "decision").rank("dense")).sort("uid", "candidate")  # fmt: skip
+    # decisions the teacher played a listed candidate at
+    ok = table.group_by("uid").agg(pl.col("played").sum().alias("n"))
+    table = table.join(ok.filter(pl.col("n") == 1).select("uid"), on="uid").sort("uid", "candidate")
+    games = sorted(set(zip(table["file"].to_list() if "file" in table.columns else [0] * len(table),
+                           table["game"].to_list(), strict=True)))  # fmt: skip
+    rng = random.Random(seed)
+    rng.shuffle(games)
+    held = set(games[: int(len(games) * holdout)])
+    file_col = table["file"].to_list() if "file" in table.columns else [0] * len(table)
+    is_held = np.array([(f, g) in held for f, g in zip(file_col, table["game"].to_list(), strict=True)])
+    x_all = np.array(table["features"].to_list(), dtype=float)
+    q_all = _targets(table, target, temperature)
+    kinds = table["kind"].to_numpy()
+    uid = table["uid"].to_numpy()
+    played = table["played"].to_numpy()
+    weights: dict[str, list[float]] = {}
+    report: dict[str, dict] = {}
+    groups = sorted(set(kinds.tolist())) if by_kind else [""]
+    for kind in groups:
+        mask = (kinds == kind) if kind else np.ones(len(kinds), bool)
+        train, test = mask & ~is_held, mask & is_held
+        w = _fit_logit(x_all[train], q_all[train], uid[train], l2, minimize)
+        weights[kind] = [float(v) for v in w]
+        report[kind or "all"] = _evaluate(x_all[test], played[test], uid[test], w)
+    if by_kind:
+        weights[""] = weights[max(groups, key=lambda k: int((kinds == k).sum()))]
+    meta = {"target": target, "l2": l2, "temperature": temperature, "seed": seed, "held_out": report,
+            "decisions": int(len(set(uid.tolist()))), "candidates": int(len(uid))}  # fmt: skip
+    return LinearPolicy(features, weights, meta), report
+
+
+def _segments(uid: Any) -> tuple[Any, Any]:
+    import numpy as np
+
+    starts = np.flatnonzero(np.r_[True, uid[1:] != uid[:-1]])
+    seg = np.cumsum(np.r_[True, uid[1:] != uid[:-1]]) - 1
+    return starts, seg
+
+
+def _softmax(z: Any, uid: Any) -> Any:
+    import numpy as np
+
+    starts, seg = _segments(uid)
+    zmax = np.maximum.reduceat(z, starts)[seg]
+    e = np.exp(z - zmax)
+    return e / np.add.reduceat(e, starts)[seg]
+
+
+def _fit_logit(x: Any, q: Any, uid: Any, l2: float, minimize: Any) -> Any:
+    import numpy as np
+
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    xs = x / scale
+    n_dec = max(1, len(_segments(uid)[0]))
+
+    def loss(w: Any) -> tuple[float, Any]:
+        p = _softmax(xs @ w, uid)
+        value = -np.sum(q * np.log(p + 1e-12)) / n_dec + l2 * np.sum(w * w)
+        grad = xs.T @ (p - q) / n_dec + 2 * l2 * w
+        return value, grad
+
+    w = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x
+    return w / scale
+
+
+def _evaluate(x: Any, played: Any, uid: Any, w: Any) -> dict:
+    import numpy as np
+
+    if len(uid) == 0:
+        return {"decisions": 0}
+    p = _softmax(x @ w, uid)
+    starts, _ = _segments(uid)
+    ends = [*starts[1:], len(uid)]
+    hits = base_hits = 0
+    for a, b in zip(starts, ends, strict=True):
+        hits += int(played[a + int(np.argmax(p[a:b]))])
+        base_hits += int(played[a])
+    n = len(starts)
+    return {"decisions": n, "log_loss": float(-np.sum(played * np.log(p + 1e-12)) / n),
+            "agreement": hits / n, "base_agreement": base_hits / n}  # fmt: skip

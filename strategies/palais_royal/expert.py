@@ -1,0 +1,102 @@
+"""``expert``: a policy distilled from ``ismcts``, the prior of a small search.
+
+At each decision the search would search (not the card, draw and keep decisions, which ``ismcts`` leaves to its
+rollout strategy too), ``expert`` takes the search's own candidates (``IsmctsStrategy.candidates``), describes each
+by its after-state at the end of the seat's turn, the other seats' replies and the move itself
+(``expert_features``), and scores it with a linear policy fitted on the choices of ``ismcts:budget=30,horizon=2``
+in its self-play (``python -m strategies.palais_royal.expert_train``; the model file
+``palais_sim/data/palais_royal_expert.json`` records its commands, data size, seed and held-out figures).
+
+The ``top`` (3) candidates the policy scores best are then searched by ``ismcts``' sequential-halving root with
+``budget`` (8) rollouts of ``horizon`` (2) rounds, the policy's own choice played unless another is clearly better.
+``budget=0`` plays the policy's choice alone; with ``margin`` above 0 only the decisions where its best score leads
+the second by less than ``margin`` are searched. From round ``base_after`` the base style alone plays (``ismcts``'
+safety net). Strength and cost: ``docs/notes/2026-11-26-expert.md``.
+
+Fair play: everything is read from the seat's view; the other hands are a determinization's.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from palais_sim.games.palais_royal.rules import Decision
+from palais_sim.games.palais_royal.view import PlayerView
+from strategies.common.distill import LinearPolicy, best_index
+from strategies.common.search import choice_key
+from strategies.palais_royal.expert_features import FEATURES, candidate_features
+from strategies.palais_royal.ismcts import IsmctsStrategy, Node
+
+MODEL = Path(__file__).resolve().parent.parent.parent / "palais_sim" / "data" / "palais_royal_expert.json"
+_POLICIES: dict[str, LinearPolicy] = {}
+
+
+def load_policy(path: str | Path = MODEL) -> LinearPolicy:
+    """The fitted policy at ``path``, read once per process."""
+    key = str(path)
+    if key not in _POLICIES:
+        _POLICIES[key] = LinearPolicy.load(Path(path), FEATURES)
+    return _POLICIES[key]
+
+
+class ExpertStrategy:
+    """A linear policy over the search's candidates, fitted on the search's choices (optionally the prior of a small
+    search)."""
+
+    name = "expert"
+
+    def __init__(
+        self, budget: int = 8, top: int = 3, margin: float = 0.0, horizon: int = 2, base_after: int = 40,
+        model: str = "",
+    ) -> None:  # fmt: skip
+        if budget < 0:
+            raise ValueError(f"budget must be 0 (the policy alone) or a number of rollouts, got {budget}")
+        if top < 2:
+            raise ValueError(f"top must be at least 2 candidates, got {top}")
+        if margin < 0:
+            raise ValueError(f"margin must be 0 (search every decision) or a policy score gap, got {margin}")
+        self.budget = int(budget)
+        self.margin = float(margin)
+        self.top = int(top)
+        self.base_after = int(base_after)
+        self._search = IsmctsStrategy(budget=max(1, self.budget), horizon=horizon, base_after=base_after)
+        self._base = self._search._rollout
+        self._styles = len(self._search.styles)
+        self.model = model or str(MODEL)
+        self._policy: LinearPolicy | None = None  # read at the first decision (data generation needs none)
+
+    @property
+    def policy(self) -> LinearPolicy:
+        if self._policy is None:
+            self._policy = load_policy(self.model)
+        return self._policy
+
+    def featurize(
+        self, view: PlayerView, decision: Decision, rng: random.Random
+    ) -> tuple[list[object], list[list[float]]] | None:
+        """The candidates and their features, or ``None`` where the base style decides alone."""
+        if view.round >= self.base_after or decision.kind in self._search.skip:
+            return None
+        votes: dict[object, int] = {}
+        candidates = self._search.candidates(view, decision, votes)
+        if len(candidates) == 1:
+            return None
+        choices = [choice for _, choice in candidates]
+        counts = [votes.get(key, 0) for key, _ in candidates]
+        return choices, candidate_features(view, choices, counts, self._styles, self._base, rng)
+
+    def choose(self, view: PlayerView, decision: Decision) -> object:
+        rng = random.Random(view.rng.getrandbits(64))
+        described = self.featurize(view, decision, rng)
+        if described is None:
+            return self._base.choose(view, decision)
+        choices, rows = described
+        scores = self.policy.scores(decision.kind, rows)
+        if self.budget == 0:
+            return choices[best_index(scores)]
+        order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))[: self.top]
+        if self.margin > 0.0 and scores[order[0]] - scores[order[1]] >= self.margin:
+            return choices[order[0]]  # the policy is sure enough: no search
+        ranked = [(choice_key(choices[i]), choices[i]) for i in order]
+        return self._search.decide(view, decision, Node(), ranked)

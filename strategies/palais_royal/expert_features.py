@@ -1,0 +1,97 @@
+"""What ``expert`` sees of each candidate of a decision: its after-state and the move itself.
+
+The candidates are the search's own (``IsmctsStrategy.candidates``: the styles' choices, the card combinations, one
+movement plan per promising noble, each affordable noble and stopping). For each, one determinization of the seat's
+view (``view.sample_state``: the hidden cards dealt at random, the same deal for every candidate) is played through
+the candidate and on to the end of the seat's turn by the base style (greedy), and the position reached is described
+by the leaf value's features (``leaf_value.features``: the seat's differences to the best other seat in everything it
+owns, plain and scaled by closeness to the end) and its two fitted heads (win chance and worth, as logits); then the
+other seats' replies, played by the base style too up to the seat's next turn, and the two heads and the score lead
+there (a one-round rollout of a deterministic player, on the same deal for every candidate). The move
+itself adds how many of the styles chose it, whether it is the base style's choice and whether it passes (no
+movement, no noble). Everything is read from the seat's own view: the other hands are the sample's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.leaf_value import FEATURES as LEAF_FEATURES
+from palais_sim.games.palais_royal.leaf_value import features as leaf_features
+from palais_sim.games.palais_royal.play import leaf_value
+from palais_sim.games.palais_royal.scoring import final_scores
+from palais_sim.games.palais_royal.state import GameState
+from palais_sim.games.palais_royal.view import PlayerView
+
+FEATURES: tuple[str, ...] = (
+    *LEAF_FEATURES, "win_logit", "worth_logit", "votes", "is_base", "passes", "over",
+    "reply_win_logit", "reply_worth_logit", "reply_lead", "reply_over",
+)  # fmt: skip
+TURN_STEPS = 40  # most decisions played to finish a turn (a turn has about ten; a guard, never reached in practice)
+
+
+def _logit(p: float) -> float:
+    p = min(1.0 - 1e-9, max(1e-9, p))
+    return math.log(p / (1.0 - p))
+
+
+def _passes(choice: object) -> bool:
+    return choice is None or (isinstance(choice, list | tuple) and len(choice) == 0)
+
+
+def after_turn(state: GameState, seat: int, choice: object, base: Any) -> GameState:
+    """``state`` (a copy is made) with ``choice`` applied and the rest of the seat's turn played by ``base``."""
+    state = state.copy()
+    turn = state.turn_no
+    rules.apply(state, choice)
+    for _ in range(TURN_STEPS):
+        if state.over or state.turn_no != turn:
+            break
+        dec = rules.decision(state)
+        if dec.seat != seat:
+            break
+        rules.apply(state, base.choose(PlayerView(state, seat), dec))
+    return state
+
+
+def after_replies(state: GameState, seat: int, base: Any) -> GameState:
+    """``state`` (a copy is made) played on by ``base`` for every seat until ``seat``'s next turn begins."""
+    state = state.copy()
+    for _ in range(TURN_STEPS * state.n):
+        if state.over or state.current == seat:
+            break
+        dec = rules.decision(state)
+        rules.apply(state, base.choose(PlayerView(state, dec.seat), dec))
+    return state
+
+
+def candidate_features(
+    view: PlayerView, choices: list[object], votes: list[int], styles: int, base: Any, rng: random.Random
+) -> list[list[float]]:
+    """One feature row (``FEATURES``) per choice; ``votes[i]``: how many of the ``styles`` chose ``choices[i]``;
+    ``choices[0]`` is the base style's own choice, and ``base`` the style that finishes the turn."""
+    seat = view.seat
+    sample = view.sample_state(rng)
+    model = leaf_value()
+    rows = []
+    for i, choice in enumerate(choices):
+        state = after_turn(sample, seat, choice, base)
+        scores = final_scores(state)
+        row = leaf_features(state, seat, scores)
+        row += [
+            _logit(model.win_chance(state, seat, scores)), _logit(model.worth(state, seat, scores)),
+            votes[i] / max(1, styles), 1.0 if i == 0 else 0.0, 1.0 if _passes(choice) else 0.0,
+            1.0 if state.over else 0.0,
+        ]  # fmt: skip
+        reply = after_replies(state, seat, base)
+        reply_scores = final_scores(reply)
+        lead = reply_scores[seat].total - max(s.total for s in reply_scores if s.seat != seat)
+        row += [
+            _logit(model.win_chance(reply, seat, reply_scores)), _logit(model.worth(reply, seat, reply_scores)),
+            float(lead), 1.0 if reply.over else 0.0,
+        ]  # fmt: skip
+        rows.append(row)
+    return rows

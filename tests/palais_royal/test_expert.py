@@ -1,0 +1,145 @@
+"""``expert``: the shipped policy loads and is part of the code fingerprint, the pipeline reproduces a model from a
+fixed seed, and the player reads nothing but its seat's view."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from palais_sim.games.palais_royal import rules
+from palais_sim.games.palais_royal.components import standard_components
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.setup import new_game
+from palais_sim.games.palais_royal.state import RuleOptions
+from palais_sim.games.palais_royal.view import PlayerView
+from palais_sim.registry import load_strategy
+from palais_sim.tournament.fingerprint import sources
+from strategies.common.distill import LinearPolicy, fit, generate, write_table
+from strategies.palais_royal import expert_train
+from strategies.palais_royal.expert import MODEL, ExpertStrategy, load_policy
+from strategies.palais_royal.expert_features import FEATURES
+
+COMPONENTS = standard_components()
+
+
+def test_the_shipped_model_loads_with_todays_features_and_says_how_it_was_made() -> None:
+    policy = load_policy(MODEL)
+    assert policy.features == FEATURES
+    assert {"move", "recruit", ""} <= set(policy.weights)
+    for key in ("command", "seed", "games", "decisions", "held_out"):
+        assert key in policy.meta, key
+    assert policy.meta["decisions"] > 1000
+    # on held-out games it picks the teacher's noble more often than the teacher's own base choice does (the base
+    # agrees with the teacher's movement within a point or two: there the policy mostly keeps it)
+    held = policy.meta["held_out"]["recruit"]
+    assert held["agreement"] > held["base_agreement"]
+    assert held["decisions"] > 500 and held["log_loss"] < 1.5
+
+
+def test_the_model_file_is_part_of_the_code_fingerprint() -> None:
+    assert MODEL.resolve() in [Path(p).resolve() for p in sources("palais-royal")]
+    assert MODEL.resolve() not in [Path(p).resolve() for p in sources("palastgefluester")]
+
+
+def test_a_policy_scores_linearly_and_refuses_a_model_of_other_features(tmp_path: Path) -> None:
+    policy = LinearPolicy(("a", "b"), {"": [1.0, -2.0], "move": [0.5, 0.0]})
+    assert policy.scores("recruit", [[1.0, 1.0], [3.0, 0.5]]) == [-1.0, 2.0]
+    assert policy.best("recruit", [[1.0, 1.0], [3.0, 0.5]]) == 1
+    assert policy.best("move", [[4.0, 9.0], [3.0, -9.0]]) == 0
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(policy.to_json()), encoding="utf-8")
+    assert LinearPolicy.load(path, ("a", "b")).weights == policy.weights
+    with pytest.raises(ValueError, match="other features"):
+        LinearPolicy.load(path, ("a", "c"))
+    with pytest.raises(ValueError, match="weights"):
+        LinearPolicy(("a", "b"), {"": [1.0]})
+
+
+def test_the_pipeline_reproduces_a_small_model_from_a_fixed_seed(tmp_path: Path) -> None:
+    """Two games of a tiny teacher, recorded twice from the same seed: the same table, and the same fit."""
+    teacher = "ismcts:budget=2,horizon=1"
+    rows = generate("palais-royal", teacher, ExpertStrategy, 2, seed=3)
+    again = generate("palais-royal", teacher, ExpertStrategy, 2, seed=3)
+    assert rows == again and rows
+    assert {r["kind"] for r in rows} <= set(rules.DECISION_KINDS) - {"cards", "draw", "keep"}
+    assert all(len(r["features"]) == len(FEATURES) for r in rows)
+    decisions = pl.DataFrame(rows).group_by("decision").agg(pl.col("played").sum(), pl.col("candidate").min())
+    assert decisions["candidate"].max() == 0 and decisions["played"].max() == 1  # one choice played, listed first
+    path = tmp_path / "data.parquet"
+    write_table(rows, path)
+    table = pl.read_parquet(path).with_columns(file=pl.lit(0))
+    first, report = fit(table, FEATURES, seed=5, holdout=0.5, by_kind=False)
+    second, _ = fit(table, FEATURES, seed=5, holdout=0.5, by_kind=False)
+    assert first.weights == second.weights and report["all"]["decisions"] > 0
+    # the command line writes the model with its provenance
+    model = tmp_path / "model.json"
+    assert expert_train.main(["fit", str(path), "--seed", "5", "--write", "--model", str(model)]) == 0
+    written = json.loads(model.read_text(encoding="utf-8"))
+    assert written["seed"] == 5 and written["games"] == 2 and "fit data.parquet" in written["command"]
+    assert expert_train.main(["fit", str(tmp_path / "missing.parquet")]) == 1
+
+
+def test_the_student_can_play_the_recorded_games() -> None:
+    """With the student playing (its own positions, the teacher's analysis recorded), the games differ from the
+    teacher's own, and every decision still has the teacher's choice among its candidates or none of them."""
+    teacher = "ismcts:budget=2,horizon=1"
+
+    def student() -> ExpertStrategy:
+        return ExpertStrategy(budget=0)
+
+    own = generate("palais-royal", teacher, student, 1, seed=4, play="student")
+    taught = generate("palais-royal", teacher, student, 1, seed=4)
+    assert own and own != taught
+    assert max(pl.DataFrame(own).group_by("decision").agg(pl.col("played").sum())["played"]) == 1
+    with pytest.raises(ValueError, match="play"):
+        generate("palais-royal", teacher, student, 1, seed=4, play="both")
+
+
+def _state_at(seed: int, turns: int):
+    state = new_game(COMPONENTS, RuleOptions(players=2), seed)
+    greedy = load_strategy("greedy")
+    while state.turn_no < turns and not state.over:
+        dec = rules.decision(state)
+        rules.apply(state, greedy.choose(PlayerView(state, dec.seat), dec))
+    return state
+
+
+def test_expert_reads_only_its_seats_view() -> None:
+    """Two states that the deciding seat cannot tell apart (the other hand and the deck dealt anew) get the same
+    choice at every decision of a turn, and the hidden cards it would need to cheat are not where it reads."""
+    expert = ExpertStrategy()
+    checked = 0
+    for seed in range(4):
+        state = _state_at(100 + seed, 6 + seed)
+        seat = rules.decision(state).seat
+        other = state.copy()
+        pool = [c for s in range(state.n) if s != seat for c in state.hands[s]] + list(state.deck)
+        random.Random(seed).shuffle(pool)
+        for s in range(state.n):
+            if s != seat:
+                size = len(state.hands[s])
+                other.hands[s], pool = pool[:size], pool[size:]
+        other.deck = pool
+        turn = state.turn_no
+        while state.turn_no == turn and not state.over:
+            dec = rules.decision(state)
+            if dec.seat != seat or dec.kind == "draw":  # the cards drawn differ: the views would too
+                break
+            mine = expert.choose(PlayerView(state, seat), dec)
+            assert expert.choose(PlayerView(other, seat), rules.decision(other)) == mine
+            rules.apply(state, mine)
+            rules.apply(other, mine)
+            checked += 1
+    assert checked >= 8
+
+
+def test_expert_with_a_search_plays_a_full_game() -> None:
+    seats = [load_strategy("expert:budget=4,top=2"), load_strategy("greedy")]
+    result = play_game(COMPONENTS, RuleOptions(players=2), 17, seats)
+    assert result.finished
+    with pytest.raises(ValueError, match="top"):
+        ExpertStrategy(top=1)
