@@ -272,9 +272,10 @@ def winrates_section(rep: Report, run: Run) -> None:
     rep.data.update(strategies=table, head_to_head=h2h, ratings=ratings, scores=scores)
     rep.h("Win rates")
     rep.p(
-        "Per strategy and player count, best first. Win rate counts a shared win as a share; interval Wilson 95%. "
-        "Edge = win rate minus the fair share 1/P. Mean score and rank carry 95% intervals clustered on the "
-        "seat-rotation group; p tests the win rate against 1/P (group-clustered), Holm-corrected over the table."
+        "Per strategy and player count, best first. Win rate counts a shared win as a share. Edge = win rate minus "
+        "the fair share 1/P. Every interval is 95% and clustered on the seat-rotation group (its games share a "
+        "setup); p tests the win rate against 1/P with the same standard error, so the win-rate interval excludes "
+        "1/P exactly when p < 0.05; p (Holm) corrects it over the table."
     )
     rep.table(
         table,
@@ -291,8 +292,8 @@ def winrates_section(rep: Report, run: Run) -> None:
             ("p (Holm)", lambda r: pval(r["p_holm"])),
         ],
     )  # fmt: skip
-    rep.chart("winrates_forest", lambda: charts.forest(table), "Win rates with Wilson 95% intervals; red mark = "
-              "the fair share 1/P.")  # fmt: skip
+    rep.chart("winrates_forest", lambda: charts.forest(table), "Win rates with group-clustered 95% intervals; "
+              "red mark = the fair share 1/P.")  # fmt: skip
     rep.h("Scores")
     rep.p("Final scores per strategy and player count: mean and standard deviation, and the distribution's "
           "percentiles.")  # fmt: skip
