@@ -208,8 +208,7 @@ def ladder_text(
     ends = ends or {}
     lines = [
         header,
-        "win rate (a shared win counts as a share) and mean score with 95% intervals clustered on the rotation "
-        "group;",
+        "win rate (a shared win counts as a share) and mean score with 95% intervals clustered on the rotation group;",
         "rating: Bradley-Terry Elo (mean 0 over the rated) with 95% group-bootstrap interval; a strategy that never "
         "lost (never won) a meeting has no finite rating: above (below) all, unbounded;",
         "dec/CPU-s: the strategy's decisions per CPU-second in these games",
