@@ -12,6 +12,10 @@ import pytest
 
 from palais_sim.analytics import stats, winrates
 from palais_sim.analytics.paired import mean_interval
+from palais_sim.analytics.report_format import pp, pval
+from palais_sim.analytics.report_render import Report
+from palais_sim.analytics.seat_balance import finish_seats
+from palais_sim.analytics.sections_common import seat_tables
 from palais_sim.games.palais_royal.studies.nobles import fit_line, price_point
 
 # --- the fair price of a noble: the price line's Fieller interval --------------------------------------------------
@@ -97,3 +101,71 @@ def test_the_strategy_tables_interval_and_p_agree_and_cover_95_percent() -> None
     w_low, w_high = stats.wilson(table["win_rate"].to_numpy() * table["seats"].to_numpy(), table["seats"].to_numpy())
     assert ((w_low <= rate) & (rate <= w_high)).mean() < 0.93
     assert ((p < 0.05) != ((w_low > 0.25) | (w_high < 0.25))).any()
+
+
+# --- the seat headline: it names the seat that is flagged ---------------------------------------------------------
+def _planted_seats(probs: list[float], groups: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A 5-player run in groups of 5 games (the seat rotations of one setup), each game won by seat ``i`` with the
+    planted chance ``probs[i]``: the seats table and the per-group table ``finish_seats`` reads from a run."""
+    rng = np.random.default_rng(seed)
+    players = len(probs)
+    winner = rng.choice(players, size=(groups, players), p=probs)  # (group, game in the group)
+    wins = np.stack([(winner == s).sum(1) for s in range(players)], axis=1).astype(float)  # (group, seat)
+    by_group = pl.DataFrame({
+        "players": np.full(groups * players, players), "group": np.repeat(np.arange(groups), players),
+        "seat": np.tile(np.arange(1, players + 1), groups), "n": np.full(groups * players, players),
+        "win": wins.ravel(),
+    })  # fmt: skip
+    seats = pl.DataFrame({
+        "players": np.full(players, players), "seat": np.arange(1, players + 1),
+        "games": np.full(players, groups * players), "wins": wins.sum(0), "mean_score": np.zeros(players),
+    })  # fmt: skip
+    return seats, by_group
+
+
+def test_the_seat_headline_names_the_flagged_seat_not_the_highest_share() -> None:
+    """Seat 1 planted 1.2 pp below 1/5 (flagged), seat 4 0.9 pp above (the highest share, but under the 1 pp
+    minimum effect, so not flagged): the summary names seat 1 with its own p, and not seat 4."""
+    seats, by_group = _planted_seats([0.188, 0.201, 0.201, 0.209, 0.201], groups=20_000, seed=5)
+    table, balance = finish_seats(seats, 0.01, by_group)
+    assert table["flagged"].to_list() == [True, False, False, False, False]
+    assert balance["best_seat"][0] == 4
+    rep = Report("seats")
+    seat_tables(rep, table, balance)
+    (line,) = [h for h in rep.headline if h.startswith("Seat advantage at 5 players")]
+    assert "seat 1 wins" in line and "seat 4" not in line, line
+    one = table.row(0, named=True)
+    assert pp(one["edge"]) in line and pval(one["p_holm"]) in line
+    # nothing planted: no seat flagged, and the headline says so
+    seats, by_group = _planted_seats([0.2] * 5, groups=2_000, seed=6)
+    table, balance = finish_seats(seats, 0.01, by_group)
+    rep = Report("seats")
+    seat_tables(rep, table, balance)
+    assert not table["flagged"].any() and "no seat flagged" in rep.headline[0]
+
+
+def test_the_seat_interval_and_its_p_agree_and_cover_95_percent() -> None:
+    """Seat shares planted with a group effect (the setup favours a seat in some groups): the clustered interval
+    excludes 1/P exactly when the seat's p is below 0.05, and covers the planted share in 93-97% of 800 runs."""
+    rng = np.random.default_rng(7)
+    hits = total = 0
+    probs = np.array([0.22, 0.2, 0.2, 0.19, 0.19])
+    for _rep in range(800):
+        groups = 150
+        tilt = rng.dirichlet(np.full(5, 8.0), groups)  # each group's setup moves the chances
+        chance = 0.5 * probs + 0.5 * tilt
+        u = rng.random((groups, 5, 1))
+        winner = (u > np.cumsum(chance, axis=1)[:, None, :]).sum(2)  # (group, game)
+        wins = np.stack([(winner == s).sum(1) for s in range(5)], axis=1).astype(float)
+        by_group = pl.DataFrame({"players": np.full(groups * 5, 5), "group": np.repeat(np.arange(groups), 5),
+                                 "seat": np.tile(np.arange(1, 6), groups), "n": np.full(groups * 5, 5),
+                                 "win": wins.ravel()})  # fmt: skip
+        seats = pl.DataFrame({"players": np.full(5, 5), "seat": np.arange(1, 6), "games": np.full(5, groups * 5),
+                              "wins": wins.sum(0), "mean_score": np.zeros(5)})  # fmt: skip
+        table, _ = finish_seats(seats, 0.01, by_group)
+        low, high, p = table["ci_low"].to_numpy(), table["ci_high"].to_numpy(), table["p"].to_numpy()
+        assert ((p < 0.05) == ((low > 0.2) | (high < 0.2))).all()
+        truth = 0.5 * probs + 0.5 * 0.2
+        hits += int(((low <= truth) & (truth <= high)).sum())
+        total += 5
+    assert 0.93 <= hits / total <= 0.97, hits / total
