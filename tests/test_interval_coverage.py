@@ -10,13 +10,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from palais_sim.analytics import stats, winrates
+from palais_sim.analytics import sprt, stats, winrates
 from palais_sim.analytics.paired import mean_interval
 from palais_sim.analytics.report_format import pp, pval
 from palais_sim.analytics.report_render import Report
 from palais_sim.analytics.seat_balance import finish_seats
 from palais_sim.analytics.sections_common import seat_tables
 from palais_sim.games.palais_royal.studies.nobles import fit_line, price_point
+from palais_sim.study.match import MatchPlan, stopped_estimate
 
 # --- the fair price of a noble: the price line's Fieller interval --------------------------------------------------
 FAIR = 4.0  # planted: value (pp) = SLOPE * (price - FAIR)
@@ -169,3 +170,64 @@ def test_the_seat_interval_and_its_p_agree_and_cover_95_percent() -> None:
         hits += int(((low <= truth) & (truth <= high)).sum())
         total += 5
     assert 0.93 <= hits / total <= 0.97, hits / total
+
+
+# --- the match after an SPRT stop: the stopping-rule-aware Elo ----------------------------------------------------
+DRAW = 0.1  # a game's chance of a shared win in the fast model
+
+
+def _sprt_match(elo: float, plan: MatchPlan, rng: np.random.Generator) -> np.ndarray:
+    """A match without games: group (game-pair) scores from the planted Elo (each game won, shared or lost
+    independently with A's expected score ``elo_to_score(elo)``), in batches, stopping as ``play_match`` does."""
+    s = sprt.elo_to_score(elo)
+    chances = [1 - s - DRAW / 2, DRAW, s - DRAW / 2]  # lose, share, win
+    scores = np.empty(0)
+    while len(scores) * plan.players < plan.max_games:
+        games = rng.choice(3, size=(plan.batch_groups, 2), p=chances) / 2.0
+        scores = np.concatenate([scores, games.mean(1)])
+        if sprt.decide(scores, plan.elo0, plan.elo1, plan.alpha, plan.beta).result != "undecided":
+            break
+    return scores
+
+
+def _sprt_coverage(elo: float, reps: int, seed: int) -> tuple[float, float, float]:
+    """Coverage of the match's interval after the SPRT, of the plain one, and the median estimate's mean error."""
+    plan = MatchPlan("a", "b", elo0=0.0, elo1=20.0, max_games=40_000)  # batches of 50 groups, as the match
+    rng = np.random.default_rng(seed)
+    hits = plain_hits = 0
+    errors = []
+    for _ in range(reps):
+        scores = _sprt_match(elo, plan, rng)
+        est = stopped_estimate(plan, scores)
+        assert est is not None
+        hits += est.low <= elo <= est.high
+        m = mean_interval(scores)
+        plain_hits += sprt.score_to_elo(m.low) <= elo <= sprt.score_to_elo(m.high)
+        errors.append(est.elo - elo)
+    return hits / reps, plain_hits / reps, float(np.mean(errors))
+
+
+@pytest.mark.parametrize("elo", [0.0, 10.0, 20.0])
+def test_the_matchs_interval_after_an_sprt_stop_covers_95_percent(elo: float) -> None:
+    coverage, _, _ = _sprt_coverage(elo, reps=300, seed=int(elo) + 1)
+    assert 0.93 <= coverage <= 0.97, coverage
+
+
+# fishtest's own numbers for a few pentanomial runs, computed with server/fishtest/stats/stat_util.py::SPRT_elo
+# (official-stockfish/fishtest at b8eecff220b5, 2026-08-22; elo_model="logistic", alpha = beta = 0.05, p = 0.05):
+# (pentanomial counts, elo0, elo1) -> (elo, ci low, ci high). The last two are clamped (the LLR beyond a bound).
+FISHTEST_SPRT_ELO = [
+    (([10, 40, 100, 45, 12], 0, 20), (7.579093357699247, -14.058830907036002, 29.292112492114327)),
+    (([30, 150, 300, 170, 40], 0, 20), (10.045859554258193, -3.4198532278604516, 23.510885351035668)),
+    (([5, 60, 150, 80, 20], 0, 5), (27.632367654220634, 11.112148672384652, 44.27831672984163)),
+    (([40, 210, 420, 190, 30], 0, 20), (-4.502978341005959, -26.772175634491468, 18.418971427408714)),
+    (([100, 1000, 3000, 1050, 110], -3, 1), (1.6512877092408635, -2.791568463172938, 5.9482098369927945)),
+]
+
+
+@pytest.mark.parametrize(("case", "expected"), FISHTEST_SPRT_ELO)
+def test_the_stopped_estimate_matches_fishtests_sprt_elo(case: tuple, expected: tuple) -> None:
+    counts, elo0, elo1 = case
+    scores = np.repeat([0, 0.25, 0.5, 0.75, 1], counts)
+    est = sprt.stopped_estimate(scores, elo0, elo1, 0.05, 0.05, 0.95)
+    assert (est.elo, est.low, est.high) == pytest.approx(expected, abs=0.01)
