@@ -10,7 +10,8 @@ likelihood distribution on the observed support with that mean is ``p_i / (1 + l
     LLR = N * sum_i p_i * log(p1_i / p0_i)
 
 compared with Wald's bounds ``log(beta / (1 - alpha))`` (accept H0) and ``log((1 - beta) / alpha)`` (accept H1).
-Elo is logistic: a score share ``s`` is ``-400 log10(1 / s - 1)`` Elo.
+Elo is logistic: a score share ``s`` is ``-400 log10(1 / s - 1)`` Elo. After the test, ``stopped_estimate`` gives
+the Elo and interval that account for its stopping rule (below).
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def pentanomial(scores: np.ndarray) -> list[int]:
 # observed one has probability 1 - q: the median (q = 1/2) is median-unbiased, q = (1 -+ c)/2 give the interval.
 ELO_LIMIT = 1000.0  # an estimate or interval end beyond +-this is unbounded
 OVERSHOOT = 0.5826  # Siegmund's correction: a walk tested every d steps stops as a continuous one at bounds moved
-# out by this many standard deviations of d steps (Siegmund 1985, ch. 10; zeta(1/2) / sqrt(2 pi))
+# out by this many standard deviations of d steps (Siegmund 1985, Sequential Analysis, ch. X; -zeta(1/2)/sqrt(2 pi))
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ class Stopped:
 
 def llr_drift(var: float, s: float, s0: float, s1: float) -> tuple[float, float]:
     """Drift and variance per group of the (approximate) LLR of H1 against H0 when the true mean score is ``s`` and
-    the group scores' variance is ``var`` (the observed one, as fishtest does since 2023)."""
+    the group scores' variance is ``var`` (the observed one, as fishtest's current code keeps it)."""
     return (s - (s0 + s1) / 2.0) * (s1 - s0) / var, (s1 - s0) ** 2 / var
 
 
@@ -211,8 +212,8 @@ def stopped_estimate(
         t = y / slope
 
     def worse(elo: float) -> float:
-        mu, sigma2 = llr_drift(var, elo_to_score(elo), s0, s1)
-        return worse_outcome(a, b, mu, sigma2, t, y)
+        mu, s2 = llr_drift(var, elo_to_score(elo), s0, s1)
+        return worse_outcome(a, b, mu, s2, t, y)
 
     def at(q: float) -> float:
         if worse(-ELO_LIMIT) < 1 - q:

@@ -7,7 +7,7 @@ every batch the group scores so far are tested (``analytics.sprt``). A match the
 still open at ``max_games``) reports the Elo that accounts for its stopping rule, as fishtest reports an SPRT run
 (``SPRT_elo``): median-unbiased, with an interval that covers what it says (``sprt.stopped_estimate``). The plain
 mean and interval of the stopped sample would not: a run that stops early is one that ran ahead, so they lean
-away from the middle (simulated SPRT(0, 20): -5.4 Elo at 0, +4.5 at 20) and cover 91-93% for a 95% interval. A
+away from the middle (simulated SPRT(0, 20): -5.4 Elo at 0, +4.5 at 20) and cover 90-93% for a 95% interval. A
 fixed-length match (``--no-sprt``) reports the plain ones.
 """
 
