@@ -64,7 +64,7 @@ def test_ladder_rates_every_strategy_and_times_its_decisions(tmp_path: Path) -> 
 def test_ladder_text_shows_the_table_and_the_matrix() -> None:
     result = ladder("--games", "2", "--strategies", "greedy,random")
     assert result.exit_code == 0, result.output
-    assert "95% Wilson interval" in result.output and "head to head" in result.output
+    assert "95% intervals clustered on the rotation" in result.output and "head to head" in result.output
     assert "kept in" not in result.output
 
 

@@ -110,3 +110,26 @@ def test_cli_three_players_and_errors(tmp_path: Path) -> None:
     assert data["games"] == 30 and data["score"] > 0.5 and "group_scores" in data["distribution"]
     bad = CliRunner().invoke(app, ["match", "greedy", "random", "--elo0", "5", "--elo1", "0"])
     assert bad.exit_code == 2 and "elo1" in bad.output
+
+
+def test_after_an_sprt_the_elo_is_the_stopped_one_and_says_so() -> None:
+    """A match the SPRT ran reports the stopping-rule-aware Elo (labelled, with the sample's own in the JSON as
+    ``fixed_length_elo``); a fixed-length match reports the plain one."""
+    from palais_sim.analytics.paired import mean_interval
+    from palais_sim.study.match import MatchResult, stopped_estimate
+
+    scores = np.repeat([0, 0.25, 0.5, 0.75, 1], [10, 40, 100, 45, 12])
+    for on in (True, False):
+        plan = MatchPlan("a", "b", elo0=0, elo1=20, sprt=on, batch_groups=1)
+        state = sprt.decide(scores, 0, 20, 0.05, 0.05)
+        result = MatchResult(plan, state.result, 2 * len(scores), len(scores), 0, mean_interval(scores), state.llr,
+                             state.lower, state.upper, 1.0, {}, 1, stopped_estimate(plan, scores))  # fmt: skip
+        data = result.to_dict()
+        plain = sprt.score_to_elo(float(scores.mean()))
+        assert data["fixed_length_elo"] == pytest.approx(plain)
+        if on:
+            assert data["elo_method"].startswith("sprt-stopped") and "SPRT_elo" in result.text()
+            assert data["elo"] == pytest.approx(7.579, abs=0.01)  # fishtest's SPRT_elo on these counts
+        else:
+            assert data["elo_method"] == "fixed-length" and data["elo"] == pytest.approx(plain)
+            assert result.stopped is None and "fixed)" in result.text()

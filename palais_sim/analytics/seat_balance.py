@@ -1,10 +1,11 @@
 """The seat balance of any game: each seat's win share against the fair share 1/P and the test of equal shares.
 
-Win share per seat against 1/P (Wilson 95% interval; the test against 1/P with a standard error clustered on the
-seat-rotation group), a Wald chi-square test of equal shares per player count with the seats' joint group-clustered
-covariance, and the balance index ``1 - (largest - smallest seat share)``. A run whose seats and strategies are
-aligned (no rotation) gets no seat verdict: see ``analytics.design``. Each game's setup report builds on these
-(Palais Royal's adds start gold and the room layout).
+Win share per seat against 1/P: the 95% interval and the test against 1/P share one standard error clustered on the
+seat-rotation group, so the interval excludes 1/P exactly when the unadjusted p is below 0.05 (Wilson and the
+binomial score test only where the groups are not known). A Wald chi-square test of equal shares per player count
+with the seats' joint group-clustered covariance, and the balance index ``1 - (largest - smallest seat share)``. A run
+whose seats and strategies are aligned (no rotation) gets no seat verdict: see ``analytics.design``. Each game's setup
+report builds on these (Palais Royal's adds start gold and the room layout).
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ def finish_seats(
     wins = df["wins"].to_numpy()
     fair = 1.0 / df["players"].to_numpy()
     share = wins / n
-    low, high = stats.wilson(wins, n)
-    p = stats.proportion_p(wins, n, fair)  # replaced below by the clustered test where the groups are known
+    low, high = stats.wilson(wins, n)  # replaced below by the clustered interval where the groups are known
+    p = stats.proportion_p(wins, n, fair)  # and by the clustered test
     wald: dict[int, tuple[float, float]] = {}
     if by_group is not None and len(by_group):
         for (players,), part in by_group.group_by(["players"]):
@@ -75,6 +76,8 @@ def finish_seats(
             rows = np.flatnonzero(df["players"].to_numpy() == players)
             seats_here = df["seat"].to_numpy()[rows].astype(int) - 1
             p[rows] = stats.two_sided_p(z[seats_here])
+            low[rows] = np.clip(share[rows] - stats.Z95 * se[seats_here], 0.0, 1.0)
+            high[rows] = np.clip(share[rows] + stats.Z95 * se[seats_here], 0.0, 1.0)
             wald[int(players)] = (chi2, pw)
     aligned = np.isin(df["players"].to_numpy(), confounded)
     p = np.where(aligned, np.nan, p)

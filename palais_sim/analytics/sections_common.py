@@ -272,9 +272,10 @@ def winrates_section(rep: Report, run: Run) -> None:
     rep.data.update(strategies=table, head_to_head=h2h, ratings=ratings, scores=scores)
     rep.h("Win rates")
     rep.p(
-        "Per strategy and player count, best first. Win rate counts a shared win as a share; interval Wilson 95%. "
-        "Edge = win rate minus the fair share 1/P. Mean score and rank carry 95% intervals clustered on the "
-        "seat-rotation group; p tests the win rate against 1/P (group-clustered), Holm-corrected over the table."
+        "Per strategy and player count, best first. Win rate counts a shared win as a share. Edge = win rate minus "
+        "the fair share 1/P. Every interval is 95% and clustered on the seat-rotation group (its games share a "
+        "setup); p tests the win rate against 1/P with the same standard error, so the win-rate interval excludes "
+        "1/P exactly when p < 0.05; p (Holm) corrects it over the table."
     )
     rep.table(
         table,
@@ -291,8 +292,8 @@ def winrates_section(rep: Report, run: Run) -> None:
             ("p (Holm)", lambda r: pval(r["p_holm"])),
         ],
     )  # fmt: skip
-    rep.chart("winrates_forest", lambda: charts.forest(table), "Win rates with Wilson 95% intervals; red mark = "
-              "the fair share 1/P.")  # fmt: skip
+    rep.chart("winrates_forest", lambda: charts.forest(table), "Win rates with group-clustered 95% intervals; "
+              "red mark = the fair share 1/P.")  # fmt: skip
     rep.h("Scores")
     rep.p("Final scores per strategy and player count: mean and standard deviation, and the distribution's "
           "percentiles.")  # fmt: skip
@@ -397,13 +398,30 @@ def seat_tables(rep: Report, seats: pl.DataFrame, balance: pl.DataFrame) -> None
             ("flagged", lambda r: "**yes**" if r["flagged"] else ""),
         ],
     )
-    rep.chart("seats", lambda: charts.seat_bars(seats), "Win share per seat with Wilson 95% intervals; dashed = 1/P; "
-              "orange = flagged (differs from 1/P).")  # fmt: skip
+    rep.chart("seats", lambda: charts.seat_bars(seats), "Win share per seat with group-clustered 95% intervals; "
+              "dashed = 1/P; orange = flagged (differs from 1/P).")  # fmt: skip
     for r in balance.iter_rows(named=True):
-        best = seats.filter((pl.col("players") == r["players"]) & (pl.col("seat") == r["best_seat"]))
-        if len(best):
-            b = best.row(0, named=True)
-            rep.headline.append(
-                f"Seat advantage at {r['players']} players: seat {b['seat']} wins {rate_with_ci(b)} against a fair "
-                f"{pct(1 / r['players'])} (balance index {num(r['balance_index'], 3)}, p (Holm) {pval(r['p_holm'])})."
-            )
+        line = seat_headline(r, seats.filter(pl.col("players") == r["players"]))
+        if line:
+            rep.headline.append(line)
+
+
+def seat_headline(balance_row: dict, seats: pl.DataFrame) -> str | None:
+    """The summary line of one player count: the seats that are flagged (differ from 1/P by the seat's own Holm
+    test and by at least the minimum effect), largest difference first, each with its own p; with none flagged, the
+    highest seat share, said to be unflagged. The test of equal shares over all seats comes after."""
+    players = balance_row["players"]
+    fair = f"against a fair {pct(1 / players)}"
+    tail = (f"(balance index {num(balance_row['balance_index'], 3)}, equal shares p (Holm) "
+            f"{pval(balance_row['p_holm'])})")  # fmt: skip
+    flagged = seats.filter(pl.col("flagged")).sort(pl.col("edge").abs(), descending=True)
+    if len(flagged):
+        named = "; ".join(f"seat {s['seat']} wins {rate_with_ci(s)} ({pp(s['edge'])}, p (Holm) {pval(s['p_holm'])})"
+                          for s in flagged.iter_rows(named=True))  # fmt: skip
+        return f"Seat advantage at {players} players: {named}, {fair} {tail}."
+    best = seats.filter(pl.col("seat") == balance_row["best_seat"])
+    if not len(best):
+        return None
+    b = best.row(0, named=True)
+    return (f"Seat advantage at {players} players: no seat flagged; the highest share is seat {b['seat']}'s, "
+            f"{rate_with_ci(b)} {fair} {tail}.")  # fmt: skip

@@ -10,7 +10,8 @@ likelihood distribution on the observed support with that mean is ``p_i / (1 + l
     LLR = N * sum_i p_i * log(p1_i / p0_i)
 
 compared with Wald's bounds ``log(beta / (1 - alpha))`` (accept H0) and ``log((1 - beta) / alpha)`` (accept H1).
-Elo is logistic: a score share ``s`` is ``-400 log10(1 / s - 1)`` Elo.
+Elo is logistic: a score share ``s`` is ``-400 log10(1 / s - 1)`` Elo. After the test, ``stopped_estimate`` gives
+the Elo and interval that account for its stopping rule (below).
 """
 
 from __future__ import annotations
@@ -109,3 +110,117 @@ def pentanomial(scores: np.ndarray) -> list[int]:
     """Counts of game-pair scores 0, 1/4, 1/2, 3/4, 1 (two players: a pair is a rotation group)."""
     idx = np.round(np.asarray(scores, dtype=float) * 4).astype(int)
     return np.bincount(np.clip(idx, 0, 4), minlength=5).tolist()
+
+
+# --- the estimate after a sequential stop ------------------------------------------------------------------------
+# A test that stops when the LLR crosses a bound stops early on samples that happen to run ahead, so the plain mean
+# of the stopped sample is biased away from the middle and its fixed-length interval covers less than it says. The
+# stopping-rule-aware estimate (Whitehead's ordering of the outcomes of a sequential test, computed as fishtest's
+# ``SPRT_elo`` does): the LLR is approximated by a Brownian motion whose drift and variance per group follow from the
+# score distribution (M. Van den Bergh, "GSPRT approximation"); the outcomes of the test are ordered (an earlier
+# stop at the lower bound is worse, then later ones, then the runs still open at the end by their LLR, then later
+# and earlier stops at the upper bound), and the estimate at level q is the Elo at which an outcome worse than the
+# observed one has probability 1 - q: the median (q = 1/2) is median-unbiased, q = (1 -+ c)/2 give the interval.
+ELO_LIMIT = 1000.0  # an estimate or interval end beyond +-this is unbounded
+OVERSHOOT = 0.5826  # Siegmund's correction: a walk tested every d steps stops as a continuous one at bounds moved
+# out by this many standard deviations of d steps (Siegmund 1985, Sequential Analysis, ch. X; -zeta(1/2)/sqrt(2 pi))
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """The Elo estimate and interval of a sequential test, accounting for its stopping rule."""
+
+    elo: float
+    low: float
+    high: float
+    confidence: float
+    clamped_llr: float  # the LLR the estimate used (the observed one, put back on a bound it overshot)
+    groups: float  # the groups the estimate used (the time the Brownian LLR would have reached that bound)
+
+
+def llr_drift(var: float, s: float, s0: float, s1: float) -> tuple[float, float]:
+    """Drift and variance per group of the (approximate) LLR of H1 against H0 when the true mean score is ``s`` and
+    the group scores' variance is ``var`` (the observed one, as fishtest's current code keeps it)."""
+    return (s - (s0 + s1) / 2.0) * (s1 - s0) / var, (s1 - s0) ** 2 / var
+
+
+def _exit_low(z: np.ndarray, a: float, b: float, gamma: float) -> np.ndarray:
+    """Probability that a Brownian motion with drift/variance ratio ``gamma`` started at ``z`` in (a, b) leaves at
+    ``a`` first (scale function exp(-2 gamma z)), written to stay finite for any sign of gamma."""
+    width = b - a
+    if abs(gamma * width) < 1e-9:
+        return (b - z) / width
+    if gamma > 0:
+        return (np.exp(-2 * gamma * (z - a)) - math.exp(-2 * gamma * width)) / -math.expm1(-2 * gamma * width)
+    return np.expm1(2 * gamma * (b - z)) / math.expm1(2 * gamma * width)
+
+
+def _alive_density(z: np.ndarray, a: float, b: float, mu: float, sigma2: float, t: float) -> np.ndarray:
+    """Density at ``z`` of a Brownian motion from 0 (drift ``mu``, variance ``sigma2`` per group) that has not left
+    (a, b) by time ``t``: method of images for short times, the sine series for long ones, times the drift's
+    Girsanov factor ``exp(gamma z - mu^2 t / (2 sigma2))``."""
+    width = b - a
+    v = sigma2 * t
+    if v < width**2:
+        reach = math.ceil(4 * math.sqrt(v) / width) + 1  # images beyond this many widths weigh < exp(-8)
+        k = np.arange(-reach, reach + 1)[:, None]
+        direct = np.exp(-((z[None, :] - 2 * k * width) ** 2) / (2 * v))
+        mirror = np.exp(-((z[None, :] - 2 * a - 2 * k * width) ** 2) / (2 * v))
+        base = (direct - mirror).sum(0) / math.sqrt(2 * math.pi * v)
+    else:
+        n = np.arange(1, 16)[:, None]
+        decay = np.exp(-((n * math.pi / width) ** 2) * v / 2)
+        base = (2 / width) * (decay * np.sin(n * math.pi * (z[None, :] - a) / width)
+                              * np.sin(n * math.pi * (0 - a) / width)).sum(0)  # fmt: skip
+    gamma = mu / sigma2
+    return np.maximum(base, 0.0) * np.exp(gamma * z - mu * mu * t / (2 * sigma2))
+
+
+def worse_outcome(a: float, b: float, mu: float, sigma2: float, t: float, y: float, grid: int = 241) -> float:
+    """P(an outcome worse than the observed one): the Brownian LLR leaves at ``a`` before ``t``, or is still inside
+    at ``t`` below ``y`` (y = a or b: the test stopped at that bound at time ``t``)."""
+    gamma = mu / sigma2
+    low = float(_exit_low(np.array([0.0]), a, b, gamma)[0])  # leaves at a, at any time
+    left = np.linspace(a, y, grid) if y > a else np.array([a, a])
+    right = np.linspace(y, b, grid) if y < b else np.array([b, b])
+    below = np.trapezoid(_alive_density(left, a, b, mu, sigma2, t), left)
+    late_low = sum(
+        np.trapezoid(_alive_density(z, a, b, mu, sigma2, t) * _exit_low(z, a, b, gamma), z) for z in (left, right)
+    )
+    return float(min(1.0, max(0.0, low + below - late_low)))
+
+
+def stopped_estimate(
+    scores: np.ndarray, elo0: float, elo1: float, alpha: float, beta: float, confidence: float = 0.95, batch: int = 1
+) -> Stopped:
+    """The median-unbiased Elo and its interval after a sequential test on these group scores (stopped at a bound,
+    or still open at the end). ``batch`` > 1: the test looked only every ``batch`` groups, so it overshoots its
+    bounds; the Brownian model's bounds are moved out by Siegmund's correction to match (batch 1 is fishtest's
+    model exactly)."""
+    support, probs, n = distribution(scores)
+    mean = float(np.sum(probs * support))
+    var = float(np.sum(probs * (support - mean) ** 2))
+    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
+    a, b = bounds(alpha, beta)
+    slope, sigma2 = llr_drift(var, mean, s0, s1)
+    if batch > 1:
+        shift = OVERSHOOT * math.sqrt(sigma2 * batch)
+        a, b = a - shift, b + shift
+    y, t = n * slope, n
+    if y <= a or y >= b:  # stopped on a bound (an overshoot is put back on it, at the time it would have crossed)
+        y = a if y <= a else b
+        t = y / slope
+
+    def worse(elo: float) -> float:
+        mu, s2 = llr_drift(var, elo_to_score(elo), s0, s1)
+        return worse_outcome(a, b, mu, s2, t, y)
+
+    def at(q: float) -> float:
+        if worse(-ELO_LIMIT) < 1 - q:
+            return -math.inf
+        if worse(ELO_LIMIT) > 1 - q:
+            return math.inf
+        return float(optimize.brentq(lambda e: worse(e) - (1 - q), -ELO_LIMIT, ELO_LIMIT, xtol=1e-4))
+
+    tail = (1 - confidence) / 2
+    return Stopped(at(0.5), at(tail), at(1 - tail), confidence, y, t)

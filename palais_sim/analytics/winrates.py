@@ -1,9 +1,11 @@
 """Win rates per strategy and player count, the head-to-head matrix and maximum-likelihood ratings.
 
 A shared win counts as a share (1/k). One tie rule for win, rank and head-to-head: the final score, then servants in
-the Cardinal (``batches.tie_rank``). Win-rate intervals are Wilson 95%; the tests against the fair share 1/P and
-the head-to-head tests against 1/2 use a standard error clustered on the seat-rotation group, and are
-Holm-corrected within their table. Mean score and mean rank carry group-clustered 95% intervals.
+the Cardinal (``batches.tie_rank``). A strategy's win rate, its 95% interval and its test against the fair share 1/P
+use one standard error, clustered on the seat-rotation group (the games of a group share a setup, so its seats are
+not independent): the interval excludes 1/P exactly when the unadjusted p is below 0.05. The head-to-head tests
+against 1/2 are clustered the same way; both are Holm-corrected within their table. Mean score and mean rank carry
+group-clustered 95% intervals.
 
 Ratings: Bradley-Terry by maximum likelihood (``choix``) on every meeting of two different strategies at a table
 (the pairwise rank-breaking of Plackett-Luce, consistent for it), ties counted half, on the Elo scale; the 95%
@@ -112,11 +114,11 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def finish_strategy_table(df: pl.DataFrame) -> pl.DataFrame:
     df = df.sort("players", "strategy")
-    n = df["n"].to_numpy().astype(float)
-    wins = df["win_sum"].to_numpy()
     fair = 1.0 / df["players"].to_numpy()
-    low, high = stats.wilson(wins, n)
     win = _cm(df, "win")
+    # one method for the interval and the test: the group-clustered se (a Wilson interval would treat the seats of a
+    # group as independent and disagree with the clustered p); cut at 0 and 1, which never moves 1/P in or out
+    low, high = np.clip(win.low, 0.0, 1.0), np.clip(win.high, 0.0, 1.0)
     total = _cm(df, "total")
     rank = _cm(df, "rank")
     with np.errstate(invalid="ignore", divide="ignore"):

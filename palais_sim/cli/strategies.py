@@ -3,7 +3,7 @@
 
 The ladder is a tournament like any other: a seat-rotated round robin played by the tournament runner into a run
 directory (a temporary one unless --out is given), and reported with the analytics' own win-rate tables (win rate
-with a Wilson interval, mean score with a group-clustered interval, the head-to-head shares). It has no pool, seed
+and mean score with group-clustered intervals, the head-to-head shares). It has no pool, seed
 scheme or statistics of its own, so a ladder's numbers are the numbers `palais report winrates` gives on its run.
 """
 
@@ -208,8 +208,7 @@ def ladder_text(
     ends = ends or {}
     lines = [
         header,
-        "win rate (a shared win counts as a share) with 95% Wilson interval; mean score with 95% interval "
-        "clustered on the rotation group;",
+        "win rate (a shared win counts as a share) and mean score with 95% intervals clustered on the rotation group;",
         "rating: Bradley-Terry Elo (mean 0 over the rated) with 95% group-bootstrap interval; a strategy that never "
         "lost (never won) a meeting has no finite rating: above (below) all, unbounded;",
         "dec/CPU-s: the strategy's decisions per CPU-second in these games",

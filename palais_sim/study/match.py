@@ -3,8 +3,12 @@
 A group is one setup seed played in every rotation of the table (A in seat 1, then seat 2, ...); with more than two
 players the table is A against P-1 copies of B. The match is played in batches of groups, each batch a run of its own
 (``Settings.first_group``: batch k plays groups k*b .. k*b+b-1, the seeds an unbroken run would have used), and after
-every batch the group scores so far are tested (``analytics.sprt``). The interval of the score after a sequential
-stop is the plain one (it ignores the stopping rule, as fishtest's and cutechess's do).
+every batch the group scores so far are tested (``analytics.sprt``). A match the SPRT ran (stopped at a bound, or
+still open at ``max_games``) reports the Elo that accounts for its stopping rule, as fishtest reports an SPRT run
+(``SPRT_elo``): median-unbiased, with an interval that covers what it says (``sprt.stopped_estimate``). The plain
+mean and interval of the stopped sample would not: a run that stops early is one that ran ahead, so they lean
+away from the middle (simulated SPRT(0, 20): -5.4 Elo at 0, +4.5 at 20) and cover 90-93% for a 95% interval. A
+fixed-length match (``--no-sprt``) reports the plain ones.
 """
 
 from __future__ import annotations
@@ -71,9 +75,18 @@ class MatchResult:
     seconds: float
     distribution: dict
     batches: int
+    stopped: sprt.Stopped | None = None  # the SPRT's own estimate (None for a fixed-length match)
 
     @property
     def elo(self) -> tuple[float, float, float]:
+        """The Elo and its interval: the stopping-rule-aware ones after an SPRT, else those of the score."""
+        if self.stopped is not None:
+            return self.stopped.elo, self.stopped.low, self.stopped.high
+        return self.plain_elo
+
+    @property
+    def plain_elo(self) -> tuple[float, float, float]:
+        """The Elo of the sample's mean score and of its fixed-length interval (ignoring any stop)."""
         s = self.score
         return sprt.score_to_elo(s.mean), sprt.score_to_elo(s.low), sprt.score_to_elo(s.high)
 
@@ -82,6 +95,11 @@ class MatchResult:
         why = sprt.unbounded_elo(self.score.mean)
         if why is not None:
             return why
+        if self.stopped is not None:
+            ends = [end for end, x in (("lower", self.stopped.low), ("upper", self.stopped.high)) if math.isinf(x)]
+            if ends:
+                return f"the interval's {' and '.join(ends)} end lies beyond {sprt.ELO_LIMIT:g} Elo: unbounded"
+            return None
         ends = [end for end, x in (("lower", self.score.low), ("upper", self.score.high)) if not 0.0 < x < 1.0]
         if ends:
             return f"the score interval's {' and '.join(ends)} end reaches 0 or 1: its Elo is unbounded"
@@ -93,12 +111,15 @@ class MatchResult:
         why = self.elo_reason()
         if math.isinf(elo):
             return f"Elo difference: A {'above' if elo > 0 else 'below'} B, unbounded; {why}"
-        text = f"Elo difference {sprt.elo_end(elo)} [{sprt.elo_end(low)}, {sprt.elo_end(high)}] (logistic)"
+        text = f"Elo difference {sprt.elo_end(elo)} [{sprt.elo_end(low)}, {sprt.elo_end(high)}] (logistic"
+        stopped = self.stopped is not None
+        text += ", accounting for the SPRT's stop: median-unbiased, as fishtest's SPRT_elo)" if stopped else ", fixed)"
         return f"{text}; {why}" if why else text
 
     def to_dict(self) -> dict:
         p = self.plan
         elo, low, high = self.elo
+        plain, plain_low, plain_high = self.plain_elo
         return {
             "result": self.result,
             "a": p.a,
@@ -112,6 +133,9 @@ class MatchResult:
             "elo": _finite(elo),
             "elo_ci": [_finite(low), _finite(high)],
             "elo_reason": self.elo_reason(),
+            "elo_method": "sprt-stopped (median-unbiased)" if self.stopped is not None else "fixed-length",
+            "fixed_length_elo": _finite(plain),
+            "fixed_length_elo_ci": [_finite(plain_low), _finite(plain_high)],
             "confidence": p.confidence,
             "sprt": {
                 "enabled": p.sprt,
@@ -143,7 +167,9 @@ class MatchResult:
             f"{self.games} games in {self.groups} seat-rotation groups ({self.failed_games} failed games left out "
             f"with their groups), root seed {p.base.seed}, {self.seconds:.1f} s",
             f"score share of A {100 * s.mean:.1f}% [{100 * s.low:.1f}, {100 * s.high:.1f}] "
-            f"({100 * p.confidence:g}% interval over groups; ties count half)",
+            f"({100 * p.confidence:g}% interval over groups; ties count half"
+            + ("; the sample's own, as if its length had been fixed: the Elo below accounts for the stop)"
+               if self.stopped is not None else ")"),
             self.elo_text(),
             how if p.sprt else how.replace("SPRT", "fixed-length test, SPRT"),
         ])  # fmt: skip
@@ -156,6 +182,14 @@ def _finite(x: float) -> float | None:
 def _batch_scores(run_dir: Path) -> tuple[pl.DataFrame, int]:
     played = open_run(run_dir)
     return paired.focus_groups(played), played.summary["failed"]
+
+
+def stopped_estimate(plan: MatchPlan, scores: np.ndarray) -> sprt.Stopped | None:
+    """The Elo that accounts for the SPRT's stopping rule (None for a fixed-length match or fewer than two groups)."""
+    if not plan.sprt or len(scores) < 2:
+        return None
+    return sprt.stopped_estimate(scores, plan.elo0, plan.elo1, plan.alpha, plan.beta, plan.confidence,
+                                 plan.batch_groups)  # fmt: skip
 
 
 def play_match(plan: MatchPlan, out: Path, workers: int = 1) -> MatchResult:
@@ -190,5 +224,5 @@ def play_match(plan: MatchPlan, out: Path, workers: int = 1) -> MatchResult:
     return MatchResult(
         plan=plan, result=state.result, games=played_groups * plan.players, groups=len(scores), failed_games=failed,
         score=paired.mean_interval(scores, plan.confidence), llr=state.llr, lower=state.lower, upper=state.upper,
-        seconds=time.perf_counter() - start, distribution=dist, batches=batch,
+        seconds=time.perf_counter() - start, distribution=dist, batches=batch, stopped=stopped_estimate(plan, scores),
     )  # fmt: skip

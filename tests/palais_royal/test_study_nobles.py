@@ -109,12 +109,12 @@ def test_write_variant(tmp_path: Path) -> None:
 
 
 def test_fit_line_finds_the_fair_price() -> None:
-    pts = [{"price": p, "effect": 10 - 4 * p, "ci": [10 - 4 * p - 2, 10 - 4 * p + 2]} for p in (0, 1, 2, 3)]
+    pts = [{"price": p, "effect": 10 - 4 * p, "se": 1.0} for p in (0, 1, 2, 3)]
     fit = fit_line(pts)
     assert fit["slope"] == pytest.approx(-4) and fit["fair_price"] == pytest.approx(2.5)
     low, high = fit["fair_price_ci"]
     assert low < 2.5 < high and high - low < 1.5
-    flat = fit_line([{"price": p, "effect": 1.0, "ci": [-5, 7]} for p in (0, 1, 2)])
+    flat = fit_line([{"price": p, "effect": 1.0, "se": 3.0} for p in (0, 1, 2)])
     assert flat["fair_price"] is None and flat["fair_price_ci"] is None
 
 

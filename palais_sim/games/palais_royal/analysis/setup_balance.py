@@ -1,7 +1,7 @@
 """Palais Royal's setup: is it fair? Seat advantage, the effect of start gold, and what the room layout does to seats
 and strategies.
 
-- Seats: win share per seat against the fair share 1/P (Wilson 95% interval; the test against 1/P with a standard
+- Seats: win share per seat against the fair share 1/P (the 95% interval and the test against 1/P with one standard
   error clustered on the seat-rotation group, like the rest), a Wald chi-square test of equal shares per player count
   with the seats' joint group-clustered covariance, and the balance index ``1 - (largest - smallest seat share)``.
   A run whose seats and strategies are aligned (no rotation) gets no seat verdict: see ``analytics.design``.
@@ -400,7 +400,7 @@ def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> 
             (pl.col("flagged") & ~aligned).alias("flagged"),
         )
     notes += [
-        f"Seats: Wilson 95% intervals; p against the fair share 1/P with the standard error clustered on the "
+        f"Seats: 95% intervals and p against the fair share 1/P with one standard error clustered on the "
         f"seat-rotation group, Holm-corrected; flagged when also at least {min_effect:.0%} from it. The chi-square is "
         "a Wald test of equal seat shares with their joint group-clustered covariance. Balance index = 1 - (largest "
         "- smallest seat share). In a run of different strategies a seat's share mixes the seat with who sat in it; "

@@ -247,6 +247,7 @@ def subject_row(plan: NoblesPlan, runs: list, subject: str, key: str, strategy: 
     row = render.row(subject, key, strategy, est, plan.spec.margin, rates=rates,
                      gold=noble.gold if noble else None, seals=[noble.violet, noble.turquoise] if noble else None,
                      points=noble.points if noble else None)  # fmt: skip
+    row["se"] = None if not np.isfinite(est.se) else round(100 * est.se, 6)  # pp: the price line's weights
     row["value_verdict"] = row["verdict"]
     row["verdict"], row["reason"] = read_verdict(row["verdict"], rates)
     row["reading"] = reading(row)
@@ -282,31 +283,37 @@ def reprice(plan: NoblesPlan, comps: ComponentSet, rows: list[dict], out: Path, 
             base = base_rows.get((noble, strategy))
             points = []
             if base is not None:
-                points.append({"price": gold, "effect": base["effect"], "ci": base["ci"], "n_groups": base["n_groups"],
-                               "verdict": base["verdict"], "reason": base["reason"]})  # fmt: skip
+                points.append(price_point(gold, base))
             for price, path in variants.items():
                 variant = load_components(path)
                 row = play_subject(plan, ledger, out, strategy, "noble", noble, variant, path, f"{noble}-gold{price}")
-                points.append({"price": price, "effect": row["effect"], "ci": row["ci"], "n_groups": row["n_groups"],
-                               "verdict": row["verdict"], "reason": row["reason"]})  # fmt: skip
+                points.append(price_point(price, row))
             points.sort(key=lambda p: p["price"])
             lines.append({"noble": noble, "strategy": strategy, "gold": gold, "points": points, **fit_line(points)})
     return lines
 
 
+def price_point(price: int, row: dict) -> dict:
+    """One point of a price line from a verdict row: its value with the standard error of that value (carried as
+    such: the row's interval is at the looks' confidence, so its width is not 2 x 1.96 se)."""
+    keys = ("effect", "se", "ci", "n_groups", "verdict", "reason")
+    return {"price": price, **{k: row.get(k) for k in keys}}
+
+
 def fit_line(points: list[dict]) -> dict:
-    """Weighted least squares of effect (pp) on price, weights 1/se^2 (se from each interval); the fair price is
-    where the line crosses 0, with Fieller's 95% interval, given only when the slope's 95% interval lies below 0."""
-    ok = [p for p in points if p["effect"] is not None and None not in p["ci"]]
+    """Weighted least squares of effect (pp) on price, weights 1/se^2 (each point's own standard error); the fair
+    price is where the line crosses 0, with Fieller's 95% interval, given only when the slope's 95% interval lies
+    below 0. Each point's se is the one its estimate was made with, whatever the confidence of its verdict."""
+    ok = [p for p in points if p["effect"] is not None and p.get("se") is not None]
     none = {"slope": None, "slope_ci": [None, None], "intercept": None, "fair_price": None, "fair_price_ci": None}
     # a point of identical games (a noble nobody reaches: forbidding it changes nothing) has no spread and says
     # nothing about the slope: left out
-    ok = [p for p in ok if p["ci"][1] > p["ci"][0]]
+    ok = [p for p in ok if p["se"] > 0]
     if len(ok) < 2:
         return none
     x = np.array([p["price"] for p in ok], dtype=float)
     y = np.array([p["effect"] for p in ok], dtype=float)
-    se = np.array([(p["ci"][1] - p["ci"][0]) / (2 * 1.96) for p in ok])
+    se = np.array([p["se"] for p in ok], dtype=float)
     if np.ptp(x) == 0:
         return none
     line = weighted_line(x, y, se)

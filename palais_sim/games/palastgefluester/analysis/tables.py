@@ -58,7 +58,7 @@ def compute(run: Run, min_effect: float = 0.01) -> PgReport:
         "players", "kind"
     )
     notes = [
-        "Seats: Wilson 95% intervals; p against the fair share 1/P with the standard error clustered on the "
+        "Seats: 95% intervals and p against the fair share 1/P with one standard error clustered on the "
         f"seat-rotation group, Holm-corrected; flagged when also at least {min_effect:.0%} from it. Seat 1 starts "
         "the first round; later rounds start with the player who ended the one before. In a run of different "
         "strategies a seat's share mixes the seat with who sat in it; mirror runs (one strategy in every seat) "

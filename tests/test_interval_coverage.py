@@ -1,0 +1,233 @@
+"""The intervals keep their promise: each one's coverage in simulation, where the truth is planted.
+
+Every simulation is vectorised numpy on a fixed seed, so each test is fast and deterministic; the bounds (93-97% for a
+95% interval) are about three simulation standard errors either side of 95%.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from palais_sim.analytics import sprt, stats, winrates
+from palais_sim.analytics.paired import mean_interval
+from palais_sim.analytics.report_format import pp, pval
+from palais_sim.analytics.report_render import Report
+from palais_sim.analytics.seat_balance import finish_seats
+from palais_sim.analytics.sections_common import seat_tables
+from palais_sim.games.palais_royal.studies.nobles import fit_line, price_point
+from palais_sim.study.match import MatchPlan, stopped_estimate
+
+# --- the fair price of a noble: the price line's Fieller interval --------------------------------------------------
+FAIR = 4.0  # planted: value (pp) = SLOPE * (price - FAIR)
+SLOPE = -6.0
+PRICES = (3, 4, 5)
+GROUPS = 120  # groups per point
+SPREAD = 20.0  # pp: the standard deviation of one group's value
+
+
+def _fair_price_coverage(looks: int, reps: int, seed: int) -> float:
+    """Plant a line, draw each point's group values, make each point's row as a study does (its interval at the
+    looks' confidence, 1 - 0.05/looks) and count how often the fair price's 95% interval holds the planted one."""
+    rng = np.random.default_rng(seed)
+    confidence = 1 - 0.05 / looks
+    truth = SLOPE * (np.array(PRICES) - FAIR)
+    values = truth[None, :, None] + SPREAD * rng.standard_normal((reps, len(PRICES), GROUPS))
+    hits = fits = 0
+    for rep in range(reps):
+        points = []
+        for i, price in enumerate(PRICES):
+            est = mean_interval(values[rep, i], confidence)
+            row = {"effect": est.mean, "se": est.se, "ci": [est.low, est.high], "n_groups": GROUPS,
+                   "verdict": "", "reason": ""}  # fmt: skip
+            points.append(price_point(price, row))
+        ci = fit_line(points)["fair_price_ci"]
+        if ci is not None:
+            fits += 1
+            hits += ci[0] <= FAIR <= ci[1]
+    assert fits >= 0.95 * reps  # the planted slope is steep enough that the line is (almost) always given
+    return hits / fits
+
+
+@pytest.mark.parametrize("looks", [1, 3, 5])
+def test_the_fair_price_interval_covers_95_percent_at_any_number_of_looks(looks: int) -> None:
+    coverage = _fair_price_coverage(looks, reps=2000, seed=34)
+    assert 0.93 <= coverage <= 0.97, coverage
+
+
+def test_a_points_standard_error_is_its_own_not_read_back_from_its_interval() -> None:
+    """The same point at 1 and at 5 looks (a wider verdict interval) weighs the same in the line."""
+    x = np.random.default_rng(3).normal(0, 10, 50)
+    one, five = mean_interval(x, 0.95), mean_interval(x, 0.99)
+    base = {"n_groups": 50, "verdict": "", "reason": ""}
+    p1 = price_point(1, {**base, "effect": one.mean, "se": one.se, "ci": [one.low, one.high]})
+    p5 = price_point(1, {**base, "effect": five.mean, "se": five.se, "ci": [five.low, five.high]})
+    assert p1["se"] == p5["se"] and p1["ci"] != p5["ci"]
+
+
+# --- the strategy table: the win rate's interval and its test against 1/P, clustered on the group -----------------
+def _planted_strategy_table(rates: np.ndarray, groups: int, seed: int, spread: float = 0.25) -> pl.DataFrame:
+    """One row per replicate (a "strategy" of its own) at 4 players: the strategy plays every game of a group of 4
+    (its seat rotations), and the games of a group share a setup: its win chance in the group is the planted rate
+    shifted by the group's setup (so the seats of a group are correlated, as in a real run). The per-cell sums are
+    what ``winrates`` builds from a run: ``n``, ``win_sum``, ``win_sq`` (squared group sums), ``win_tn``, ``nn``."""
+    rng = np.random.default_rng(seed)
+    reps, per = len(rates), 4
+    chance = np.clip(rates[:, None] + spread * rng.uniform(-1, 1, (reps, groups)), 0, 1)
+    wins = rng.binomial(per, chance).astype(float)  # (reps, groups): wins of the group's 4 games
+    zeros = np.zeros(reps)
+    return pl.DataFrame({
+        "players": np.full(reps, 4), "strategy": [f"r{i:05d}" for i in range(reps)],
+        "games": np.full(reps, groups * per), "n": np.full(reps, groups * per), "groups": np.full(reps, groups),
+        "nn": np.full(reps, groups * per**2, dtype=float),
+        "win_sum": wins.sum(1), "win_sq": (wins**2).sum(1), "win_tn": per * wins.sum(1),
+        **{f"{v}_{k}": zeros for v in ("total", "rank") for k in ("sum", "sq", "tn")},
+    })  # fmt: skip
+
+
+def test_the_strategy_tables_interval_and_p_agree_and_cover_95_percent() -> None:
+    reps, groups = 4000, 60
+    rates = np.random.default_rng(0).choice([0.25, 0.27, 0.3, 0.35], reps)
+    table = winrates.finish_strategy_table(_planted_strategy_table(rates, groups, seed=1))
+    truth = dict(zip([f"r{i:05d}" for i in range(reps)], rates, strict=True))
+    low, high, p = table["ci_low"].to_numpy(), table["ci_high"].to_numpy(), table["p"].to_numpy()
+    excludes_fair = (low > 0.25) | (high < 0.25)
+    assert ((p < 0.05) == excludes_fair).all()
+    assert 0.2 < excludes_fair.mean() < 0.9  # both kinds of row are there
+    rate = np.array([truth[s] for s in table["strategy"]])
+    coverage = ((low <= rate) & (rate <= high)).mean()
+    assert 0.93 <= coverage <= 0.97, coverage
+    # the planted correlation matters: the Wilson interval (seats independent) covers far less, and disagrees
+    w_low, w_high = stats.wilson(table["win_rate"].to_numpy() * table["seats"].to_numpy(), table["seats"].to_numpy())
+    assert ((w_low <= rate) & (rate <= w_high)).mean() < 0.93
+    assert ((p < 0.05) != ((w_low > 0.25) | (w_high < 0.25))).any()
+
+
+# --- the seat headline: it names the seat that is flagged ---------------------------------------------------------
+def _planted_seats(probs: list[float], groups: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A 5-player run in groups of 5 games (the seat rotations of one setup), each game won by seat ``i`` with the
+    planted chance ``probs[i]``: the seats table and the per-group table ``finish_seats`` reads from a run."""
+    rng = np.random.default_rng(seed)
+    players = len(probs)
+    winner = rng.choice(players, size=(groups, players), p=probs)  # (group, game in the group)
+    wins = np.stack([(winner == s).sum(1) for s in range(players)], axis=1).astype(float)  # (group, seat)
+    by_group = pl.DataFrame({
+        "players": np.full(groups * players, players), "group": np.repeat(np.arange(groups), players),
+        "seat": np.tile(np.arange(1, players + 1), groups), "n": np.full(groups * players, players),
+        "win": wins.ravel(),
+    })  # fmt: skip
+    seats = pl.DataFrame({
+        "players": np.full(players, players), "seat": np.arange(1, players + 1),
+        "games": np.full(players, groups * players), "wins": wins.sum(0), "mean_score": np.zeros(players),
+    })  # fmt: skip
+    return seats, by_group
+
+
+def test_the_seat_headline_names_the_flagged_seat_not_the_highest_share() -> None:
+    """Seat 1 planted 1.2 pp below 1/5 (flagged), seat 4 0.9 pp above (the highest share, but under the 1 pp
+    minimum effect, so not flagged): the summary names seat 1 with its own p, and not seat 4."""
+    seats, by_group = _planted_seats([0.188, 0.201, 0.201, 0.209, 0.201], groups=20_000, seed=5)
+    table, balance = finish_seats(seats, 0.01, by_group)
+    assert table["flagged"].to_list() == [True, False, False, False, False]
+    assert balance["best_seat"][0] == 4
+    rep = Report("seats")
+    seat_tables(rep, table, balance)
+    (line,) = [h for h in rep.headline if h.startswith("Seat advantage at 5 players")]
+    assert "seat 1 wins" in line and "seat 4" not in line, line
+    one = table.row(0, named=True)
+    assert pp(one["edge"]) in line and pval(one["p_holm"]) in line
+    # nothing planted: no seat flagged, and the headline says so
+    seats, by_group = _planted_seats([0.2] * 5, groups=2_000, seed=6)
+    table, balance = finish_seats(seats, 0.01, by_group)
+    rep = Report("seats")
+    seat_tables(rep, table, balance)
+    assert not table["flagged"].any() and "no seat flagged" in rep.headline[0]
+
+
+def test_the_seat_interval_and_its_p_agree_and_cover_95_percent() -> None:
+    """Seat shares planted with a group effect (the setup favours a seat in some groups): the clustered interval
+    excludes 1/P exactly when the seat's p is below 0.05, and covers the planted share in 93-97% of 800 runs."""
+    rng = np.random.default_rng(7)
+    hits = total = 0
+    probs = np.array([0.22, 0.2, 0.2, 0.19, 0.19])
+    for _rep in range(800):
+        groups = 150
+        tilt = rng.dirichlet(np.full(5, 8.0), groups)  # each group's setup moves the chances
+        chance = 0.5 * probs + 0.5 * tilt
+        u = rng.random((groups, 5, 1))
+        winner = (u > np.cumsum(chance, axis=1)[:, None, :]).sum(2)  # (group, game)
+        wins = np.stack([(winner == s).sum(1) for s in range(5)], axis=1).astype(float)
+        by_group = pl.DataFrame({"players": np.full(groups * 5, 5), "group": np.repeat(np.arange(groups), 5),
+                                 "seat": np.tile(np.arange(1, 6), groups), "n": np.full(groups * 5, 5),
+                                 "win": wins.ravel()})  # fmt: skip
+        seats = pl.DataFrame({"players": np.full(5, 5), "seat": np.arange(1, 6), "games": np.full(5, groups * 5),
+                              "wins": wins.sum(0), "mean_score": np.zeros(5)})  # fmt: skip
+        table, _ = finish_seats(seats, 0.01, by_group)
+        low, high, p = table["ci_low"].to_numpy(), table["ci_high"].to_numpy(), table["p"].to_numpy()
+        assert ((p < 0.05) == ((low > 0.2) | (high < 0.2))).all()
+        truth = 0.5 * probs + 0.5 * 0.2
+        hits += int(((low <= truth) & (truth <= high)).sum())
+        total += 5
+    assert 0.93 <= hits / total <= 0.97, hits / total
+
+
+# --- the match after an SPRT stop: the stopping-rule-aware Elo ----------------------------------------------------
+DRAW = 0.1  # a game's chance of a shared win in the fast model
+
+
+def _sprt_match(elo: float, plan: MatchPlan, rng: np.random.Generator) -> np.ndarray:
+    """A match without games: group (game-pair) scores from the planted Elo (each game won, shared or lost
+    independently with A's expected score ``elo_to_score(elo)``), in batches, stopping as ``play_match`` does."""
+    s = sprt.elo_to_score(elo)
+    chances = [1 - s - DRAW / 2, DRAW, s - DRAW / 2]  # lose, share, win
+    scores = np.empty(0)
+    while len(scores) * plan.players < plan.max_games:
+        games = rng.choice(3, size=(plan.batch_groups, 2), p=chances) / 2.0
+        scores = np.concatenate([scores, games.mean(1)])
+        if sprt.decide(scores, plan.elo0, plan.elo1, plan.alpha, plan.beta).result != "undecided":
+            break
+    return scores
+
+
+def _sprt_coverage(elo: float, reps: int, seed: int) -> tuple[float, float, float]:
+    """Coverage of the match's interval after the SPRT, of the plain one, and the median estimate's mean error."""
+    plan = MatchPlan("a", "b", elo0=0.0, elo1=20.0, max_games=40_000)  # batches of 50 groups, as the match
+    rng = np.random.default_rng(seed)
+    hits = plain_hits = 0
+    errors = []
+    for _ in range(reps):
+        scores = _sprt_match(elo, plan, rng)
+        est = stopped_estimate(plan, scores)
+        assert est is not None
+        hits += est.low <= elo <= est.high
+        m = mean_interval(scores)
+        plain_hits += sprt.score_to_elo(m.low) <= elo <= sprt.score_to_elo(m.high)
+        errors.append(est.elo - elo)
+    return hits / reps, plain_hits / reps, float(np.mean(errors))
+
+
+@pytest.mark.parametrize("elo", [0.0, 10.0, 20.0])
+def test_the_matchs_interval_after_an_sprt_stop_covers_95_percent(elo: float) -> None:
+    coverage, _, _ = _sprt_coverage(elo, reps=300, seed=int(elo) + 1)
+    assert 0.93 <= coverage <= 0.97, coverage
+
+
+# fishtest's own numbers for a few pentanomial runs, computed with server/fishtest/stats/stat_util.py::SPRT_elo
+# (official-stockfish/fishtest at b8eecff220b5, 2026-08-22; elo_model="logistic", alpha = beta = 0.05, p = 0.05):
+# (pentanomial counts, elo0, elo1) -> (elo, ci low, ci high). The last two are clamped (the LLR beyond a bound).
+FISHTEST_SPRT_ELO = [
+    (([10, 40, 100, 45, 12], 0, 20), (7.579093357699247, -14.058830907036002, 29.292112492114327)),
+    (([30, 150, 300, 170, 40], 0, 20), (10.045859554258193, -3.4198532278604516, 23.510885351035668)),
+    (([5, 60, 150, 80, 20], 0, 5), (27.632367654220634, 11.112148672384652, 44.27831672984163)),
+    (([40, 210, 420, 190, 30], 0, 20), (-4.502978341005959, -26.772175634491468, 18.418971427408714)),
+    (([100, 1000, 3000, 1050, 110], -3, 1), (1.6512877092408635, -2.791568463172938, 5.9482098369927945)),
+]
+
+
+@pytest.mark.parametrize(("case", "expected"), FISHTEST_SPRT_ELO)
+def test_the_stopped_estimate_matches_fishtests_sprt_elo(case: tuple, expected: tuple) -> None:
+    counts, elo0, elo1 = case
+    scores = np.repeat([0, 0.25, 0.5, 0.75, 1], counts)
+    est = sprt.stopped_estimate(scores, elo0, elo1, 0.05, 0.05, 0.95)
+    assert (est.elo, est.low, est.high) == pytest.approx(expected, abs=0.01)
