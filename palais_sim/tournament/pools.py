@@ -142,17 +142,30 @@ def _worker_main(conn: Connection, parent_pid: int, initializer: Callable, inita
 
 @contextlib.contextmanager
 def _sigint_blocked() -> Iterator[None]:
-    """Block SIGINT while a worker starts: the spawned process inherits the blocked mask (a terminal's Ctrl-C goes
-    to the whole process group, and a worker still importing would print a traceback before it ignores SIGINT);
-    here a Ctrl-C meanwhile is delivered when the block ends, as KeyboardInterrupt, and the run stops as usual."""
+    """Hold a Ctrl-C back while a worker starts, and deliver it afterwards.
+
+    Two things are needed. The spawned process inherits the blocked signal mask (a terminal's Ctrl-C goes to the
+    whole process group, and a worker still importing would print a traceback before it ignores SIGINT). And the
+    parent must not be interrupted between launching the child and writing its start-up data into the child's pipe:
+    the child would read an empty pipe and print ``EOFError: Ran out of input``. Blocking the signal in the main
+    thread alone does not ensure that (the kernel hands a process's signal to any thread that does not block it, and
+    Python runs the handler in the main thread all the same), so the Python handler is replaced by one that notes the
+    signal, and the noted Ctrl-C is handed to the previous handler once the worker has started."""
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.signal(signal.SIGINT, previous)
+    if caught and callable(previous):
+        previous(signal.SIGINT, None)
+    elif caught and previous == signal.SIG_DFL:
+        raise KeyboardInterrupt
 
 
 class ProcessExecutor:
