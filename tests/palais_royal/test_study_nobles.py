@@ -172,7 +172,16 @@ def test_a_run_keeps_each_strategys_notes(tmp_path: Path) -> None:
     ("verdict", "rates", "expected"),
     [
         ("favoured", {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2}, ("favoured", "value")),
-        ("balanced", {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2}, ("disfavoured", "dead")),
+        (
+            "balanced",
+            {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2, "groups": 400},
+            ("disfavoured", "dead"),
+        ),
+        (  # the same share from 20 groups: its upper bound reaches past 5%
+            "balanced",
+            {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2, "groups": 20},
+            ("balanced", "value"),
+        ),
         (
             "undecided",
             {"within_reach": 0.6, "taken_when_within_reach": 0.05, "reached": 300},
