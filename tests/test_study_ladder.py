@@ -30,10 +30,14 @@ def test_a_ladder_without_a_budget_or_rungs_is_refused(spec: str, count: int, me
 
 
 def test_settled_moving_and_not_yet() -> None:
+    """Per-setup values that vary at both rungs (win shares of -0.5, 0, +0.5): the same edge settles, one 10 pp
+    higher on average (varying setup by setup) moves, 20 noisy setups are not settled yet."""
     rng = np.random.default_rng(3)
-    base = rng.random(4000) - 0.5
-    assert settled(base + 0.001, base, 2.0)[0] == "settled"  # the same edge at both rungs
-    assert settled(base + 0.10, base, 2.0)[0] == "moving"  # 10 pp apart on every setup
+    base = rng.choice([-0.5, 0.0, 0.5], 4000)
+    same = np.where(rng.random(4000) < 0.1, rng.choice([-0.5, 0.5], 4000), 0.0)  # 10% of setups differ, either way
+    assert settled(base + same, base, 2.0)[0] == "settled"
+    higher = np.where(rng.random(4000) < 0.2, 0.5, 0.0)  # +10 pp on average
+    assert settled(base + higher, base, 2.0)[0] == "moving"
     noisy = settled(rng.random(20) - 0.5, rng.random(20) - 0.5, 2.0)
     assert noisy[0] == "not settled" and noisy[1]["ci"][0] < -2 < 2 < noisy[1]["ci"][1]
 
@@ -49,33 +53,59 @@ def test_cli_seats_ladder_writes_rungs_elos_and_settling(tmp_path: Path) -> None
     first, second = data["ladder"]["rungs"]
     assert first["elo"] == 0 and second["groups"] == 6 and second["score_ci"][0] <= second["score"]
     assert {(r["players"], r["seat"]) for r in data["ladder"]["settling"]} == {(2, 1), (2, 2)}
-    assert all(r["state"] in ("settled", "moving", "not settled") for r in data["ladder"]["settling"])
+    # 12 setups: fewer differing setups than a settling needs, or an interval far wider than the margin
+    assert [r["state"] for r in data["ladder"]["settling"]] == ["not settled", "not settled"]
     assert (out / "charts" / "ladder.png").exists() and "Strength ladder" in (out / "study.md").read_text()
     both = CliRunner().invoke(app, [*args, "--strategy", "greedy"])
     assert both.exit_code == 2 and "give one of them" in both.output
 
 
 def test_subjects_settle_move_or_not_on_their_common_setups() -> None:
-    """Per subject, the top two rungs' effects are paired on the setups both played (here groups 1..39 of 0..39 and
-    1..40): the same effect settles, one 10 pp higher on every setup moves, a noisy one is not settled yet."""
+    """Per subject, the top two rungs' effects are paired on the setups both played (groups 1..n-2 of 0..n-2 and
+    1..n-1): the same effect (differing both ways on a tenth of the setups) settles, one 10 pp higher on average
+    moves, a noisy one over 39 setups is not settled yet."""
     from palais_sim.study.common import StudySpec
     from palais_sim.study.ladder import subject_settling
 
     rng = np.random.default_rng(3)
-    base = rng.normal(0.0, 0.05, 41)
-    noise = rng.normal(0.0, 0.3, 41)
+    n = 601
+    base = rng.choice([-0.5, 0.0, 0.5], n)
+    same = np.where(rng.random(n) < 0.1, rng.choice([-0.5, 0.5], n), 0.0)  # differs both ways on 10% of setups
+    up = np.where(rng.random(n) < 0.2, 0.5, 0.0)  # +10 pp on average, setup by setup 0 or +50
+    noise = rng.normal(0.0, 0.3, n)
     effects = {
-        ("top", "same"): base, ("second", "same"): base,
-        ("top", "up"): base + 0.10, ("second", "up"): base,
+        ("top", "same"): base + same, ("second", "same"): base,
+        ("top", "up"): base + up, ("second", "up"): base,
         ("top", "noisy"): base + noise, ("second", "noisy"): base,
     }  # fmt: skip
 
     def values(rung: str, key: str) -> pl.DataFrame:
-        groups = range(0, 40) if rung == "top" else range(1, 41)
+        groups = range(0, 40) if key == "noisy" else range(0, n - 1)
+        groups = groups if rung == "top" else range(groups.start + 1, groups.stop + 1)
         return pl.DataFrame({"group": list(groups), "value": [effects[(rung, key)][g] for g in groups]})
 
     spec = StudySpec(strategies=("second", "top"), margin=2.0)
     found = {r["key"]: r for r in subject_settling([("x", k) for k in ("same", "up", "noisy")], values, spec)}
     assert {k: r["state"] for k, r in found.items()} == {"same": "settled", "up": "moving", "noisy": "not settled"}
-    assert all(r["setups"] == 39 for r in found.values())
-    assert found["up"]["difference"] == pytest.approx(10.0)
+    assert [r["setups"] for r in found.values()] == [n - 2, n - 2, 39]
+    assert found["up"]["difference"] == pytest.approx(100 * up[1 : n - 1].mean(), abs=1e-3)
+
+
+def test_three_equal_setups_do_not_settle() -> None:
+    """A ladder at 3 setups called N05 "settled [0, 0]" while each rung was undecided."""
+    state, diff = settled(np.zeros(3), np.zeros(3), 2.0)
+    assert state == "not settled" and diff["ci"] == [0.0, 0.0]
+    assert settled(np.full(60, 0.25), np.full(60, 0.25), 2.0)[0] == "not settled"  # no setup differs at all
+
+
+def test_settled_on_differences_that_vary() -> None:
+    """Settling read from noisy paired differences, not only constant ones: small ones both ways settle, ones that
+    vary around +10 pp move, and the same sample halved to 30 setups is not settled."""
+    rng = np.random.default_rng(11)
+    second = rng.choice([-0.5, 0.0, 0.5], 2000)
+    flips = rng.choice([-0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5], 2000)  # 20% of setups differ, both ways
+    state, diff = settled(second + flips, second, 2.0)
+    assert state == "settled" and diff["ci"][0] < 0 < diff["ci"][1], diff
+    up = rng.choice([0.0, 0.5], 2000, p=[0.6, 0.4])  # +20 pp on average, varying
+    assert settled(second + up, second, 2.0)[0] == "moving"
+    assert settled(second[:30] + flips[:30], second[:30], 2.0)[0] == "not settled"

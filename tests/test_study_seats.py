@@ -93,3 +93,31 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "--players" in res.output
     res = CliRunner().invoke(app, ["study", "seats", "--out", str(tmp_path), "--players", "4", "--start-gold", "0,1"])
     assert res.exit_code == 2 and "--start-gold" in res.output
+
+
+def test_three_groups_call_no_seat(tmp_path: Path) -> None:
+    """`study seats --groups 3` called seat 2 "favoured [+50, +50]": three games won by the same seat."""
+    plan = SeatsPlan(StudySpec(strategies=SKILLS, groups=3, seed=1), players=(2, 3))
+    rows, _ = compute(plan, tmp_path)
+    assert {r["verdict"] for r in rows} == {"undecided"}, [(r["key"], r["ci"], r["verdict"]) for r in rows]
+    assert all(r["differing_groups"] <= 3 < r["min_differing"] for r in rows)
+
+
+def test_no_verdict_without_evidence_on_any_row() -> None:
+    """A zero-width interval never decides, nor do fewer differing groups than a unanimous sign test needs."""
+    import numpy as np
+
+    from palais_sim.analytics.paired import mean_interval
+    from palais_sim.study import render
+    from palais_sim.study.evidence import min_differing
+
+    assert [min_differing(c) for c in (0.95, 1 - 0.05 / 3, 0.99)] == [6, 7, 8]
+    flat = np.full(40, 0.5)  # every group the same: no spread
+    assert render.row("seat", 2, "x", mean_interval(flat), 2.0, values=flat)["verdict"] == "undecided"
+    few = np.array([0.5] * 5 + [0.0] * 995)  # 5 differing groups of 1000
+    assert render.row("seat", 2, "x", mean_interval(few), 2.0, values=few)["verdict"] == "undecided"
+    enough = np.array([0.5, -0.5] * 3 + [0.0] * 994)  # 6 that differ, both ways: balanced
+    decided = render.row("seat", 2, "x", mean_interval(enough), 2.0, values=enough)
+    assert decided["verdict"] == "balanced" and decided["evidence"] is None
+    strong = np.array([0.5, 0.5, 0.5, -0.5] * 25)
+    assert render.row("seat", 2, "x", mean_interval(strong), 2.0, values=strong)["verdict"] == "favoured"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import shutil
 from pathlib import Path
 
 from palais_sim import __version__
@@ -10,6 +12,8 @@ from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import Manifest, RunDirError
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
+
+log = logging.getLogger(__name__)
 
 
 def slug(text: str) -> str:
@@ -25,9 +29,22 @@ def play_arm(
     resumed arm counts only the games of this session, not those played before the interruption).
 
     A finished run of the same settings is kept as it is, an interrupted one is resumed, anything else in ``out``
-    is refused by the runner (a different run) with its one-line error.
+    is refused by the runner (a different run) with its one-line error. The same settings are not enough: a run
+    whose manifest records another ``components_hash`` than the file the settings name holds today (edited in
+    place) is removed and played again.
     """
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
+    if (
+        stored is not None
+        and stored.settings == settings
+        and stored.data.get("components_hash") != (today := components_hash(settings))
+    ):
+        # the same settings name a component file whose content changed since (a set edited in place, a repriced
+        # variant rewritten): the arm measured another game; it is played again from scratch
+        log.info("replaying %s: its component file changed (%s, now %s)", out, stored.data.get("components_hash"),
+                 today)  # fmt: skip
+        shutil.rmtree(out)
+        stored = None
     if stored is not None and stored.data.get("state") == "done" and stored.settings == settings:
         if (stored.data.get("code_fingerprint"), stored.data.get("engine_version")) != (
             code_fingerprint(settings.game),
@@ -42,3 +59,9 @@ def play_arm(
         settings, out, workers, resume=stored is not None, progress=progress, backend=backend, address=address
     )
     return summary.played_now
+
+
+def components_hash(settings: Settings) -> str:
+    """The hash of the component set the settings name, read from its file today (what the runner records)."""
+    game = settings.game
+    return game.components_hash(game.context(settings.to_dict()))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from palais_sim.games import DEFAULT_GAME, games_with_study, get_game
 from palais_sim.study.arms import play_arm, slug
+from palais_sim.study.evidence import level, min_differing
 from palais_sim.tournament.schedule import Settings
 
 DEFAULT_SKILLS = get_game(DEFAULT_GAME).skill_levels  # a study's levels when none are named: its game's (GAME)
@@ -129,8 +130,9 @@ def arm_dir(out: Path, strategy: str, *parts: str) -> Path:
     return out.joinpath("runs", slug(strategy), *(slug(p) for p in parts))
 
 
-def header(page, spec: StudySpec, ledger: Ledger, what: str) -> None:
-    """The page's top: the exact command, seeds, sizes, games and wall time per skill level, the verdict rule."""
+def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float = 0.95) -> None:
+    """The page's top: the exact command, seeds, sizes, games and wall time per skill level, the verdict rule at the
+    rows' real confidence (99% with five looks)."""
     page.p(what)
     if spec.command:
         page.code(spec.command)
@@ -145,10 +147,15 @@ def header(page, spec: StudySpec, ledger: Ledger, what: str) -> None:
          ("played in this session", lambda r: f"{r['played_now']:,}"),
          ("wall time (s)", lambda r: f"{r['seconds']:.0f}")],
     )  # fmt: skip
+    shown = level(confidence)
+    misses = round(1 / (1 - confidence))
     page.p(
-        f"Verdicts (95% intervals, equivalence margin +-{spec.margin:g} pp): **favoured** when the whole interval "
+        f"Verdicts ({shown} intervals, equivalence margin +-{spec.margin:g} pp): **favoured** when the whole interval "
         f"lies above +{spec.margin:g} pp, **disfavoured** below -{spec.margin:g} pp, **balanced** when it lies "
-        f"inside +-{spec.margin:g} pp, **undecided** otherwise (more groups would tell). **Robust**: at least two "
-        "skill levels, and every one gives the same verdict. Each interval misses its true value one time in 20, so "
-        "among many rows a few verdicts at a single skill level are expected by chance; read those as leads."
+        f"inside +-{spec.margin:g} pp, **undecided** otherwise (more groups would tell). No verdict without "
+        f"evidence: a row decides only when at least {min_differing(confidence)} of its groups differ from no "
+        "effect at all (fewer cannot be told from chance even if they all agree) and its interval has some width; "
+        "an undecided row says how many it has. **Robust**: at least two skill levels, and every one gives the "
+        f"same verdict. Each interval misses its true value about one time in {misses}, so among many rows a few "
+        "verdicts at a single skill level are expected by chance; read those as leads."
     )

@@ -23,6 +23,7 @@ from palais_sim.analytics import paired, sprt
 from palais_sim.analytics.runs import open_run
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir
+from palais_sim.study.evidence import differing, shortfall
 
 BUDGET = re.compile(r"(?<=[:,])budget=(\d+)")
 MAX_RUNGS = 8
@@ -90,12 +91,16 @@ def strengths(
 
 def settled(top: np.ndarray, second: np.ndarray, margin_pp: float) -> tuple[str, dict]:
     """Whether an effect settled between the top two rungs: their per-setup values (share scale, the same setups),
-    paired. ``settled`` when the difference lies within the margin, ``moving`` when it lies surely beyond it."""
-    est = paired.mean_interval(np.asarray(top) - np.asarray(second))
+    paired. ``settled`` when the difference lies within the margin, ``moving`` when it lies surely beyond it; never
+    either with fewer setups in which the rungs differ than a verdict needs (``study.evidence``): three setups of
+    equal values are no evidence that the rungs agree."""
+    differences = np.asarray(top) - np.asarray(second)
+    est = paired.mean_interval(differences)
     low, high = 100 * est.low, 100 * est.high
-    word = paired.verdict(low, high, margin_pp)
+    why = shortfall(differing(differences), est.n_groups, low, high, 0.95)
+    word = paired.verdict(low, high, margin_pp) if why is None else "undecided"
     state = {"balanced": "settled", "favoured": "moving", "disfavoured": "moving"}.get(word, "not settled")
-    return state, {"difference": _round(100 * est.mean), "ci": [_round(low), _round(high)]}
+    return state, {"difference": _round(100 * est.mean), "ci": [_round(low), _round(high)], "evidence": why}
 
 
 def strength_intro(page, spec: StudySpec, strengths_: list, elo_groups: int, what: str, tail: str = "") -> None:
@@ -116,8 +121,14 @@ def settling_columns() -> list:
     """The columns that end a settling table (``settled`` rows): the top two rungs' difference and the state."""
     return [
         ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
-        ("", lambda r: f"**{r['state']}**" if r["state"] != "not settled" else r["state"]),
+        ("", _state_text),
     ]
+
+
+def _state_text(r: dict) -> str:
+    if r["state"] != "not settled":
+        return f"**{r['state']}**"
+    return f"not settled ({r['evidence']})" if r.get("evidence") else "not settled"
 
 
 def strength_columns() -> list:

@@ -4,7 +4,9 @@ self-contained HTML page (charts embedded), charts as PNG beside them.
 Rows are the study's verdicts, one per (subject, key, skill level): ``subject`` (``noble``, ``privilege``, ``seat``,
 ``start_gold``, ``layout_feature``, ...), ``key`` (which noble, seat, feature), ``strategy`` (the skill level),
 ``effect`` in percentage points of win share, ``ci`` [low, high] in percentage points, ``n_groups``, ``verdict``
-(favoured, disfavoured, balanced, undecided) and ``robust`` (every skill level gives the same verdict).
+(favoured, disfavoured, balanced, undecided), ``robust`` (every skill level gives the same verdict), and the evidence
+behind it (``study.evidence``): ``differing_groups``, ``min_differing``, ``confidence`` and ``evidence`` (why the row
+may not decide yet, or None).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from palais_sim.analytics import report_format
 from palais_sim.analytics.paired import Estimate, robust, verdict
 from palais_sim.analytics.report_render import Block, Table, html_page, markdown
+from palais_sim.study.evidence import differing, level, min_differing, shortfall
 
 FORMAT = "palais-study/1"
 
@@ -34,9 +37,18 @@ def ci_text(ci: list | tuple | None, digits: int = 1) -> str:
     return report_format.ci(ci[0], ci[1], lambda x: pp(x, digits))
 
 
-def row(subject: str, key: object, strategy: str, est: Estimate, margin_pp: float, **extra: object) -> dict:
-    """A verdict row from an estimate on the share scale (0..1); effect and interval in percentage points."""
+def row(
+    subject: str, key: object, strategy: str, est: Estimate, margin_pp: float, values: object = None,
+    confidence: float = 0.95, **extra: object,
+) -> dict:  # fmt: skip
+    """A verdict row from an estimate on the share scale (0..1); effect and interval in percentage points.
+
+    ``values``: the per-group values the estimate was made of (the no-effect value is 0); the row decides only with
+    at least ``min_differing(confidence)`` groups that differ and an interval of some width (``study.evidence``).
+    Without them (an estimate from a model) every group counts as differing."""
     effect, low, high = 100 * est.mean, 100 * est.low, 100 * est.high
+    differ = est.n_groups if values is None else differing(values)  # type: ignore[arg-type]
+    why = shortfall(differ, est.n_groups, low, high, confidence)
     out = {
         "subject": subject,
         "key": key,
@@ -44,11 +56,22 @@ def row(subject: str, key: object, strategy: str, est: Estimate, margin_pp: floa
         "effect": _num(effect),
         "ci": [_num(low), _num(high)],
         "n_groups": est.n_groups,
-        "verdict": verdict(low, high, margin_pp),
+        "verdict": verdict(low, high, margin_pp) if why is None else "undecided",
         "robust": False,
+        "differing_groups": differ,
+        "min_differing": min_differing(confidence),
+        "confidence": confidence,
+        "evidence": why,
     }
     out.update(extra)
     return out
+
+
+def verdict_text(r: dict) -> str:
+    """The verdict cell: a decision in bold, an undecided row with what it lacks."""
+    if r["verdict"] != "undecided":
+        return f"**{r['verdict']}**"
+    return f"undecided ({r['evidence']})" if r.get("evidence") else "undecided"
 
 
 def mark_robust(rows: list[dict], by: tuple[str, ...] = ("subject", "key", "players")) -> None:
@@ -92,14 +115,17 @@ class Page:
         self.blocks.append(("chart", (name, caption)))
 
 
-def verdict_columns(key_name: str, key: Callable[[dict], str] | None = None) -> list[tuple[str, Callable[[dict], str]]]:
+def verdict_columns(
+    key_name: str, key: Callable[[dict], str] | None = None, confidence: float = 0.95
+) -> list[tuple[str, Callable[[dict], str]]]:
+    """The columns of a verdict table; the interval's header names its real level (99% with five looks)."""
     return [
         (key_name, key or (lambda r: str(r["key"]))),
         ("skill level", lambda r: f"`{r['strategy']}`"),
         ("effect (pp)", lambda r: pp(r["effect"])),
-        ("95% interval (pp)", lambda r: ci_text(r["ci"])),
+        (f"{level(confidence)} interval (pp)", lambda r: ci_text(r["ci"])),
         ("groups", lambda r: f"{r['n_groups']:,}"),
-        ("verdict", lambda r: f"**{r['verdict']}**" if r["verdict"] != "undecided" else r["verdict"]),
+        ("verdict", verdict_text),
         ("robust", lambda r: "yes" if r["robust"] else ""),
     ]
 

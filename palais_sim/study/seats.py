@@ -114,7 +114,7 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
                 per_setup_of[(strategy, p, k)] = (common["game"].to_numpy(), per_setup)
                 known = not plan.factorial and len(frames[0]) and f"g{k}" in frames[0].columns
                 gold_note = int(frames[0][f"g{k}"][0]) if known else None
-                rows.append(render.row("seat", k, strategy, mean_interval(per_setup), spec.margin, players=p,
+                rows.append(render.row("seat", k, strategy, mean_interval(per_setup), spec.margin, per_setup, players=p,
                                        start_gold=gold_note, arms=n_arms))  # fmt: skip
             if plan.factorial:
                 for g in sorted(set(plan.golds(p))):
@@ -125,7 +125,7 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
                         per_setup += (w * held).sum(1) / held.sum(1)
                     per_setup = per_setup / n_arms - fair
                     rows.append(render.row("start_gold", g, strategy, mean_interval(per_setup), spec.margin,
-                                           players=p, arms=n_arms))  # fmt: skip
+                                           per_setup, players=p, arms=n_arms))  # fmt: skip
     render.mark_robust(rows)
     if plan.ladder:
         arms_info["ladder"] = ladder_rows(plan, per_setup_of)

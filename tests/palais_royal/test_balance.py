@@ -137,3 +137,92 @@ def test_the_search_runs_its_arms_on_the_backend_it_is_given(planted: Path, tmp_
     assert seen and set(seen) == {("ray", "auto")}
     bad = CliRunner().invoke(app, [*args[:-4], "--backend", "spark"])
     assert bad.exit_code == 2 and "--backend" in bad.output
+
+
+# --- the audited defects of the search (issue 34), on stand-ins for the studies (no games) ---
+
+
+def _row(key: str, effect: float, verdict: str) -> dict:
+    return {"subject": "noble", "key": key, "strategy": "greedy", "effect": effect, "ci": [effect - 1, effect + 1],
+            "n_groups": 10, "verdict": verdict, "reason": "value", "robust": False, "reading": verdict,
+            "games": 20}  # fmt: skip
+
+
+def test_the_bisection_keeps_the_fair_price_it_measured(tmp_path: Path, monkeypatch) -> None:
+    """Gold 6: 7 under, 8 under, 10 fair, 9 over: the search proposed 8 (still under) and threw 10 away."""
+    from palais_sim.games.palais_royal.studies.balance import BalancePlan, Search
+    from palais_sim.games.palais_royal.studies.variants import repriced
+    from palais_sim.study.common import Ledger, StudySpec
+
+    said = {7: "favoured", 8: "favoured", 10: "balanced", 9: "disfavoured"}
+    asked: list[int] = []
+
+    def evaluate(self, comps, noble, price):
+        asked.append(price)
+        return [_row(noble, 0.0, said[price])]
+
+    monkeypatch.setattr(Search, "evaluate", evaluate)
+    plan = BalancePlan(StudySpec(strategies=("greedy",), groups=10))
+    price, now, _rows, _tried = Search(plan, tmp_path, Ledger()).price(repriced(COMPS, "N05", 6), "N05", UNDER)
+    assert asked == [7, 8, 10, 9]
+    assert (price, now) == (10, FAIR)
+
+
+@pytest.fixture
+def stand_in(monkeypatch) -> list[dict]:
+    """The nobles study and the price search replaced by stand-ins: round 1 calls N01 underpriced; the proposal's
+    check (round 2) calls N02, N03 and N01 (in that order of badness) underpriced; every price the search proposes
+    is fair; the validation and any other study call everything balanced. Returns the studies asked for."""
+    from palais_sim.games.palais_royal.studies import balance
+
+    calls: list[dict] = []
+
+    def compute(plan, out, ledger=None):
+        comps = load_components(plan.spec.base.components)
+        calls.append({"out": out.name, "seed": plan.spec.seed, "hash": comps.hash, "subjects": plan.subjects})
+        if out.name == "before":
+            return [_row("N01", 10.0, "favoured")], []
+        if out.name == "check-1":
+            return [_row("N02", 30.0, "favoured"), _row("N03", 20.0, "favoured"), _row("N01", 10.0, "favoured")], []
+        return [_row(n, 0.0, "balanced") for n in plan.subjects], []
+
+    def price(self, comps, noble, start):
+        gold = comps.nobles[comps.noble_index[noble]].gold
+        return gold + 1, FAIR, [_row(noble, 0.0, "balanced")], [{"price": gold + 1, "side": FAIR, "rows": []}]
+
+    monkeypatch.setattr(balance.nobles, "compute", compute)
+    monkeypatch.setattr(balance.Search, "price", price)
+    return calls
+
+
+def test_a_full_change_list_does_not_skip_the_nobles_already_changed(stand_in, tmp_path: Path) -> None:
+    """--max-changes 2: once N02 is the second changed noble, N03 (new) is refused, but N01 (changed in round 1 and
+    still underpriced) is repriced again; a `break` there skipped it."""
+    from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
+    from palais_sim.study.common import StudySpec
+
+    plan = BalancePlan(StudySpec(strategies=("greedy",), groups=10), subjects=("N01", "N02", "N03"), max_changes=2)
+    run_balance(plan, tmp_path / "b")
+    doc = json.loads((tmp_path / "b" / "balance.json").read_text())
+    assert [(c["round"], c["noble"]) for c in doc["changes"]] == [(1, "N01"), (2, "N02"), (2, "N01")]
+    proposal = load_components(doc["balanced"])
+    gold = {n: COMPS.nobles[COMPS.noble_index[n]].gold for n in ("N01", "N02", "N03")}
+    assert [proposal.nobles[proposal.noble_index[n]].gold - gold[n] for n in ("N01", "N02", "N03")] == [2, 1, 0]
+
+
+def test_before_and_after_are_compared_on_the_same_fresh_seeds(stand_in, tmp_path: Path) -> None:
+    """The search's own study selected the nobles (a winner's curse): the before of the before/after comparison is
+    the given set studied again on the validation's fresh seeds."""
+    from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
+    from palais_sim.study.common import StudySpec
+
+    plan = BalancePlan(StudySpec(strategies=("greedy",), groups=10, seed=5), subjects=("N01", "N02", "N03"),
+                       rounds=1)  # fmt: skip
+    run_balance(plan, tmp_path / "b")
+    doc = json.loads((tmp_path / "b" / "balance.json").read_text())
+    fresh = [c for c in stand_in if c["seed"] == doc["validation_seed"]]
+    assert {c["hash"] for c in fresh} == {COMPS.hash, load_components(doc["balanced"]).hash}
+    again = next(c for c in fresh if c["hash"] == COMPS.hash)
+    assert set(again["subjects"]) >= {"N01"}
+    assert {r["key"] for r in doc["before_fresh"]} >= {"N01"}
+    assert "fresh seeds" in (tmp_path / "b" / "balance.md").read_text()

@@ -275,14 +275,11 @@ def parse_components(data: dict, source: str) -> ComponentSet:
 
 
 def load_components(path: str | Path | None = None) -> ComponentSet:
-    """Load a component set: ``None`` or ``"standard"`` for the default, else a TOML file path."""
+    """Load a component set: ``None`` or ``"standard"`` for the default, else a TOML file path (read every time: a
+    file rewritten in place gives its new content, parsed once per content)."""
     if path is None or str(path) == DEFAULT_COMPONENTS:
         return standard_components()
-    return _load_file(str(Path(path)))
-
-
-@lru_cache(maxsize=32)
-def _load_file(path: str) -> ComponentSet:
+    path = str(Path(path))
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -291,6 +288,11 @@ def _load_file(path: str) -> ComponentSet:
         raise ComponentError(f"{path}: cannot be read ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise ComponentError(f"{path}: not a UTF-8 TOML file (a component set is text)") from None
+    return _parse_file(path, text)
+
+
+@lru_cache(maxsize=32)
+def _parse_file(path: str, text: str) -> ComponentSet:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

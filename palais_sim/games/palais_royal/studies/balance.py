@@ -15,7 +15,9 @@ noble available and the take rates), at every skill level:
    own at which no level calls it that. A price where a level calls it the reverse is not taken: the search keeps
    the nearest price on the old side and says so. Gold never goes below 0 nor more than ``max_step`` away.
 3. **Validation**: the nobles study of the proposal on fresh seeds (another root seed), every skill level, the same
-   subjects: what a designer would run on the new file.
+   subjects: what a designer would run on the new file. The nobles it changed are studied again with the given set
+   on the same fresh seeds: the before/after comparison is made there, not on the seeds that selected them (their
+   values there are biased away from 0, a winner's curse).
 
 Every arm is a run of its own under the output folder (resumable; a repeated command reuses them). Why sequential and
 not a joint optimiser (optuna, CMA-ES): a noble's value moves one way with its price (a monotone, noisy line), so a
@@ -72,12 +74,12 @@ class BalancePlan:
         if self.rounds < 1:
             raise ValueError(f"--rounds must be at least 1, got {self.rounds}")
         subjects = tuple(self.subjects) if self.subjects else tuple(n.id for n in comps.nobles)
-        needed = 2 * len(subjects) * self.arm_games() + self.arm_games()
+        needed = 3 * len(subjects) * self.arm_games() + self.arm_games()
         if self.budget < needed:
             raise ValueError(
-                f"--budget {self.budget:,} games is too small: the study before, one search step and the validation "
-                f"of {len(subjects)} nobles need {needed:,} at {len(self.spec.strategies)} skill level(s), "
-                f"{self.spec.groups} groups and {self.players} players"
+                f"--budget {self.budget:,} games is too small: the study before, one search step, the validation and "
+                f"the study before again on its seeds of {len(subjects)} nobles need {needed:,} at "
+                f"{len(self.spec.strategies)} skill level(s), {self.spec.groups} groups and {self.players} players"
             )
         return subjects
 
@@ -157,8 +159,10 @@ class Search:
             else:
                 beyond = middle
         by_price = {t["price"]: t for t in tried}
-        # a fair price past the old side, else (never left it, or overshot to the reverse) the nearest on the old side
-        chosen = beyond if beyond is not None and by_price[beyond]["side"] == FAIR else inside
+        # the best price measured: the fair one nearest the noble's own (a bisection whose last probe overshot to the
+        # reverse side must not throw away a fair price it measured before), else the nearest on the old side
+        fair = sorted((abs(p - gold), p) for p, t in by_price.items() if t["side"] == FAIR)
+        chosen = fair[0][1] if fair else inside
         if chosen == gold:
             return gold, start, [], tried
         found = by_price[chosen]
@@ -172,7 +176,8 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
     ledger = Ledger()
     study_games = len(subjects) * plan.arm_games()
     before, _ = nobles.compute(plan.nobles_plan(subjects=subjects), out / "before", ledger)
-    search = Search(plan, out / "search", ledger, spent=study_games, reserve=study_games)
+    # kept for the end: the validation, and the given set again on its fresh seeds for the nobles changed
+    search = Search(plan, out / "search", ledger, spent=study_games, reserve=2 * study_games)
     current, rows, changes, skipped = comps, before, [], []
     for round_no in range(plan.rounds):
         if round_no:  # the proposal so far, studied again on other seeds: what the changes did to the others
@@ -194,8 +199,10 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
         if not off:
             break
         for noble, start in off:
-            if not search.affordable() or (noble not in changed and len(changed) >= plan.max_changes):
+            if not search.affordable():
                 break
+            if noble not in changed and len(changed) >= plan.max_changes:
+                continue  # no new noble any more, but those already changed may still be repriced
             gold = current.nobles[current.noble_index[noble]].gold
             if start == OVER and gold == 0:  # no cheaper gold price exists: its seals (or points) are the cost
                 if not any(c["noble"] == noble and c["new_gold"] == 0 for c in changes):
@@ -214,8 +221,15 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
     balanced = write_variant(proposal, out / "balanced.toml", _toml_note(comps, changes, plan))
     fresh = replace(spec, seed=spec.seed + VALIDATION_SEED_OFFSET, base=replace(spec.base, components=str(balanced)))
     validation, _ = nobles.compute(plan.nobles_plan(fresh, subjects), out / "validation", ledger)
-    spent = search.spent + study_games
-    return _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced)
+    # the before of the before/after comparison: the given set on the same fresh seeds (the search's own study
+    # selected the nobles it changed, so its values are biased away from 0: a winner's curse)
+    moved = tuple(n for n in subjects if n in {c["noble"] for c in changes})
+    before_fresh: list[dict] = []
+    if moved:
+        given = replace(spec, seed=fresh.seed)  # the given set, the validation's seeds
+        before_fresh, _ = nobles.compute(plan.nobles_plan(given, moved), out / "before-fresh", ledger)
+    spent = search.spent + study_games + len(moved) * plan.arm_games()
+    return _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced, before_fresh)
 
 
 def _proposed(change: dict) -> str:
@@ -242,15 +256,16 @@ def _toml_note(comps: ComponentSet, changes: list[dict], plan: BalancePlan) -> s
     return "\n".join(lines)
 
 
-def _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced) -> dict[str, Path]:
+def _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced, before_fresh) -> dict[str, Path]:
     spec = plan.spec
+    confidence = plan.nobles_plan().confidence
     page = render.Page("Balancing the nobles' prices")
     header(page, spec, ledger, (
         f"{plan.players} players. A sequential search over the gold prices of the nobles the study calls under- or "
         "overpriced at some skill level (the worst first), each on the set as proposed so far, then the nobles "
         f"study of the proposal on fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}). The proposal: "
         f"`{balanced.name}` (loads wherever --components is accepted)."
-    ))  # fmt: skip
+    ), confidence)  # fmt: skip
     page.p(f"Budget: {spent:,} of {plan.budget:,} games.")
     page.h("Changes")
     page.table(changes, [
@@ -263,24 +278,29 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
     if skipped:
         page.p(f"Left alone (one skill level calls it underpriced, another overpriced): {', '.join(skipped)}.")
     changed = {c["noble"] for c in changes}
-    rows = [dict(r, strategy=f"{r['strategy']} before") for r in before if r["key"] in changed]
+    rows = [dict(r, strategy=f"{r['strategy']} before") for r in before_fresh if r["key"] in changed]
     rows += [dict(r, strategy=f"{r['strategy']} after") for r in validation if r["key"] in changed]
     if rows:
-        fig = charts.forest(rows, "Changed nobles: value before and after (validation on fresh seeds)", spec.margin,
+        fig = charts.forest(rows, "Changed nobles: value before and after, on the same fresh seeds", spec.margin,
                             xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
-        caption = "Each changed noble's value before (the search's seeds) and after (fresh seeds), 95% intervals."
+        caption = (
+            "Each changed noble's value with the given set (before) and with the proposal (after), both on the "
+            f"validation's fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}), not on the seeds that "
+            f"selected it; {render.level(confidence)} intervals."
+        )
         page.chart("before_after", charts.save(fig, out / "charts", "before_after"), caption)
     page.h("Validation on fresh seeds")
     still = [r for r in validation if r["verdict"] in ("favoured", "disfavoured")]
     page.p(f"Nobles still called under- or overpriced at some skill level: "
            f"{', '.join(sorted({r['key'] for r in still})) or 'none'}.")  # fmt: skip
-    page.table(validation, render.verdict_columns("noble") + [("reading", lambda r: r["reading"])])
+    columns = render.verdict_columns("noble", confidence=confidence) + [("reading", lambda r: r["reading"])]
+    page.table(validation, columns)
     document = {
         "study": "balance-nobles", "command": spec.command, "seed": spec.seed,
         "validation_seed": spec.seed + VALIDATION_SEED_OFFSET, "groups": spec.groups, "margin_pp": spec.margin,
         "players": plan.players, "strategies": list(spec.strategies), "budget": plan.budget, "games_spent": spent,
         "max_changes": plan.max_changes, "rounds": plan.rounds, "balanced": str(balanced), "changes": changes,
         "skipped": skipped,
-        "before": before, "validation": validation, "games": ledger.to_dict(),
+        "before": before, "before_fresh": before_fresh, "validation": validation, "games": ledger.to_dict(),
     }  # fmt: skip
     return render.write(out, page, document, stem="balance")

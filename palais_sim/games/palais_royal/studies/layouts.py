@@ -167,7 +167,7 @@ def compute(plan: LayoutsPlan, out: Path, ledger: Ledger | None = None) -> tuple
             variance.append({"strategy": strategy, "players": p, **variance_share(matrix)})
             diff = table[first_game.replace("/", "")].to_numpy() - matrix.mean(0)
             rows.append(render.row("layout", "first-game " + first_game, strategy, mean_interval(diff), spec.margin,
-                                   players=p))  # fmt: skip
+                                   diff, players=p))  # fmt: skip
     render.mark_robust(rows)
     return rows, variance, {"first_game": first_game, "fixed_layouts": fixed, "aliased": aliased_by}
 

@@ -13,7 +13,8 @@ took it). The mirror of S wins 1/P every group (all its rotations are the same g
 - A noble worth less than it costs is one a good player leaves alone, so forbidding it costs nothing and its value is
   about 0 whatever its price: the **take rates** tell it apart from a fair one. *Within reach*: the share of the
   unrestricted players' games in which X could be recruited at one of their recruit decisions; *taken*: the share of
-  those in which they took it. A noble within reach in fewer than ``DEAD_REACH`` of them is **dead** (nobody can
+  those in which they took it. A noble whose within-reach share is surely below ``DEAD_REACH`` (its upper
+  confidence bound, counted in groups, not seat-games: the seats of a group share its setup) is **dead** (nobody can
   afford it), one taken in fewer than ``RARELY_TAKEN`` of the games it was within reach is **passed over**: both are
   overpriced (verdict disfavoured with that reason), unless its value says favoured.
 
@@ -36,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from scipy import stats as sstats
 
 from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, notes_rates
 from palais_sim.analytics.runs import open_run
@@ -162,10 +164,16 @@ def forbidden_values(out: Path, players: int) -> Callable[[str, str], pl.DataFra
     return values
 
 
-def value_estimate(runs: list, players: int, confidence: float = 0.95) -> Estimate:
-    """1/P - the forbidden focus's win share, per group: what having the subject available is worth."""
+def group_values(runs: list, players: int) -> np.ndarray:
+    """1/P - the forbidden focus's win share, per group: what having the subject available is worth (0: forbidding
+    it changed nothing in that group)."""
     wins = np.concatenate([focus_groups(run)["win"].to_numpy() for run in runs])
-    return mean_interval(1.0 / players - wins, confidence)
+    return 1.0 / players - wins
+
+
+def value_estimate(runs: list, players: int, confidence: float = 0.95) -> Estimate:
+    """The mean of ``group_values`` with its t interval."""
+    return mean_interval(group_values(runs, players), confidence)
 
 
 def take_rates(runs: list) -> dict:
@@ -186,6 +194,7 @@ def take_rates(runs: list) -> dict:
         "within_reach": _rate(reach), "taken": _rate(taken),
         "taken_when_within_reach": _rate(took / reached) if reached > 0 else None,
         "seat_games": seat_games, "reached": int(round(reached)), "focus_within_reach": _rate(focus_reach),
+        "groups": sum(len(focus_groups(run)) for run in runs),
     }  # fmt: skip
 
 
@@ -193,13 +202,24 @@ def _rate(x: float) -> float | None:
     return round(float(x), 4) if np.isfinite(x) else None
 
 
-def read_verdict(verdict: str, rates: dict) -> tuple[str, str]:
-    """The verdict with the take rates: (verdict, reason). A favoured value stands; otherwise a dead or passed-over
-    noble is overpriced (disfavoured)."""
+def reach_bound(reach: float, groups: int, confidence: float = 0.95) -> float:
+    """The upper ``confidence`` bound (Clopper-Pearson, one-sided) of the within-reach share, counted in groups: the
+    seat-games of a group share its setup, so they are not independent (a noble out of reach in one seat of a setup
+    is mostly out of reach in the others). 0 of 2 groups bounds it only below 78%; 0 of 59 below 5%."""
+    if groups <= 0:
+        return 1.0
+    x = min(max(reach * groups, 0.0), float(groups))
+    return 1.0 if x >= groups else float(sstats.beta.ppf(confidence, x + 1, groups - x))
+
+
+def read_verdict(verdict: str, rates: dict, confidence: float = 0.95) -> tuple[str, str]:
+    """The verdict with the take rates: (verdict, reason). A favoured value stands; otherwise a noble surely dead
+    (``reach_bound`` below ``DEAD_REACH`` at the rows' confidence, so a dead verdict stopping a look stays inside the
+    looks' error control) or passed over is overpriced (disfavoured)."""
     if verdict == "favoured":
         return verdict, "value"
     reach, when = rates["within_reach"], rates["taken_when_within_reach"]
-    if reach is not None and reach < DEAD_REACH:
+    if reach is not None and reach_bound(reach, rates.get("groups", 0), confidence) < DEAD_REACH:
         return "disfavoured", "dead"
     if when is not None and rates["reached"] >= MIN_REACHED and when < RARELY_TAKEN:
         return "disfavoured", "passed over"
@@ -222,6 +242,8 @@ def reading(row: dict) -> str:
         return f"overpriced: forbidding it helps, {value}"
     if row["verdict"] == "balanced":
         return f"fair: worth {value}, taken in {when} of the games within reach"
+    if row.get("evidence"):
+        return f"undecided: {row['evidence']} (worth {value})"
     return f"undecided: worth {value}; more groups would tell"
 
 
@@ -241,15 +263,16 @@ def compute(plan: NoblesPlan, out: Path, ledger: Ledger | None = None) -> tuple[
 
 
 def subject_row(plan: NoblesPlan, runs: list, subject: str, key: str, strategy: str, comps: ComponentSet) -> dict:
-    est = value_estimate(runs, plan.players, plan.confidence)
+    values = group_values(runs, plan.players)
+    est = mean_interval(values, plan.confidence)
     noble = comps.nobles[comps.noble_index[key]] if subject == "noble" else None
     rates = take_rates(runs)
-    row = render.row(subject, key, strategy, est, plan.spec.margin, rates=rates,
+    row = render.row(subject, key, strategy, est, plan.spec.margin, values, plan.confidence, rates=rates,
                      gold=noble.gold if noble else None, seals=[noble.violet, noble.turquoise] if noble else None,
                      points=noble.points if noble else None)  # fmt: skip
     row["se"] = None if not np.isfinite(est.se) else round(100 * est.se, 6)  # pp: the price line's weights
     row["value_verdict"] = row["verdict"]
-    row["verdict"], row["reason"] = read_verdict(row["verdict"], rates)
+    row["verdict"], row["reason"] = read_verdict(row["verdict"], rates, plan.confidence)
     row["reading"] = reading(row)
     return row
 
@@ -363,15 +386,19 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         f"what having the noble available is worth. Above +{spec.margin:g} pp it is **underpriced** (favoured); below "
         f"-{spec.margin:g} pp, forbidding it helps: **overpriced** (disfavoured). A noble worth less than it costs is "
         "one a good player leaves alone, so its value is about 0: the take rates of the unrestricted players tell "
-        f"it apart. Within reach in fewer than {DEAD_REACH:.0%} of their games: **dead**; taken in fewer than "
+        f"it apart. Within reach surely in fewer than {DEAD_REACH:.0%} of their games (the upper bound of its share, "
+        "counted in setups): **dead**; taken in fewer than "
         f"{RARELY_TAKEN:.0%} of the games it was within reach: **passed over**. Both are overpriced."
-    ))  # fmt: skip
+        + (f" Each subject's arm is played in up to {plan.looks} looks and stops at the first decided one; each "
+           f"look's interval is at {render.level(plan.confidence)} (the 5% error shared over the looks)."
+           if plan.looks > 1 else "")
+    ), plan.confidence)  # fmt: skip
     for subject, title in (("privilege", "Privilege kinds (every noble of the kind)"), ("noble", "Nobles")):
         mine = [r for r in rows if r["subject"] == subject]
         if not mine:
             continue
         page.h(title)
-        cols = render.verdict_columns(subject)
+        cols = render.verdict_columns(subject, confidence=plan.confidence)
         if subject == "noble":
             cols.insert(1, ("price", lambda r: f"{r['gold']} gold, {r['seals'][0]}+{r['seals'][1]} seals, "
                                                f"{r['points']} pts"))  # fmt: skip
@@ -389,7 +416,8 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         fig = charts.forest(mine, f"{title}: what having it available is worth (pp of win share)", spec.margin,
                             label=_forest_label, xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
         caption = (
-            f"{title}: value with its 95% interval, every one labelled; band = +-{spec.margin:g} pp. Colour: "
+            f"{title}: value with its {render.level(plan.confidence)} interval, every one labelled; band = "
+            f"+-{spec.margin:g} pp. Colour: "
             "the verdict with the take rates (a dead or passed-over noble is overpriced at a value near 0)."
         )
         page.chart(name, charts.save(fig, out / "charts", name), caption)
