@@ -98,3 +98,13 @@ def test_the_tallest_game_length_bar_is_clear_of_the_frame() -> None:
     right = max(bar.get_x() + bar.get_width() for bar in ax.patches)
     assert ax.get_ylim()[1] >= 1.05 * top
     assert ax.get_xlim()[0] < left - 0.2 and ax.get_xlim()[1] > right + 0.2
+
+
+def test_the_ladder_chart_fits_and_names_its_band() -> None:
+    rows = [_row(17, "undecided", e, strategy=s) for s, e in (("a", -2.0), ("b", 4.0), ("c", 4.0))]
+    elos = {"a": 0.0, "b": 40.0, "c": 230.0}
+    ylabel = "value: 1/P - win share when forbidden it (pp)"
+    fig = study_charts.ladder_chart(rows, elos, "Noble value against player strength", 2.0, "{}", ylabel)
+    assert _fits(fig)
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "17" in legend and any("band" in t for t in legend)

@@ -7,6 +7,7 @@ and the PNG is at the reports' print resolution, so a page can show it at its fu
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -138,7 +139,7 @@ def ladder_chart(
     axes = fig.subplots(1, max(len(counts), 1), squeeze=False)[0]
     palette = ["#1f4e79", "#c0392b", "#1a7f37", "#8e44ad", "#b9770e"]
     for ax, p in zip(axes, counts, strict=False):
-        ax.axhspan(-margin, margin, color="#dde8f3", zorder=0)
+        ax.axhspan(-margin, margin, color="#dde8f3", zorder=0, label=f"balanced band +-{margin:g} pp")
         ax.axhline(0, color="#555", lw=0.8)
         seats = sorted({r["key"] for r in rows if r["players"] == p})
         for i, seat in enumerate(seats):
@@ -151,7 +152,7 @@ def ladder_chart(
             ax.errorbar(x, eff, yerr=err, fmt="o-", color=colour, capsize=3, lw=1, ms=4, label=label.format(seat))
         ax.set_title(f"{p} players", fontsize=9)
         ax.set_xlabel("rung strength: Elo against the first rung")
-        ax.set_ylabel(ylabel)
+        ax.set_ylabel("\n".join(textwrap.wrap(ylabel, 34)))  # a long label would run past the axes' height
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     suptitle(fig, title, width)
