@@ -45,13 +45,14 @@ def test_a_chart_is_shown_at_a_legible_width_and_a_table_scrolls(tmp_path: Path)
     fig = charts.figure(7.0, 3.0)
     fig.add_subplot().plot([0, 1], [0, 1])
     png = charts.save(fig, tmp_path, "line")["png"]
-    blocks = [("chart", ("line", "a line")), ("table", Table(["a"], [["`x`"]]))]
+    blocks = [("chart", ("line", "a line")), ("table", Table(["`s` value", "b"], [["`x`", "1"]]))]
     page = html_page("T", blocks, lambda name: png)
     with Image.open(png) as image:
         pixels = image.size[0]
     shown = round(7.0 * CHART_PX_PER_INCH)
     assert f'width="{shown}"' in page and shown < pixels  # the print-resolution PNG, shown smaller
     assert '<div class="table"><table>' in page and "<td><code>x</code></td>" in page
+    assert "<th><code>s</code> value</th>" in page and "`" not in page  # headers too: no raw backticks
 
 
 def test_study_charts_are_print_resolution_with_titles_that_fit(tmp_path: Path) -> None:

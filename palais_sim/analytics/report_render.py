@@ -134,7 +134,7 @@ def html_page(title: str, blocks: list[Block], png: Callable[[str], Path]) -> st
             body.append(f"<pre>{html.escape(str(value))}</pre>")
         elif kind == "table":
             assert isinstance(value, Table)
-            head = "".join(f"<th>{html.escape(h)}</th>" for h in value.headers)
+            head = "".join(f"<th>{inline_html(h)}</th>" for h in value.headers)
             rows = "".join("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in row) + "</tr>" for row in value.rows)
             body.append(f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
         elif kind == "chart":
