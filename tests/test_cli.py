@@ -43,6 +43,15 @@ def test_play_account_log_and_replay(tmp_path: Path) -> None:
     replayed = run("replay", str(log))
     assert replayed.exit_code == 0, replayed.output
     assert "replay verified" in replayed.output
+    assert f"replay log written to {log}" in played.output
+
+
+def test_play_says_where_it_wrote_the_positions(tmp_path: Path) -> None:
+    positions = tmp_path / "pos"
+    played = run("play", "--seed", "2", "--positions", str(positions))
+    assert played.exit_code == 0, played.output
+    assert f"positions written to {positions}/" in played.output.splitlines()[-1]
+    assert sorted(positions.glob("turn-*.json"))
 
 
 def test_score_and_inspect_a_position(tmp_path: Path) -> None:

@@ -50,6 +50,13 @@ def suptitle(fig: Figure, text: str, width: float) -> None:
     fig.suptitle("\n".join(textwrap.wrap(text, chars)), fontsize=FONT["axes.titlesize"])
 
 
+def footnote(fig: Figure, text: str, width: float) -> None:
+    """A grey note under the figure, wrapped to its width; the layout makes room for it (a ``fig.text`` at the
+    bottom edge would sit on the x-axis label)."""
+    chars = max(40, int(width * 15))
+    fig.supxlabel("\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)), fontsize=8, color=GREY)
+
+
 def save(fig: Figure, directory: Path, name: str) -> dict[str, Path]:
     """Write ``name.png`` (at ``PNG_DPI``) and ``name.svg`` into ``directory``; returns the paths by format."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -126,8 +133,8 @@ def head_to_head(h2h: pl.DataFrame) -> Figure:
                 ax.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center", color=GREY,
                         bbox={"facecolor": "#f4f4f4", "edgecolor": "none", "pad": 1})  # fmt: skip
     if "p_holm" in h2h.columns:
-        fig.text(0.02, 0.005, "Coloured: differs from 50% (95%, Holm-adjusted over the pairs). Pale, hatched: "
-                 "within noise.", fontsize=8, color=GREY, ha="left", va="bottom")  # fmt: skip
+        footnote(fig, "Coloured: differs from 50% (95%, Holm-adjusted over the pairs). Pale, hatched: within noise.",
+                 size + 1.4)  # fmt: skip
     ax.set_xticks(range(k), names, rotation=45, ha="right")
     ax.set_yticks(range(k), names)
     ax.set_xlabel("opponent")
@@ -184,6 +191,10 @@ def game_length(hist: pl.DataFrame) -> Figure:
         ax.set_title(f"{players} players (n={int(done.sum() + stopped.sum()):,} games)")
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.grid(axis="y", alpha=0.3)
+        # room around the bars: the tallest stays clear of the frame, the outer ones of the sides
+        ax.set_ylim(0, 1.12 * max(float((done + stopped).max()) if len(rounds) else 1.0, 1.0))
+        if len(rounds):
+            ax.set_xlim(rounds.min() - 0.8, rounds.max() + 0.8)
     axes[0].set_ylabel("games")
     handles = [Patch(color=LIGHT_BLUE, label="finished"), Patch(color=ORANGE, label="stopped at max_rounds")]
     fig.legend(handles=handles, loc="outside lower center", ncols=2)

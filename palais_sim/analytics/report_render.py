@@ -84,12 +84,18 @@ def markdown(title: str, blocks: list[Block]) -> str:
 
 CSS = """
 body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+.table { overflow-x: auto; margin: 1em 0; }
+table { border-collapse: collapse; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
 th { background: #f0f3f6; } td:first-child, th:first-child { text-align: left; }
-figure { margin: 1em 0; } figure img { max-width: 100%; } figcaption { color: #555; font-size: 0.9em; }
-code, pre { background: #f4f4f4; padding: 0 0.2em; } pre { padding: 0.5em; overflow-x: auto; }
+figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; } figcaption { color: #555; font-size: 0.9em; }
+code, pre { font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace; background: #f4f4f4;
+  padding: 0 0.2em; font-size: 0.9em; } pre { padding: 0.5em; overflow-x: auto; }
+td code, th code { font-size: 1em; }
 """
+# A chart is shown at CHART_PX_PER_INCH of its figure size (its PNG is at charts.PNG_DPI), at most the page width:
+# its 9-point text is about 15 pixels high on screen, as legible as the page's own.
+CHART_PX_PER_INCH = 120
 
 
 def inline_html(text: str) -> str:
@@ -101,12 +107,25 @@ def inline_html(text: str) -> str:
     return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
 
 
+def _display_width(png: bytes) -> str:
+    """The ``width`` attribute that shows a chart's PNG at ``CHART_PX_PER_INCH`` (from its header and its pHYs
+    resolution, 72 dpi when it has none); empty when the bytes are not a PNG."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        return ""
+    pixels = int.from_bytes(png[16:20], "big")
+    dpi = 72.0
+    at = png.find(b"pHYs", 8, 4096)
+    if at > 0 and png[at + 12] == 1:  # unit: metre
+        dpi = int.from_bytes(png[at + 4 : at + 8], "big") * 0.0254
+    return f' width="{round(pixels / dpi * CHART_PX_PER_INCH)}"'
+
+
 def html_page(title: str, blocks: list[Block], png: Callable[[str], Path]) -> str:
     """The blocks as one self-contained HTML page: each chart's PNG (``png(name)``) embedded."""
     body = [f"<h1>{html.escape(title)}</h1>"]
     for kind, value in blocks:
         if kind == "h":
-            body.append(f"<h2>{html.escape(str(value))}</h2>")
+            body.append(f"<h2>{inline_html(str(value))}</h2>")
         elif kind == "p":
             body.append(f"<p>{inline_html(str(value))}</p>")
         elif kind == "list":
@@ -115,14 +134,15 @@ def html_page(title: str, blocks: list[Block], png: Callable[[str], Path]) -> st
             body.append(f"<pre>{html.escape(str(value))}</pre>")
         elif kind == "table":
             assert isinstance(value, Table)
-            head = "".join(f"<th>{html.escape(h)}</th>" for h in value.headers)
+            head = "".join(f"<th>{inline_html(h)}</th>" for h in value.headers)
             rows = "".join("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in row) + "</tr>" for row in value.rows)
-            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+            body.append(f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
         elif kind == "chart":
             name, caption = value  # type: ignore[misc]
-            data = base64.b64encode(png(name).read_bytes()).decode("ascii")
+            raw = png(name).read_bytes()
+            data = base64.b64encode(raw).decode("ascii")
             body.append(
-                f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+                f'<figure><img alt="{html.escape(caption)}"{_display_width(raw)} src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(caption)}</figcaption></figure>"
             )
     return (

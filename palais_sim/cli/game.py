@@ -77,8 +77,11 @@ def play(
         fail(explain(exc))
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
-    elif log:
-        typer.echo(f"replay log written to {log}")
+    else:  # every file written, named (JSON output stays the JSON alone)
+        if log:
+            typer.echo(f"replay log written to {log}")
+        if positions is not None:
+            typer.echo(f"positions written to {positions}/ (turn-NNNN.json, one per turn)")
 
 
 def _game(name: str):

@@ -79,9 +79,12 @@ def seats(
 
     With --ladder the skill levels are one search player at a doubling budget: the page gives each rung's Elo against
     the first and says per seat whether the edge settled (the top two rungs agree within the margin).
-    Size: groups x player counts x skill levels games (x P with --gold-factorial); the defaults play 6,000 games,
-    about 20 s for greedy and 15 minutes for the lookahead level on one core. A ladder adds (rungs - 1) x
-    elo-groups x 2 games and its top rungs are slow: mind --groups.
+    Size: groups x player counts x skill levels games (x P with --gold-factorial). The question (is a seat within
+    +-2 pp?) needs the default 1,000 groups: the intervals narrow as 1/sqrt(groups), from +-6 to +-11 pp at 40 groups
+    to +-1.2 to +-2.2 pp at 1,000. At 2-4 players the defaults play 3,000 games a skill level (9,000 with
+    --gold-factorial): about 7 minutes on one core (20 with --gold-factorial; --workers spreads each arm over more),
+    nearly all of it the lookahead level. A first look: --groups 50, about a minute with --gold-factorial. A ladder
+    adds (rungs - 1) x elo-groups x 2 games and its top rungs are slow: mind --groups.
     """
     from palais_sim.study.seats import SeatsPlan, run_study
 

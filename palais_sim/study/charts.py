@@ -1,14 +1,22 @@
 """The studies' charts (matplotlib's object API, headless): forest plots of effects with the equivalence band, the
-seat chart per skill level and the price-sensitivity line of a noble. Each returns a Figure; ``save`` writes a PNG."""
+seat chart per skill level and the price-sensitivity line of a noble. Each returns a Figure; ``save`` writes a PNG.
+
+Like the reports' charts: every colour is named in a legend, titles are wrapped to the figure's width (never cut),
+and the PNG is at the reports' print resolution, so a page can show it at its full width and still read it."""
 
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from palais_sim.analytics.charts import PNG_DPI, suptitle
 
 COLOURS = {"favoured": "#1a7f37", "disfavoured": "#c0392b", "balanced": "#1f4e79", "undecided": "#888888"}
 
@@ -22,7 +30,7 @@ def _figure(width: float, height: float) -> Figure:
 def save(fig: Figure, directory: Path, name: str) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.png"
-    fig.savefig(path, format="png", dpi=90, metadata={"Software": None})
+    fig.savefig(path, format="png", dpi=PNG_DPI, metadata={"Software": None})
     return path
 
 
@@ -34,7 +42,8 @@ def forest(rows: list[dict], title: str, margin: float, label=None, xlabel: str 
     """One line per row: effect with its interval, coloured by verdict; the band is the equivalence margin."""
     label = label or (lambda r: f"{r['key']}  ({r['strategy']})")
     n = len(rows)
-    fig = _figure(7.5, 1.3 + 0.24 * max(n, 1))
+    width = 7.5
+    fig = _figure(width, 1.5 + 0.26 * max(n, 1))
     ax = fig.add_subplot()
     y = np.arange(n)[::-1]
     eff = np.array([_finite(r["effect"]) for r in rows])
@@ -46,19 +55,26 @@ def forest(rows: list[dict], title: str, margin: float, label=None, xlabel: str 
         colour = COLOURS.get(r["verdict"], "#888")
         ax.plot([low[i], high[i]], [y[i], y[i]], color=colour, lw=1.6)
         ax.plot([eff[i]], [y[i]], "o", color=colour, ms=4)
-    ax.set_yticks(y, [label(r) for r in rows], fontsize=7)
+    ax.set_yticks(y, [label(r) for r in rows], fontsize=8)
     ax.set_xlabel(xlabel)
-    ax.set_title(title, fontsize=10)
-    handles = [ax.plot([], [], "o-", color=c, label=v)[0] for v, c in COLOURS.items()]
-    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=7)  # never over a row
+    suptitle(fig, title, width)
+    fig.legend(handles=_verdict_handles(margin), loc="outside lower center", ncols=3, fontsize=8)  # never over a row
     ax.grid(axis="x", alpha=0.3)
     return fig
 
 
+def _verdict_handles(margin: float) -> list:
+    """The legend of the verdict colours, the balanced band and the interval line."""
+    return [Line2D([], [], marker="o", color=c, label=v) for v, c in COLOURS.items()] + [
+        Patch(color="#dde8f3", label=f"balanced band +-{margin:g} pp")
+    ]
+
+
 def seat_chart(rows: list[dict], title: str, margin: float) -> Figure:
-    """Seat effects of one skill level, one panel per player count."""
+    """Seat effects of one skill level, one panel per player count; bars coloured by verdict, named in the legend."""
     counts = sorted({r["players"] for r in rows})
-    fig = _figure(3.0 * max(len(counts), 1) + 1, 3.2)
+    width = max(6.0, 3.2 * max(len(counts), 1) + 1)
+    fig = _figure(width, 3.8)
     axes = fig.subplots(1, max(len(counts), 1), squeeze=False)[0]
     for ax, p in zip(axes, counts, strict=False):
         part = sorted((r for r in rows if r["players"] == p), key=lambda r: r["key"])
@@ -72,16 +88,22 @@ def seat_chart(rows: list[dict], title: str, margin: float) -> Figure:
         ax.set_xticks(x, [f"seat {r['key']}" for r in part])
         ax.set_title(f"{p} players", fontsize=9)
         ax.set_ylabel("win share above 1/P (pp)")
-    fig.suptitle(title, fontsize=10)
+    handles = [Patch(color=c, alpha=0.8, label=v) for v, c in COLOURS.items()] + [
+        Patch(color="#dde8f3", label=f"balanced band +-{margin:g} pp"),
+        Line2D([], [], color="#222", label="95% interval"),
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8)
+    suptitle(fig, title, width)
     return fig
 
 
 def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
     """The noble's value (pp) at each gold cost with its interval, one series per skill level, each with
     its fitted line and the price where the line crosses 0 (when it surely slopes down)."""
-    fig = _figure(5.4, 3.6)
+    width = 6.0
+    fig = _figure(width, 4.0)
     ax = fig.add_subplot()
-    ax.axhspan(-margin, margin, color="#dde8f3", zorder=0)
+    ax.axhspan(-margin, margin, color="#dde8f3", zorder=0, label=f"balanced band +-{margin:g} pp")
     ax.axhline(0, color="#555", lw=0.8)
     palette = ["#1f4e79", "#c0392b", "#1a7f37", "#8e44ad"]
     for i, (strategy, line) in enumerate(series.items()):
@@ -98,8 +120,8 @@ def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
             ax.axvline(line["fair_price"], color=colour, lw=0.8, ls=":")
     ax.set_xlabel("gold cost (dotted: worth its cost there)")
     ax.set_ylabel("value of having it available (pp)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
+    suptitle(fig, title, width)
+    ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return fig
 
@@ -112,11 +134,12 @@ def ladder_chart(
     that played it (Elo against the first rung), one panel per player count: does the effect settle as the players
     get stronger? ``label`` names a subject's line from its key."""
     counts = sorted({r["players"] for r in rows})
-    fig = _figure(3.4 * max(len(counts), 1) + 1, 3.4)
+    width = max(6.0, 3.4 * max(len(counts), 1) + 1)
+    fig = _figure(width, 3.8)
     axes = fig.subplots(1, max(len(counts), 1), squeeze=False)[0]
     palette = ["#1f4e79", "#c0392b", "#1a7f37", "#8e44ad", "#b9770e"]
     for ax, p in zip(axes, counts, strict=False):
-        ax.axhspan(-margin, margin, color="#dde8f3", zorder=0)
+        ax.axhspan(-margin, margin, color="#dde8f3", zorder=0, label=f"balanced band +-{margin:g} pp")
         ax.axhline(0, color="#555", lw=0.8)
         seats = sorted({r["key"] for r in rows if r["players"] == p})
         for i, seat in enumerate(seats):
@@ -129,20 +152,21 @@ def ladder_chart(
             ax.errorbar(x, eff, yerr=err, fmt="o-", color=colour, capsize=3, lw=1, ms=4, label=label.format(seat))
         ax.set_title(f"{p} players", fontsize=9)
         ax.set_xlabel("rung strength: Elo against the first rung")
-        ax.set_ylabel(ylabel)
+        ax.set_ylabel("\n".join(textwrap.wrap(ylabel, 34)))  # a long label would run past the axes' height
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=10)
+        ax.legend(fontsize=8)
+    suptitle(fig, title, width)
     return fig
 
 
 def bars(labels: list[str], values: list[float], title: str, xlabel: str) -> Figure:
-    fig = _figure(6.0, 1.2 + 0.3 * max(len(labels), 1))
+    width = 6.0
+    fig = _figure(width, 1.4 + 0.3 * max(len(labels), 1))
     ax = fig.add_subplot()
     y = np.arange(len(labels))[::-1]
     ax.barh(y, values, color="#1f4e79")
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlabel(xlabel)
-    ax.set_title(title, fontsize=10)
+    suptitle(fig, title, width)
     ax.grid(axis="x", alpha=0.3)
     return fig

@@ -11,7 +11,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 
-from palais_sim.analytics.charts import GREY, figure, styled, suptitle
+from palais_sim.analytics.charts import GREY, figure, footnote, styled, suptitle
 from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
 
 ROOM_LABEL = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
@@ -145,8 +145,8 @@ def castle(positions: pl.DataFrame, centre: float = 0.0, title: str = CASTLE_TIT
         bar.set_label("start player's win share when the room stands in the cell (percentage points)")
     if has_ci:
         shown = int(positions["distinguishable"].sum())
-        fig.text(0.02, 0.005, f"Coloured and framed: {shown} of {len(positions)} cells differ from the overall share "
-                 "(95%, Holm-adjusted over all cells). Pale, hatched: within noise. Each cell: pp ± 95% half-width, "
-                 "games.", fontsize=8, color=GREY, ha="left", va="bottom", wrap=True)  # fmt: skip
+        footnote(fig, f"Coloured and framed: {shown} of {len(positions)} cells differ from the overall share (95%, "
+                 "Holm-adjusted over all cells). Pale, hatched: within noise. Each cell: pp ± 95% half-width, games.",
+                 width)  # fmt: skip
     suptitle(fig, title, width)
     return fig

@@ -78,8 +78,10 @@ def nobles(
     Underpriced (favoured) when having it is worth more than the margin; overpriced (disfavoured) when forbidding it
     helps, when nobody can reach it (dead) or when it is rarely taken within reach (passed over).
     Size: 1 arm x groups x players games per subject and skill level; the standard set has 42 nobles and 9 privilege
-    kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: about a minute for greedy and
-    half an hour for the lookahead level on one core (use --nobles to study a few, --workers for more cores).
+    kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: about 15 minutes on one core
+    (more with repricing), nearly all of it the lookahead level (use --nobles to study a few: three take about a
+    minute; --workers spreads each arm over more cores). 100 groups give intervals of about +-2 to +-7 pp; a balanced
+    verdict within +-2 pp needs about 1,000 (ten times the time).
     Repricing adds 1 arm per price and skill level for each repriced noble. With --ladder the skill levels are one
     search player at a doubling budget: the page gives each rung's Elo and says per subject whether its value
     settled between the top two rungs (study a few nobles: the top rungs are slow).
@@ -124,7 +126,9 @@ def layouts(
     explains, and the first-game layout against random ones.
 
     Size: (groups + (layouts + 1) x setups) games per player count and skill level; the defaults play 1,900 games
-    per skill level: about 10 s for greedy and 5 minutes for the lookahead level on one core.
+    per skill level, the size the joint model and the share of variance need: about 4 minutes on one core at one
+    player count, nearly all of it the lookahead level. A first look: --groups 200 --layouts 6 --setups 40 (480
+    games a level), about a minute.
     """
     from palais_sim.games.palais_royal.studies.layouts import LayoutsPlan, run_study
 
@@ -183,6 +187,10 @@ def balance_nobles(
     Writes OUT/balanced.toml (a complete component set with a comment per changed noble), OUT/balance.json (the
     study's rows before and on validation), OUT/balance.md and .html. Re-running the command reuses every arm
     already played (an interrupted search resumes).
+
+    Size: up to --budget games for the search and its validation. The question (every noble of a set within the
+    margin at every skill level, the lookahead one included) needs the defaults: hours on 2 cores (make reports runs
+    it). A first look: --nobles N17,N18 --strategy greedy --groups 50, about 7 s.
     """
     import os
 

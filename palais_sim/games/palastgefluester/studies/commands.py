@@ -59,7 +59,8 @@ def persons(
     """Palastgeflüster: restricted play per person (never play it but to escape a repeat vs whenever it is safe).
 
     Size: 2 arms x groups x players games per person and skill level; the defaults (4 players, 200 groups, seven
-    persons, two skill levels) play 22,400 games, about 3 minutes on one core.
+    persons, two skill levels) play 22,400 games, about 1.5 minutes on one core, with intervals of about +-3 to +-5 pp;
+    a balanced verdict within +-2 pp needs about 1,000 groups (five times the time).
     """
     from palais_sim.games.palastgefluester.studies.persons import PersonsPlan, run_study
 

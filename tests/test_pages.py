@@ -1,0 +1,111 @@
+"""The pages as a reader sees them: headings without raw Markdown, charts shown at a legible size, wide tables that
+scroll, every colour of a study chart in its legend, no chart text on another, titles that fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from matplotlib.colors import to_hex
+from matplotlib.text import Text
+from PIL import Image
+
+from palais_sim.analytics import charts
+from palais_sim.analytics.report_render import CHART_PX_PER_INCH, Table, html_page
+from palais_sim.study import charts as study_charts
+
+
+def _row(key: int, verdict: str, effect: float, players: int = 2, strategy: str = "greedy") -> dict:
+    return {"key": key, "players": players, "strategy": strategy, "verdict": verdict, "effect": effect,
+            "ci": [effect - 3.0, effect + 3.0]}  # fmt: skip
+
+
+def _overlaps(fig, a: Text, b: Text) -> bool:
+    renderer = fig.canvas.get_renderer()
+    return a.get_window_extent(renderer).overlaps(b.get_window_extent(renderer))
+
+
+def _fits(fig) -> bool:
+    fig.canvas.draw()
+    box = fig.get_tightbbox(fig.canvas.get_renderer())
+    return (
+        box.x0 >= -0.01
+        and box.y0 >= -0.01
+        and box.x1 <= fig.get_figwidth() + 0.01
+        and box.y1 <= (fig.get_figheight() + 0.01)
+    )
+
+
+def test_a_heading_shows_code_not_backticks(tmp_path: Path) -> None:
+    page = html_page("T", [("h", "Seats, `greedy`")], lambda name: tmp_path / name)
+    assert "<h2>Seats, <code>greedy</code></h2>" in page and "`" not in page
+
+
+def test_a_chart_is_shown_at_a_legible_width_and_a_table_scrolls(tmp_path: Path) -> None:
+    fig = charts.figure(7.0, 3.0)
+    fig.add_subplot().plot([0, 1], [0, 1])
+    png = charts.save(fig, tmp_path, "line")["png"]
+    blocks = [("chart", ("line", "a line")), ("table", Table(["`s` value", "b"], [["`x`", "1"]]))]
+    page = html_page("T", blocks, lambda name: png)
+    with Image.open(png) as image:
+        pixels = image.size[0]
+    shown = round(7.0 * CHART_PX_PER_INCH)
+    assert f'width="{shown}"' in page and shown < pixels  # the print-resolution PNG, shown smaller
+    assert '<div class="table"><table>' in page and "<td><code>x</code></td>" in page
+    assert "<th><code>s</code> value</th>" in page and "`" not in page  # headers too: no raw backticks
+
+
+def test_study_charts_are_print_resolution_with_titles_that_fit(tmp_path: Path) -> None:
+    title = "Nobles and privilege kinds: what having it available is worth (pp of win share), at every skill level"
+    rows = [_row(i, v, e) for i, (v, e) in enumerate([("favoured", 5.0), ("balanced", 0.0), ("undecided", 1.5)])]
+    fig = study_charts.forest(rows, title, 2.0, label=lambda r: f"a long label for noble number {r['key']}")
+    assert _fits(fig)
+    path = study_charts.save(fig, tmp_path, "forest")
+    with Image.open(path) as image:
+        assert round(image.info["dpi"][0]) == charts.PNG_DPI and image.size[0] >= 1200
+
+
+def test_the_seat_chart_names_every_colour_it_uses() -> None:
+    rows = [_row(1, "favoured", 4.0), _row(2, "disfavoured", -4.0)]
+    rows += [_row(s, "balanced" if s < 3 else "undecided", 0.5, players=3) for s in (1, 2, 3)]
+    fig = study_charts.seat_chart(rows, "Seat edge in mirror play: greedy", 2.0)
+    assert _fits(fig)
+    legend = fig.legends[0]
+    named = {to_hex(h.get_facecolor(), keep_alpha=False) for h in legend.get_patches()}
+    used = {to_hex(bar.get_facecolor(), keep_alpha=False) for ax in fig.axes for bar in ax.patches}
+    assert used and used <= named
+    texts = {t.get_text() for t in legend.get_texts()}
+    assert {"favoured", "disfavoured", "balanced", "undecided"} <= texts and any("band" in t for t in texts)
+
+
+def test_the_head_to_head_note_is_clear_of_the_axis_label() -> None:
+    h2h = pl.DataFrame({"strategy": ["a", "b", "a", "c"], "opponent": ["b", "a", "c", "a"],
+                        "ahead": [0.8, 0.2, 0.55, 0.45], "p_holm": [0.001, 0.001, 0.5, 0.5]})  # fmt: skip
+    fig = charts.head_to_head(h2h)
+    assert _fits(fig)
+    ax = fig.axes[0]
+    notes = [t for t in fig.texts if "Holm" in t.get_text()]
+    assert len(notes) == 1
+    assert not _overlaps(fig, notes[0], ax.xaxis.label)
+    assert not any(_overlaps(fig, notes[0], tick) for tick in ax.get_xticklabels())
+
+
+def test_the_tallest_game_length_bar_is_clear_of_the_frame() -> None:
+    hist = pl.DataFrame({"players": [2, 2, 2], "rounds": [12, 13, 14], "finished": [25, 250, 80],
+                         "unfinished": [0, 0, 0]})  # fmt: skip
+    ax = charts.game_length(hist).axes[0]
+    top = max(bar.get_y() + bar.get_height() for bar in ax.patches)
+    left = min(bar.get_x() for bar in ax.patches)
+    right = max(bar.get_x() + bar.get_width() for bar in ax.patches)
+    assert ax.get_ylim()[1] >= 1.05 * top
+    assert ax.get_xlim()[0] < left - 0.2 and ax.get_xlim()[1] > right + 0.2
+
+
+def test_the_ladder_chart_fits_and_names_its_band() -> None:
+    rows = [_row(17, "undecided", e, strategy=s) for s, e in (("a", -2.0), ("b", 4.0), ("c", 4.0))]
+    elos = {"a": 0.0, "b": 40.0, "c": 230.0}
+    ylabel = "value: 1/P - win share when forbidden it (pp)"
+    fig = study_charts.ladder_chart(rows, elos, "Noble value against player strength", 2.0, "{}", ylabel)
+    assert _fits(fig)
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "17" in legend and any("band" in t for t in legend)
