@@ -3,7 +3,7 @@
 At each decision the search would search (not the card, draw and keep decisions, which ``ismcts`` leaves to its
 rollout strategy too), ``expert`` takes the search's own candidates (``IsmctsStrategy.candidates``), describes each
 by its after-state at the end of the seat's turn, the other seats' replies and the move itself
-(``expert_features``), and scores it with a linear policy fitted on the choices of ``ismcts:budget=30,horizon=2``
+(``expert_features``), and scores it with a linear policy fitted on the mean rewards of ``ismcts:budget=30,horizon=2``
 in its self-play (``python -m strategies.palais_royal.expert_train``; the model file
 ``palais_sim/data/palais_royal_expert.json`` records its commands, data size, seed and held-out figures).
 
