@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app
 from palais_sim.games import get_game
+from tests.cli_tree import leaf_commands
 
 runner = CliRunner()
 GAMES = ("palais-royal", "palastgefluester")
@@ -107,17 +108,9 @@ def test_a_binary_manifest_names_the_file(tmp_path: Path) -> None:
         assert result.output.startswith(f"error: {run_dir / 'manifest.json'}"), result.output
 
 
-def _commands(group, path=()):
-    for name, command in group.commands.items():
-        if hasattr(command, "commands"):
-            yield from _commands(command, (*path, name))
-        else:
-            yield (*path, name), command
-
-
 def test_dash_s_is_the_seed_everywhere() -> None:
     found = 0
-    for path, command in _commands(typer.main.get_command(app)):
+    for path, command in leaf_commands(typer.main.get_command(app)):
         for param in command.params:
             if "-s" in param.opts:
                 found += 1

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app, errors
 from palais_sim.tournament.runner import RunStopped
+from tests.cli_tree import leaf_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).parent / "palais"  # the console script of this environment (palais_launch:main)
@@ -102,17 +103,9 @@ def test_the_resume_advice_is_the_command_line_that_resumes(tmp_path: Path) -> N
     assert errors.resume_advice(["report", "all", "x"]) == ""
 
 
-def _commands(group, path=()):
-    for name, command in group.commands.items():
-        if hasattr(command, "commands"):
-            yield from _commands(command, (*path, name))
-        else:
-            yield (*path, name), command
-
-
 def test_a_help_footer_promises_resume_only_where_the_command_takes_it() -> None:
     playing = 0
-    for path, command in _commands(typer.main.get_command(app)):
+    for path, command in leaf_commands(typer.main.get_command(app)):
         epilog = command.epilog or ""
         takes = any("--resume" in p.opts for p in command.params)
         if "Exit status" in epilog:

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from palais_sim import __version__
+from palais_sim.core.json_files import read_json_file as read_json
 from palais_sim.core.streams import shuffle
 from palais_sim.games.palais_royal.board import PARK_SIZE, ROOM_KEYS, LayoutError, parse_layout
 from palais_sim.games.palais_royal.components import (
@@ -327,16 +328,8 @@ def _cards_from(data: dict, state: GameState, components: ComponentSet, n: int, 
 
 
 def read_json_file(path: Path) -> object:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise NotationError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise NotationError(f"{path}: not a text file (a position is JSON)") from None
-    except OSError as exc:
-        raise NotationError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    except json.JSONDecodeError as exc:
-        raise NotationError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    """The JSON in a position file; a bad file is a one-line NotationError naming it."""
+    return read_json(path, NotationError)
 
 
 def load_position(path: Path, seed: int | None = None) -> GameState:

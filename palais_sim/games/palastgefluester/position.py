@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from palais_sim import __version__
+from palais_sim.core.json_files import read_json_file as read_json
 from palais_sim.games.palastgefluester import notation
 from palais_sim.games.palastgefluester.components import (
     BROWN,
@@ -390,18 +391,8 @@ def _round_ends(value: object, n: int, where: str) -> list[RoundEnd]:
 
 
 def read_json_file(path: Path) -> object:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise NotationError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise NotationError(f"{path}: is a directory, not a position file") from None
-    except UnicodeDecodeError:
-        raise NotationError(f"{path}: not a text file (a position is JSON)") from None
-    except OSError as exc:
-        raise NotationError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    except json.JSONDecodeError as exc:
-        raise NotationError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    """The JSON in a position file; a bad file is a one-line NotationError naming it."""
+    return read_json(path, NotationError)
 
 
 def load_position(path: Path, seed: int | None = None) -> PgState:
