@@ -94,17 +94,8 @@ def seats(
         the_game = get_game(game)
         counts = player_counts(players) if players else tuple(range(the_game.min_players, the_game.max_players + 1))
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
-        spec = study_spec(
-            levels,
-            groups,
-            seed,
-            margin,
-            workers,
-            components=components,
-            max_rounds=max_rounds,
-            game=the_game,
-            rules=rules,
-        )
+        spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
+                          game=the_game, rules=rules)  # fmt: skip
         plan = SeatsPlan(
             spec, players=counts, start_gold=parse_start_gold(start_gold), factorial=gold_factorial,
             ladder=ladder_spec is not None, elo_groups=elo_groups,

@@ -126,13 +126,13 @@ class SearchStrategy:
         return out
 
     def choose(self, view: Any, decision: Any) -> object:
-        candidates, rewards, alive, played = self._race(view, decision)
+        candidates, _, played = self._race(view, decision)
         return candidates[played]
 
     def analyse(self, view: Any, decision: Any) -> list[Candidate]:
         """Every candidate at the decision with its rollouts (visits), mean reward and whether the search plays it,
         most visited first (``palais analyse``); the same search and random stream as :meth:`choose`."""
-        candidates, rewards, alive, played = self._race(view, decision)
+        candidates, rewards, played = self._race(view, decision)
         out = [
             Candidate(choice, len(r), sum(r) / len(r) if r else math.nan, i == played)
             for i, (choice, r) in enumerate(zip(candidates, rewards, strict=True))
@@ -140,8 +140,8 @@ class SearchStrategy:
         out.sort(key=lambda c: (-c.visits, -(c.value if c.value == c.value else -1.0)))
         return out
 
-    def _race(self, view: Any, decision: Any) -> tuple[list[object], list[list[float]], list[int], int]:
-        """The candidates, each one's rewards, those alive at the end, and the index of the one to play."""
+    def _race(self, view: Any, decision: Any) -> tuple[list[object], list[list[float]], int]:
+        """The candidates, each one's rewards, and the index of the one to play."""
         if self._game != view.game:
             self._bind(view.game)
         rng = view.rng
@@ -150,7 +150,7 @@ class SearchStrategy:
         rewards: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         if len(candidates) == 1:
-            return candidates, rewards, alive, 0
+            return candidates, rewards, 0
         rounds = max(1, math.ceil(math.log2(len(candidates))))
         for r in range(rounds):
             samples = max(1, self.budget // (rounds * len(alive)))
@@ -162,7 +162,7 @@ class SearchStrategy:
         # paired over the samples every survivor saw: the last rounds' samples are shared by all of them
         shared = min(len(rewards[i]) for i in alive)
         best = clearly_better([rewards[i][-shared:] for i in alive], self.tie)
-        return candidates, rewards, alive, alive[best]
+        return candidates, rewards, alive[best]
 
     def _sample(
         self, view: Any, seat: int, candidates: list[object], alive: list[int], rewards: list[list[float]],

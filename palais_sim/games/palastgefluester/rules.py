@@ -289,12 +289,11 @@ def _apply_play(state: PgState, choice: object) -> None:
     display = state.displays[seat]
     repeat = any(c % PERSONS == person for c in display)
     if repeat:
-        laid_out = {c % PERSONS for c in display}
-        new = sorted(c for c in hand if c % PERSONS not in laid_out)
-        if new:
+        allowed = playable(hand, display)
+        if card not in allowed:  # the hand holds new persons: these
             raise IllegalChoice(
                 f"play: card {card} repeats a person of the display; a repeat is played only when every card of the "
-                f"hand repeats, and {new} do not"
+                f"hand repeats, and {allowed} do not"
             )
     comps = state.components
     hand.remove(card)

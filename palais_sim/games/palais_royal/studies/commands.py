@@ -134,17 +134,8 @@ def layouts(
 
     def go():
         require_study("layouts", game)
-        spec = study_spec(
-            strategies,
-            groups,
-            seed,
-            margin,
-            workers,
-            components=components,
-            max_rounds=max_rounds,
-            game=game,
-            rules=rules,
-        )
+        spec = study_spec(strategies, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
+                          game=game, rules=rules)  # fmt: skip
         return run_study(LayoutsPlan(spec, players=player_counts(players), layouts=n_layouts, setups=setups), out)
 
     run_study_command(go, allow_failures)
@@ -208,17 +199,8 @@ def balance_nobles(
     check_at_least(budget, "--budget")
     try:
         require_study("balance nobles", game)
-        spec = study_spec(
-            strategies,
-            groups,
-            seed,
-            margin,
-            workers,
-            components=components,
-            max_rounds=max_rounds,
-            game=game,
-            rules=rules,
-        )
+        spec = study_spec(strategies, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
+                          game=game, rules=rules)  # fmt: skip
         if backend not in BACKENDS:
             raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
         if backend == "ray":
