@@ -11,10 +11,13 @@ import typer
 from palais_sim.cli.errors import USER_ERRORS, exit_for_failed, fail, stopped
 from palais_sim.cli.options import (
     NO_RULES,
+    AddressOpt,
     AllowFailuresOpt,
+    BackendOpt,
     ComponentsOpt,
     GameOpt,
     MaxRoundsGameOpt,
+    check_backend,
     rules_for,
     with_rule_options,
 )
@@ -38,7 +41,14 @@ def match(
     max_games: int = typer.Option(20000, "--max-games", "-n", help="Stop here if the SPRT has not decided"),
     batch: int = typer.Option(50, "--batch", help="Seat-rotation groups between two looks at the test"),
     seed: int = typer.Option(1, "--seed", "-s", help="Root seed (group k plays group_seed(seed, k))"),
-    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes per batch (1 = in-process)"),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        "-w",
+        help="Worker processes per batch (1 = in-process) \\[default: 1; with --backend ray: the cluster's CPUs]",
+    ),
+    backend: str = BackendOpt,
+    address: str | None = AddressOpt,
     components: Path | None = ComponentsOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     out: Path | None = typer.Option(
@@ -61,8 +71,11 @@ def match(
     from palais_sim.tournament.schedule import ScheduleError, Settings
 
     try:
-        if workers < 1:
+        if workers is not None and workers < 1:
             raise ValueError(f"--workers must be at least 1, got {workers}")
+        check_backend(backend, address)
+        if workers is None and backend != "ray":
+            workers = 1
         the_game = resolve_game(game)
         players = players or the_game.comparison_players
         base = Settings(
@@ -75,10 +88,10 @@ def match(
         )  # fmt: skip
         plan.check()
         if out is not None:
-            result = play_match(plan, out, workers)
+            result = play_match(plan, out, workers, backend, address)
         else:
             with tempfile.TemporaryDirectory(prefix="palais-match-") as tmp:
-                result = play_match(plan, Path(tmp), workers)
+                result = play_match(plan, Path(tmp), workers, backend, address)
     except RunStopped as exc:
         stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:

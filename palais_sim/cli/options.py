@@ -58,6 +58,33 @@ def parse_start_gold(text: str | None, players: int | None = None) -> tuple[int,
 AllowFailuresOpt = typer.Option(
     False, "--allow-failures", help="Exit 0 even when some games failed (they are kept with seed and error)"
 )
+# Where the games run, for every command that plays runs (simulate, each study and balance search, match).
+BackendOpt = typer.Option(
+    "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim\\[ray]')"
+)
+AddressOpt = typer.Option(
+    None,
+    "--address",
+    help="Ray cluster to join ('auto': the one this node belongs to) \\[default: RAY_ADDRESS, else a local Ray]; "
+    "--out must then be shared storage at the same path on every node",
+)
+
+
+def check_backend(backend: str, address: str | None) -> None:
+    """``--backend`` and ``--address`` checked before anything is played: a known backend, an address only for
+    Ray, and Ray importable (else the one-line install hint, as a ValueError like every other bad option)."""
+    from palais_sim.tournament import ray_backend
+    from palais_sim.tournament.pools import BACKENDS
+
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("--address is only for --backend ray")
+    if backend == "ray":
+        try:
+            ray_backend.require_ray()
+        except ray_backend.RayUnavailable as exc:
+            raise ValueError(str(exc)) from None
 
 
 def _command() -> str:
@@ -66,13 +93,18 @@ def _command() -> str:
 
 def study_spec(
     strategies, groups, seed, margin, workers, components=None, max_rounds=None, game: str | Game = DEFAULT_GAME,
-    rules: Mapping[str, Any] | None = None,
+    rules: Mapping[str, Any] | None = None, backend: str = "local", address: str | None = None,
 ):  # fmt: skip
     """The StudySpec of a study command's options (its skill levels default to its game's). ``rules``: the rule
-    options given (``with_rule_options``; None: the ones given to the command being run)."""
+    options given (``with_rule_options``; None: the ones given to the command being run). ``backend`` and
+    ``address``: where every arm is played (:data:`BackendOpt`); ``workers`` None is one worker per arm locally and
+    all the cluster's CPUs with Ray."""
     from palais_sim.study.common import StudySpec
     from palais_sim.tournament.schedule import Settings
 
+    check_backend(backend, address)
+    if workers is None and backend != "ray":
+        workers = 1
     the_game = get_game(game) if isinstance(game, str) else game
     given = dict(_GIVEN.get() if rules is None else rules)
     base = Settings(
@@ -81,8 +113,9 @@ def study_spec(
     )  # fmt: skip
     skills = tuple(strategies) if strategies else the_game.skill_levels
     return StudySpec(
-        strategies=skills, groups=groups, seed=seed, margin=margin, workers=workers, base=base, command=_command()
-    )
+        strategies=skills, groups=groups, seed=seed, margin=margin, workers=workers, base=base, command=_command(),
+        backend=backend, address=address,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ the rule options

@@ -9,7 +9,16 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, explain, fail, stopped
-from palais_sim.cli.options import NO_RULES, AllowFailuresOpt, GameOpt, rules_for, with_rule_options
+from palais_sim.cli.options import (
+    NO_RULES,
+    AddressOpt,
+    AllowFailuresOpt,
+    BackendOpt,
+    GameOpt,
+    check_backend,
+    rules_for,
+    with_rule_options,
+)
 from palais_sim.core.game import Game
 from palais_sim.games import DEFAULT_GAME
 from palais_sim.registry import resolve_game, split_strategy_list
@@ -60,21 +69,14 @@ def simulate(
     resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (its settings are kept)"),
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed game instead of recording it"),
     allow_failures: bool = AllowFailuresOpt,
-    backend: str = typer.Option(
-        "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim\\[ray]')"
-    ),
-    address: str | None = typer.Option(
-        None,
-        "--address",
-        help="Ray cluster to join ('auto': the one this node belongs to) \\[default: RAY_ADDRESS, else a local Ray]; "
-        "--out must then be shared storage at the same path on every node",
-    ),
+    backend: str = BackendOpt,
+    address: str | None = AddressOpt,
     rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Play a tournament in a process pool (or on Ray) and write Parquet tables, a manifest and a log under --out."""
     from palais_sim.tournament.manifest import Manifest, RunDirError
-    from palais_sim.tournament.pools import BACKENDS, default_workers
-    from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
+    from palais_sim.tournament.pools import default_workers
+    from palais_sim.tournament.ray_backend import RayUnavailable
     from palais_sim.tournament.runner import RunStopped, run
     from palais_sim.tournament.schedule import ScheduleError
 
@@ -101,12 +103,7 @@ def simulate(
             components=str(components.resolve()) if components is not None else None,
             max_rounds=max_rounds,
         )
-        if backend not in BACKENDS:
-            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-        if address is not None and backend != "ray":
-            raise ValueError("--address is only for --backend ray")
-        if backend == "ray":
-            require_ray()
+        check_backend(backend, address)
         # Ray without --workers: all the cluster's CPUs
         n_workers = workers if workers is not None else (None if backend == "ray" else default_workers())
         if n_workers is not None and n_workers < 1:

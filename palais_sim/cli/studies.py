@@ -23,7 +23,12 @@ StrategyOpt = typer.Option(
 )
 SeedOpt = typer.Option(1, "--seed", "-s", help="Root seed: every arm plays the groups 0..G-1 of it")
 MarginOpt = typer.Option(2.0, "--margin", help="Equivalence margin in percentage points of win share")
-WorkersOpt = typer.Option(1, "--workers", "-w", help="Worker processes per arm (1 = in-process)")
+WorkersOpt = typer.Option(
+    None,
+    "--workers",
+    "-w",
+    help="Worker processes per arm (1 = in-process) \\[default: 1; with --backend ray: the cluster's CPUs]",
+)
 OutOpt = typer.Option(..., "--out", "-o", help="Study directory: arm runs, study.json, study.md, study.html")
 LadderOpt = typer.Option(
     None,

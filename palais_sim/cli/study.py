@@ -17,7 +17,9 @@ import typer
 
 from palais_sim.cli.options import (
     NO_RULES,
+    AddressOpt,
     AllowFailuresOpt,
+    BackendOpt,
     ComponentsOpt,
     GameOpt,
     MaxRoundsGameOpt,
@@ -66,7 +68,9 @@ def seats(
     ),
     seed: int = SeedOpt,
     margin: float = MarginOpt,
-    workers: int = WorkersOpt,
+    workers: int | None = WorkersOpt,
+    backend: str = BackendOpt,
+    address: str | None = AddressOpt,
     components: Path | None = ComponentsOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     ladder_spec: str | None = LadderOpt,
@@ -95,7 +99,7 @@ def seats(
         counts = player_counts(players) if players else tuple(range(the_game.min_players, the_game.max_players + 1))
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
         spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
-                          game=the_game, rules=rules)  # fmt: skip
+                          game=the_game, rules=rules, backend=backend, address=address)  # fmt: skip
         plan = SeatsPlan(
             spec, players=counts, start_gold=parse_start_gold(start_gold), factorial=gold_factorial,
             ladder=ladder_spec is not None, elo_groups=elo_groups,

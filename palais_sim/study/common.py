@@ -21,7 +21,7 @@ class StudySpec:
     groups: int = 200
     seed: int = 1
     margin: float = DEFAULT_MARGIN  # pp
-    workers: int = 1
+    workers: int | None = 1  # per arm; None: all the cluster's CPUs (backend ray)
     base: Settings = field(default_factory=Settings)  # rule options (layout, components, gold_limit, max_rounds, ...)
     command: str = ""  # the command line that made the study, for the page's header
     backend: str = "local"  # where the arms' chunks run: local (a process pool) or ray (``address``: the cluster)
@@ -43,7 +43,7 @@ class StudySpec:
             raise ValueError(f"--groups must be at least 2, got {self.groups}")
         if not self.margin > 0:
             raise ValueError(f"--margin must be above 0 (percentage points), got {self.margin}")
-        if self.workers < 1:
+        if self.workers is not None and self.workers < 1:
             raise ValueError(f"--workers must be at least 1, got {self.workers}")
 
     def settings(self, **changes: object) -> Settings:

@@ -192,8 +192,11 @@ def stopped_estimate(plan: MatchPlan, scores: np.ndarray) -> sprt.Stopped | None
                                  plan.batch_groups)  # fmt: skip
 
 
-def play_match(plan: MatchPlan, out: Path, workers: int = 1) -> MatchResult:
-    """Play batches until the SPRT decides (or ``max_games``); batches already in ``out`` are read, not replayed."""
+def play_match(
+    plan: MatchPlan, out: Path, workers: int | None = 1, backend: str = "local", address: str | None = None
+) -> MatchResult:
+    """Play batches until the SPRT decides (or ``max_games``); batches already in ``out`` are read, not replayed.
+    ``backend``, ``address``: where each batch is played (``workers`` None: all the Ray cluster's CPUs)."""
     plan.check()
     start = time.perf_counter()
     max_groups = math.ceil(plan.max_games / plan.players)
@@ -205,7 +208,7 @@ def play_match(plan: MatchPlan, out: Path, workers: int = 1) -> MatchResult:
     while played_groups < max_groups:
         groups = min(plan.batch_groups, max_groups - played_groups)
         batch_dir = out / f"batch-{batch:04d}"
-        play_arm(plan.settings(batch, groups), batch_dir, workers)
+        play_arm(plan.settings(batch, groups), batch_dir, workers, backend=backend, address=address)
         df, f = _batch_scores(batch_dir)
         frames.append(df)
         failed += f

@@ -15,7 +15,9 @@ import typer
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail, stopped
 from palais_sim.cli.options import (
     NO_RULES,
+    AddressOpt,
     AllowFailuresOpt,
+    BackendOpt,
     ComponentsOpt,
     GameOpt,
     MaxRoundsOpt,
@@ -63,7 +65,9 @@ def nobles(
     ),  # fmt: skip
     seed: int = SeedOpt,
     margin: float = MarginOpt,
-    workers: int = WorkersOpt,
+    workers: int | None = WorkersOpt,
+    backend: str = BackendOpt,
+    address: str | None = AddressOpt,
     components: Path | None = ComponentsOpt,
     max_rounds: int = MaxRoundsOpt,
     ladder_spec: str | None = LadderOpt,
@@ -92,7 +96,7 @@ def nobles(
         require_study("nobles", game)
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
         spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
-                          game=game, rules=rules)  # fmt: skip
+                          game=game, rules=rules, backend=backend, address=address)  # fmt: skip
         try:
             offsets = tuple(int(x) for x in prices.split(",") if x.strip())
         except ValueError:
@@ -116,7 +120,9 @@ def layouts(
     setups: int = typer.Option(100, "--setups", help="Setups each fixed layout (and the first-game one) is played on"),
     seed: int = SeedOpt,
     margin: float = MarginOpt,
-    workers: int = WorkersOpt,
+    workers: int | None = WorkersOpt,
+    backend: str = BackendOpt,
+    address: str | None = AddressOpt,
     components: Path | None = ComponentsOpt,
     max_rounds: int = MaxRoundsOpt,
     allow_failures: bool = AllowFailuresOpt,
@@ -135,7 +141,7 @@ def layouts(
     def go():
         require_study("layouts", game)
         spec = study_spec(strategies, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
-                          game=game, rules=rules)  # fmt: skip
+                          game=game, rules=rules, backend=backend, address=address)  # fmt: skip
         return run_study(LayoutsPlan(spec, players=player_counts(players), layouts=n_layouts, setups=setups), out)
 
     run_study_command(go, allow_failures)
@@ -164,10 +170,8 @@ def balance_nobles(
     workers: int = typer.Option(
         1, "--workers", "-w", help="Worker processes (with --backend ray: CPUs of the cluster)"
     ),
-    backend: str = typer.Option(
-        "local", "--backend", help="local (a process pool) | ray (needs pip install 'palais-sim\\[ray]')"
-    ),
-    address: str | None = typer.Option(None, "--address", help="The Ray cluster to join (with --backend ray)"),
+    backend: str = BackendOpt,
+    address: str | None = AddressOpt,
     max_rounds: int = MaxRoundsOpt,
     allow_failures: bool = AllowFailuresOpt,
     rules: dict[str, str] = NO_RULES,
@@ -186,13 +190,9 @@ def balance_nobles(
     import os
 
     os.environ.setdefault("MPLBACKEND", "Agg")
-    from dataclasses import replace
-
     from palais_sim.analytics.runs import RunError
     from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
     from palais_sim.tournament.manifest import RunDirError
-    from palais_sim.tournament.pools import BACKENDS
-    from palais_sim.tournament.ray_backend import RayUnavailable, require_ray
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError
 
@@ -200,18 +200,11 @@ def balance_nobles(
     try:
         require_study("balance nobles", game)
         spec = study_spec(strategies, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
-                          game=game, rules=rules)  # fmt: skip
-        if backend not in BACKENDS:
-            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-        if backend == "ray":
-            require_ray()
-        spec = replace(spec, backend=backend, address=address)
+                          game=game, rules=rules, backend=backend, address=address)  # fmt: skip
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
                            max_step=max_step, rounds=rounds, looks=looks)  # fmt: skip
         paths = run_balance(plan, out)
-    except RayUnavailable as exc:
-        fail(str(exc), 2)
     except RunStopped as exc:
         stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:

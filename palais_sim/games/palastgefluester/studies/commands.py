@@ -13,7 +13,9 @@ import typer
 
 from palais_sim.cli.options import (
     NO_RULES,
+    AddressOpt,
     AllowFailuresOpt,
+    BackendOpt,
     ComponentsOpt,
     MaxRoundsGameOpt,
     study_spec,
@@ -47,7 +49,9 @@ def persons(
     ),
     seed: int = SeedOpt,
     margin: float = MarginOpt,
-    workers: int = WorkersOpt,
+    workers: int | None = WorkersOpt,
+    backend: str = BackendOpt,
+    address: str | None = AddressOpt,
     components: Path | None = ComponentsOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     ladder_spec: str | None = LadderOpt,
@@ -71,7 +75,7 @@ def persons(
         require_study("persons", the_game)
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
         spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
-                          game=the_game, rules=rules)  # fmt: skip
+                          game=the_game, rules=rules, backend=backend, address=address)  # fmt: skip
         wanted = tuple(x.strip().lower() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = PersonsPlan(
             spec, players=players, subjects=wanted, ladder=ladder_spec is not None, elo_groups=elo_groups
