@@ -8,12 +8,15 @@ import shutil
 from pathlib import Path
 
 from palais_sim import __version__
+from palais_sim.study.verify import check_arm
 from palais_sim.tournament.fingerprint import code_fingerprint
-from palais_sim.tournament.manifest import Manifest, RunDirError
+from palais_sim.tournament.manifest import Manifest, now
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
 
 log = logging.getLogger(__name__)
+
+VERIFIED = "verified"  # a run manifest's record of a check by replay (:func:`verify_arm`)
 
 
 def slug(text: str) -> str:
@@ -22,7 +25,7 @@ def slug(text: str) -> str:
 
 
 def play_arm(
-    settings: Settings, out: Path, workers: int, progress: bool | None = False, backend: str = "local",
+    settings: Settings, out: Path, workers: int | None, progress: bool | None = False, backend: str = "local",
     address: str | None = None,
 ) -> int:  # fmt: skip
     """Make sure ``out`` holds the complete run of ``settings``; returns the games played now (0: it was done; a
@@ -31,7 +34,9 @@ def play_arm(
     A finished run of the same settings is kept as it is, an interrupted one is resumed, anything else in ``out``
     is refused by the runner (a different run) with its one-line error. The same settings are not enough: a run
     whose manifest records another ``components_hash`` than the file the settings name holds today (edited in
-    place) is removed and played again.
+    place) is removed and played again. A finished run played by other code (another code fingerprint or engine
+    version) is re-validated (:func:`verify_arm`): kept and marked verified when a sample of its games replays
+    identically today, else played again whole; an unfinished one of other code is played again from the start.
     """
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
     if (
@@ -45,20 +50,57 @@ def play_arm(
                  today)  # fmt: skip
         shutil.rmtree(out)
         stored = None
+    if stored is not None and stored.settings == settings and not holds_for_today(stored, settings):
+        if stored.data.get("state") == "done" and verify_arm(out, stored, settings):
+            return 0
+        if stored.data.get("state") != "done":
+            log.warning("replaying %s: unfinished, and played by other code (%s); started again", out,
+                        code_of(stored)["code_fingerprint"])  # fmt: skip
+        shutil.rmtree(out)
+        stored = None
     if stored is not None and stored.data.get("state") == "done" and stored.settings == settings:
-        if (stored.data.get("code_fingerprint"), stored.data.get("engine_version")) != (
-            code_fingerprint(settings.game),
-            __version__,
-        ):
-            raise RunDirError(
-                f"{out} was played by other code (engine or strategies changed since); a study does not mix two "
-                "versions of the rules in its arms: choose a new --out"
-            )
         return 0
     summary = run(
         settings, out, workers, resume=stored is not None, progress=progress, backend=backend, address=address
     )
     return summary.played_now
+
+
+def today_code(settings: Settings) -> dict[str, str]:
+    """The code that plays ``settings`` today: the game's code fingerprint and the engine's version."""
+    return {"code_fingerprint": code_fingerprint(settings.game), "engine_version": __version__}
+
+
+def code_of(stored: Manifest) -> dict[str, str | None]:
+    """The code that played a stored run, as its manifest records it."""
+    return {k: stored.data.get(k) for k in ("code_fingerprint", "engine_version")}
+
+
+def holds_for_today(stored: Manifest, settings: Settings) -> bool:
+    """The stored run was played by today's code, or verified with it (:func:`verify_arm`)."""
+    now = today_code(settings)
+    verified = stored.data.get(VERIFIED) or {}
+    return code_of(stored) == now or {k: verified.get(k) for k in now} == now
+
+
+def verify_arm(out: Path, stored: Manifest, settings: Settings) -> bool:
+    """Replay the finished arm's first and last rotation groups with today's code (``study.verify``). Identical:
+    record the check in its manifest (``verified``: today's code, the code that played it, the games replayed) and
+    return True; any difference: log why and return False (the caller plays the arm again)."""
+    played_by = code_of(stored)
+    check = check_arm(out, settings, int(stored.data["chunk_size"]))
+    if not check.same:
+        log.warning("replaying %s: played by code %s, and today's %s plays its sample otherwise (%s)", out,
+                 played_by["code_fingerprint"], today_code(settings)["code_fingerprint"], check.difference)  # fmt: skip
+        return False
+    stored.data[VERIFIED] = {
+        **today_code(settings), "played_by": played_by, "games_replayed": list(check.games),
+        "groups_replayed": list(check.groups), "at": now(),
+    }  # fmt: skip
+    stored.save(out)
+    log.info("verified %s: played by code %s, its first and last groups (%d games) replay identically with %s", out,
+             played_by["code_fingerprint"], len(check.games), today_code(settings)["code_fingerprint"])  # fmt: skip
+    return True
 
 
 def components_hash(settings: Settings) -> str:

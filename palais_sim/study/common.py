@@ -7,8 +7,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from palais_sim.games import DEFAULT_GAME, games_with_study, get_game
-from palais_sim.study.arms import play_arm, slug
+from palais_sim.study.arms import VERIFIED, play_arm, slug, today_code
 from palais_sim.study.evidence import level, min_differing
+from palais_sim.tournament.manifest import Manifest
 from palais_sim.tournament.schedule import Settings
 
 DEFAULT_SKILLS = get_game(DEFAULT_GAME).skill_levels  # a study's levels when none are named: its game's (GAME)
@@ -72,7 +73,9 @@ class Ledger:
     games: dict[str, int] = field(default_factory=dict)
     played_now: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
-    code: dict[str, str] = field(default_factory=dict)  # the code fingerprint its arms were played by
+    code: dict[str, str] = field(default_factory=dict)  # the code fingerprint its arms hold for (played or verified)
+    played_by: dict[str, set[str]] = field(default_factory=dict)  # the code fingerprints that played its arms
+    verified: dict[str, list[dict]] = field(default_factory=dict)  # its arms of earlier code verified by replay
 
     def play(self, spec: StudySpec, strategy: str, settings: Settings, out: Path) -> Path:
         start = time.perf_counter()
@@ -87,21 +90,43 @@ class Ledger:
         else:
             seconds = _recorded_seconds(out)  # an arm played earlier: the wall time its manifest recorded
         self.seconds[strategy] = self.seconds.get(strategy, 0.0) + seconds
-        self.code[strategy] = _recorded_code(out)  # one for all its arms: play_arm refuses arms of other code
+        self._record_code(strategy, settings, out)
         return out
 
+    def _record_code(self, strategy: str, settings: Settings, out: Path) -> None:
+        """Which code played the arm and, for an arm of earlier code, its check by replay (``arms.verify_arm``):
+        every arm play_arm keeps holds for today's code, played by it or verified with it."""
+        stored = Manifest.load(out)
+        data = stored.data if stored is not None else {}
+        played = data.get("code_fingerprint")
+        self.played_by.setdefault(strategy, set()).update([played] if played else [])
+        today = today_code(settings)
+        check = data.get(VERIFIED) or {}
+        if played != today["code_fingerprint"] and {k: check.get(k) for k in today} == today:
+            self.verified.setdefault(strategy, []).append({
+                "arm": arm_name(out), "played_by": played, "verified_with": today["code_fingerprint"],
+                "games_replayed": len(check.get("games_replayed", ())), "groups_replayed": check.get("groups_replayed"),
+            })  # fmt: skip
+            self.code[strategy] = today["code_fingerprint"]
+        else:
+            self.code[strategy] = played  # type: ignore[assignment]
+
     def to_dict(self) -> dict:
+        """Per skill level: games, games played now, wall time, the code its arms hold for (``code_fingerprint``:
+        played by it, or verified with it by replay), the codes that played them and the arms verified."""
         return {s: {"games": g, "played_now": self.played_now.get(s, 0), "seconds": round(self.seconds.get(s, 0.0), 1),
-                    "code_fingerprint": self.code.get(s)}
+                    "code_fingerprint": self.code.get(s), "played_by": sorted(self.played_by.get(s, ())),
+                    "verified": self.verified.get(s, [])}
                 for s, g in self.games.items()}  # fmt: skip
 
 
-def _recorded_code(run_dir: Path) -> str | None:
-    """The code fingerprint a run's manifest records (``palais version`` prints the current one)."""
-    from palais_sim.tournament.manifest import Manifest
-
-    stored = Manifest.load(run_dir)
-    return stored.data.get("code_fingerprint") if stored is not None else None
+def arm_name(run_dir: Path) -> str:
+    """An arm's directory as the study names it: its path under the study's ``runs/`` (``arm_dir``)."""
+    parts = run_dir.parts
+    if "runs" not in parts:
+        return run_dir.name
+    last = len(parts) - 1 - parts[::-1].index("runs")
+    return "/".join(parts[last + 1 :]) or run_dir.name
 
 
 def _recorded_seconds(run_dir: Path) -> float:
@@ -147,6 +172,9 @@ def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float =
          ("played in this session", lambda r: f"{r['played_now']:,}"),
          ("wall time (s)", lambda r: f"{r['seconds']:.0f}")],
     )  # fmt: skip
+    verified = verified_text(ledger.to_dict())
+    if verified:
+        page.p(verified)
     shown = level(confidence)
     misses = round(1 / (1 - confidence))
     page.p(
@@ -158,4 +186,24 @@ def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float =
         "an undecided row says how many it has. **Robust**: at least two skill levels, and every one gives the "
         f"same verdict. Each interval misses its true value about one time in {misses}, so among many rows a few "
         "verdicts at a single skill level are expected by chance; read those as leads."
+    )
+
+
+def verified_text(levels: dict[str, dict]) -> str:
+    """What a study's arms of earlier code owe to their check by replay (``arms.verify_arm``), in one paragraph
+    (the page's header, the published index); "" when every arm was played by the code it holds for."""
+    parts = []
+    for strategy, info in levels.items():
+        checked = info.get("verified") or []
+        if checked:
+            earlier = ", ".join(f"`{c}`" for c in sorted({str(v["played_by"]) for v in checked}))
+            games = sum(v["games_replayed"] for v in checked)
+            parts.append(f"{len(checked)} of `{strategy}` (played by {earlier}; {games:,} games replayed)")
+    if not parts:
+        return ""
+    today = ", ".join(sorted({f"`{info['code_fingerprint']}`" for info in levels.values() if info.get("verified")}))
+    return (
+        f"**Verified** arms, played by earlier code: {'; '.join(parts)}. Each one's first and last rotation groups "
+        f"were played again with today's code ({today}) on the arm's own seeds and settings and recorded the same "
+        "outcome in every column, so the arm stands for today's code; an arm whose sample differed was played again."
     )

@@ -11,6 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from palais_sim.study.common import verified_text
 from palais_sim.study.render import ci_text, pp
 
 
@@ -27,12 +28,16 @@ def _summary(name: str, data: dict) -> list[str]:
         + "."
     )
     codes = sorted({g["code_fingerprint"] for g in games.values() if g.get("code_fingerprint")})
+    verified = verified_text(games)
     lines.append(
-        f"Played by the code with fingerprint {', '.join(f'`{c}`' for c in codes)} (`palais version` prints the "
-        "current one: another means the rules or the strategies changed since)."
+        f"Played{' (or verified by replay)' if verified else ''} by the code with fingerprint "
+        f"{', '.join(f'`{c}`' for c in codes)} (`palais version` prints the current one: another means the rules or "
+        "the strategies changed since)."
         if codes
         else "Played by code of unrecorded fingerprint (before studies recorded it)."
     )
+    if verified:
+        lines += ["", verified]
     lines.append("")
     decided = [r for r in rows if r["verdict"] in ("favoured", "disfavoured", "balanced")]
     robust = sorted({(r["subject"], str(r["key"]), r.get("players"), r["verdict"]) for r in decided if r["robust"]})
