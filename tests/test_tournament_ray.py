@@ -143,6 +143,32 @@ def test_cli_backend_ray(tmp_path, ray_address):
     assert res.exit_code == 2 and "only for --backend ray" in res.output
 
 
+def test_a_study_plays_its_arms_on_the_cluster_joined_once(tmp_path, ray_address, monkeypatch):
+    """`palais study seats --backend ray --address`: the same rows as the local pool, Ray joined once for all the
+    study's arms (not once per arm) and left at the end."""
+    import json
+
+    args = ["study", "seats", "--players", "2", "--groups", "6", "--strategy", "random", "--strategy", "greedy",
+            "--max-rounds", "6"]  # fmt: skip
+    res = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "local")])
+    assert res.exit_code == 0, res.output
+    ray = ray_backend.require_ray()
+    real_init, joins = ray.init, []
+
+    def counting_init(*a, **kw):
+        joins.append(kw.get("address"))
+        return real_init(*a, **kw)
+
+    monkeypatch.setattr(ray, "init", counting_init)
+    res = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "ray"), "--backend", "ray", "--address", ray_address])
+    assert res.exit_code == 0, res.output
+    assert joins == [ray_address]  # two arms, one join
+    rows = [json.loads((tmp_path / d / "study.json").read_text())["rows"] for d in ("local", "ray")]
+    assert rows[0] == rows[1] and len(rows[0]) == 4
+    sessions = [json.loads(p.read_text())["sessions"] for p in (tmp_path / "ray" / "runs").rglob("manifest.json")]
+    assert len(sessions) == 2 and all(s[-1]["backend"] == "ray" and s[-1]["workers"] == 2 for s in sessions)
+
+
 class _SlowQueue:
     """A Ray queue stand-in whose ``get`` blocks until released, counting calls."""
 

@@ -67,6 +67,7 @@ def match(
     from palais_sim.registry import resolve_game
     from palais_sim.study.match import MatchPlan, play_match
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.ray_backend import held
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError, Settings
 
@@ -87,11 +88,12 @@ def match(
             max_games=max_games, batch_groups=batch, base=base,
         )  # fmt: skip
         plan.check()
-        if out is not None:
-            result = play_match(plan, out, workers, backend, address)
-        else:
-            with tempfile.TemporaryDirectory(prefix="palais-match-") as tmp:
-                result = play_match(plan, Path(tmp), workers, backend, address)
+        with held():  # --backend ray: one start or join of Ray for all the batches
+            if out is not None:
+                result = play_match(plan, out, workers, backend, address)
+            else:
+                with tempfile.TemporaryDirectory(prefix="palais-match-") as tmp:
+                    result = play_match(plan, Path(tmp), workers, backend, address)
     except RunStopped as exc:
         stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:

@@ -86,11 +86,13 @@ def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = 
     os.environ.setdefault("MPLBACKEND", "Agg")
     from palais_sim.analytics.runs import RunError
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.ray_backend import held
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError
 
     try:
-        paths = fn()
+        with held():  # --backend ray: one start or join of Ray for all the study's arms
+            paths = fn()
     except RunStopped as exc:
         stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:

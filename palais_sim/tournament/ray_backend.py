@@ -59,7 +59,9 @@ def require_ray() -> Any:
     return ray
 
 
-_STARTED = {"here": False}  # whether connect() started or joined Ray in this process (release() undoes that)
+# whether connect() started or joined Ray in this process (release() undoes that), and whether a held() block keeps
+# it for the block's next run
+_STARTED = {"here": False, "held": False}
 
 
 def connect(address: str | None, workers: int | None) -> int:
@@ -88,11 +90,27 @@ def connect(address: str | None, workers: int | None) -> int:
 def release() -> None:
     """Shut down the Ray that :func:`connect` started or joined, if it did (a private local Ray stops; a driver
     connected to a cluster leaves it, so it does not outlive the cluster's head)."""
-    if _STARTED["here"]:
+    if _STARTED["here"] and not _STARTED["held"]:
         _STARTED["here"] = False
         ray = require_ray()
         if ray.is_initialized():
             ray.shutdown()
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """Within the block, a Ray that a run starts or joins stays up for the block's next runs (a study's arms, a
+    match's batches: one start or join for all of them, not one each) and is shut down, the cluster left, when the
+    block ends. A block whose runs are local imports and starts nothing."""
+    if _STARTED["held"]:  # an outer block holds it already
+        yield
+        return
+    _STARTED["held"] = True
+    try:
+        yield
+    finally:
+        _STARTED["held"] = False
+        release()
 
 
 def _use_token_if_any() -> None:

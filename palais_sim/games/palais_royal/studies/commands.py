@@ -193,6 +193,7 @@ def balance_nobles(
     from palais_sim.analytics.runs import RunError
     from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.ray_backend import held
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError
 
@@ -204,7 +205,8 @@ def balance_nobles(
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
                            max_step=max_step, rounds=rounds, looks=looks)  # fmt: skip
-        paths = run_balance(plan, out)
+        with held():  # --backend ray: one start or join of Ray for all the search's arms
+            paths = run_balance(plan, out)
     except RunStopped as exc:
         stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
