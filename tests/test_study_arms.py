@@ -304,3 +304,17 @@ def test_a_study_rerun_after_a_refactor_says_verified_on_its_page_json_and_index
     index = publish(out.parent, tmp_path / "published").read_text()
     assert f"Played (or verified by replay) by the code with fingerprint `{today}`" in index
     assert "1 of `random` (played by `000000000000`" in index
+
+
+def test_an_arm_read_twice_is_listed_verified_once(arm) -> None:
+    """A balance search reads an arm again in a later round: the ledger lists its check once."""
+    from palais_sim.study.common import Ledger, StudySpec
+
+    settings, out = arm
+    played_by_other_code(out)
+    ledger = Ledger()
+    for _ in range(2):
+        ledger.play(StudySpec(strategies=("x",)), "x", settings, out)
+    level = ledger.to_dict()["x"]
+    assert [v["arm"] for v in level["verified"]] == ["arm"] and level["played_by"] == [OTHER_CODE]
+    assert level["code_fingerprint"] == code_fingerprint(settings.game) and level["played_now"] == 0

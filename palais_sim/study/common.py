@@ -75,7 +75,7 @@ class Ledger:
     seconds: dict[str, float] = field(default_factory=dict)
     code: dict[str, str] = field(default_factory=dict)  # the code fingerprint its arms hold for (played or verified)
     played_by: dict[str, set[str]] = field(default_factory=dict)  # the code fingerprints that played its arms
-    verified: dict[str, list[dict]] = field(default_factory=dict)  # its arms of earlier code verified by replay
+    verified: dict[str, dict[str, dict]] = field(default_factory=dict)  # its arms of earlier code verified, by arm
 
     def play(self, spec: StudySpec, strategy: str, settings: Settings, out: Path) -> Path:
         start = time.perf_counter()
@@ -103,10 +103,11 @@ class Ledger:
         today = today_code(settings)
         check = data.get(VERIFIED) or {}
         if played != today["code_fingerprint"] and {k: check.get(k) for k in today} == today:
-            self.verified.setdefault(strategy, []).append({
-                "arm": arm_name(out), "played_by": played, "verified_with": today["code_fingerprint"],
+            name = arm_name(out)  # an arm read again (a search's later round) is listed once
+            self.verified.setdefault(strategy, {})[name] = {
+                "arm": name, "played_by": played, "verified_with": today["code_fingerprint"],
                 "games_replayed": len(check.get("games_replayed", ())), "groups_replayed": check.get("groups_replayed"),
-            })  # fmt: skip
+            }  # fmt: skip
             self.code[strategy] = today["code_fingerprint"]
         else:
             self.code[strategy] = played  # type: ignore[assignment]
@@ -116,7 +117,7 @@ class Ledger:
         played by it, or verified with it by replay), the codes that played them and the arms verified."""
         return {s: {"games": g, "played_now": self.played_now.get(s, 0), "seconds": round(self.seconds.get(s, 0.0), 1),
                     "code_fingerprint": self.code.get(s), "played_by": sorted(self.played_by.get(s, ())),
-                    "verified": self.verified.get(s, [])}
+                    "verified": list(self.verified.get(s, {}).values())}
                 for s, g in self.games.items()}  # fmt: skip
 
 
