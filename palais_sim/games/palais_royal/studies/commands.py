@@ -90,12 +90,14 @@ def nobles(
     Underpriced (favoured) when having it is worth more than the margin; overpriced (disfavoured) when forbidding it
     helps, when nobody can reach it (dead) or when it is rarely taken within reach (passed over).
     Size: 1 arm x groups x players games per subject and skill level at most; the standard set has 42 nobles and 9
-    privilege kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: TIMES (use --nobles
-    to study a few; --workers spreads each arm over more cores). 100 groups give intervals of about +-2 to +-7 pp; a
-    balanced verdict within +-2 pp needs about 1,000 (ten times the time). With --looks K a subject stops at its first
-    decided look (the repeated 95% intervals of a Lan-DeMets spending design, --spending), so clear subjects cost a
-    fraction of their groups; --budget caps the games of the whole study, played look by look over the undecided
-    subjects (each row gives the games it cost, the page the games per decided row).
+    privilege kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: on one core about
+    1.5 minutes at greedy (20,400 games in 150 s) and about 28 minutes at expert (6 games a second), more with
+    repricing (use --nobles to study a few; --workers spreads each arm over more cores). 100 groups give intervals
+    of about +-2 to +-7 pp; a balanced verdict within +-2 pp needs about 1,000 (ten times the time). With --looks K
+    a subject stops at its first decided look (the repeated 95% intervals of a Lan-DeMets spending design,
+    --spending), so clear subjects cost a fraction of their groups; --budget caps the games of the whole study,
+    played look by look over the undecided subjects (each row gives the games it cost, the page the games per
+    decided row).
     Repricing adds 1 arm per price and skill level for each repriced noble. With --ladder the skill levels are one
     search player at a doubling budget: the page gives each rung's Elo and says per subject whether its value
     settled between the top two rungs (study a few nobles: the top rungs are slow).
