@@ -105,3 +105,12 @@ def test_the_repeated_intervals_cover_95_percent_over_all_looks(looks: int) -> N
     of 0.15 pp): Bonferroni's looks held together 96.2% at three looks and 96.7% at five, needlessly wide."""
     coverage = _simultaneous_coverage(_plan(looks), reps=20_000, seed=looks)
     assert 0.94 <= coverage <= 0.96, coverage
+
+
+def test_a_looks_level_near_100_percent_is_printed_with_the_digits_that_show_it() -> None:
+    """The first of five OBF looks is at 99.99989%: printed as "100%" it read as an interval that never misses."""
+    from palais_sim.study.evidence import level
+
+    first = _plan(5).look_confidence(0)
+    assert level(first) == "99.99989%" and level(0.95) == "95%" and level(1 - 0.05 / 3) == "98.33%"
+    assert level(0.99992) == "99.99%" and level(1.0) == "100%"

@@ -571,7 +571,8 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         fig = charts.forest(mine, f"{title}: what having it available is worth (pp of win share)", spec.margin,
                             label=_forest_label, xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
         caption = (
-            f"{title}: value with its {render.level(plan.confidence)} interval, every one labelled; band = "
+            f"{title}: value with its {'repeated ' if plan.looks > 1 else ''}{render.level(plan.confidence)} interval, "
+            f"every one labelled; band = "
             f"+-{spec.margin:g} pp. Colour: "
             "the verdict with the take rates (a dead or passed-over noble is overpriced at a value near 0)."
         )
