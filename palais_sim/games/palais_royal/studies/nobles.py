@@ -22,6 +22,11 @@ The earlier measure, an *eager* arm that took X at the first chance, measured a 
 noble: it spent seals the base strategy would have put to better use (about -9 pp at low prices whatever X was
 worth) and, at high prices, could rarely afford X, so a dearer noble looked better (docs: studies).
 
+Looks and budget (``study.sequential``): with ``looks`` > 1 each arm is played in batches of groups and stops at its
+first decided look, each look's interval the repeated 95% interval of a Lan-DeMets spending design (so the verdicts
+keep their 95% over all looks); the arms' looks are played in rounds (every open arm's next look, then the next
+round) until ``budget`` games are spent, and each row records the games it cost and why it stopped.
+
 Repricing: the nobles to reprice (``reprice``: those with a decided verdict, all, none, or a list) are played again
 in component-set variants with the noble at gold + each offset (default -1 and +1), the same arm on the same
 setups. The price line is a weighted least-squares fit of the value on the gold cost; where it crosses 0 is the price
@@ -517,10 +522,11 @@ def design_text(plan: NoblesPlan, rows: list[dict], budget: Budget) -> str:
             f"budget of {plan.budget:,} games: {budget.spent:,} spent"
             + ("; the budget stopped the study, and the rows it left undecided say so." if budget.exhausted else ".")
         )
-    decided = [r for r in rows if r["verdict"] != "undecided"]
+    decided = sum(r["verdict"] != "undecided" for r in rows)
+    per = _per_decided(rows)
+    cost = "no row decided" if per is None else f"{per:,.0f} games per decided row"
     games = sum(r["games"] for r in rows)
-    per = f"{games / len(decided):,.0f} games per decided row" if decided else "no row decided"
-    return text + f" The verdicts cost {games:,} games for {len(decided)} decided rows of {len(rows)}: {per}."
+    return text + f" The verdicts cost {games:,} games for {decided} decided rows of {len(rows)}: {cost}."
 
 
 def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
