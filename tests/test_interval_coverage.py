@@ -16,7 +16,8 @@ from palais_sim.analytics.report_format import pp, pval
 from palais_sim.analytics.report_render import Report
 from palais_sim.analytics.seat_balance import finish_seats
 from palais_sim.analytics.sections_common import seat_tables
-from palais_sim.games.palais_royal.studies.nobles import fit_line, price_point
+from palais_sim.games.palais_royal.studies.nobles import NoblesPlan, fit_line, price_point
+from palais_sim.study.common import StudySpec
 from palais_sim.study.match import MatchPlan, stopped_estimate
 
 # --- the fair price of a noble: the price line's Fieller interval --------------------------------------------------
@@ -29,9 +30,11 @@ SPREAD = 20.0  # pp: the standard deviation of one group's value
 
 def _fair_price_coverage(looks: int, reps: int, seed: int) -> float:
     """Plant a line, draw each point's group values, make each point's row as a study does (its interval at the
-    looks' confidence, 1 - 0.05/looks) and count how often the fair price's 95% interval holds the planted one."""
+    level of the last of its looks, the repeated interval of the spending design) and count how often the fair
+    price's 95% interval holds the planted one."""
     rng = np.random.default_rng(seed)
-    confidence = 1 - 0.05 / looks
+    plan = NoblesPlan(StudySpec(strategies=("greedy",), groups=GROUPS), looks=looks)
+    confidence = plan.look_confidence(looks - 1)
     truth = SLOPE * (np.array(PRICES) - FAIR)
     values = truth[None, :, None] + SPREAD * rng.standard_normal((reps, len(PRICES), GROUPS))
     hits = fits = 0

@@ -3,8 +3,9 @@
 A group whose value is the no-effect value (0: forbidding the noble changed nothing, the seat won exactly its fair
 share) says nothing about the sign or the size of an effect; only the groups that differ do. With k differing groups,
 the strongest result possible is all k of them on the same side, and that is told apart from a fair coin at the
-row's confidence only when 2 * 0.5**k < 1 - confidence (a two-sided sign test): k >= 6 at 95%, 7 at 98.3% (three
-looks), 8 at 99% (five looks). Below that the t interval is an artefact of a handful of values (ten groups of which
+row's confidence only when 2 * 0.5**k < 1 - confidence (a two-sided sign test): k >= 6 at 95%; with looks, at each
+look's own level (the repeated interval's, ``study.sequential``: with five looks 21, 12, 9, 7 and 6 differing groups
+from the first look to the last). Below that the t interval is an artefact of a handful of values (ten groups of which
 none differ give [0, 0]), so the row stays undecided and says how many differing groups it needs. A zero-width
 interval (every group the same value) is no interval and never decides either.
 """
@@ -41,5 +42,10 @@ def shortfall(differ: int, n_groups: int, low: float, high: float, confidence: f
 
 
 def level(confidence: float) -> str:
-    """The confidence as a page prints it: 95%, 98.33%, 99%."""
-    return f"{100 * confidence:.4g}%"
+    """The confidence as a page prints it: 95%, 98.33%, 99%; one very near 100% (the first look of a spending
+    design) with the digits that show its miss rate: 99.99989%, not 100%."""
+    shown = f"{100 * confidence:.4g}"
+    if shown == "100" and confidence < 1:
+        digits = int(np.ceil(-np.log10(100 * (1 - confidence)))) + 1
+        shown = f"{100 * confidence:.{digits}f}".rstrip("0")
+    return f"{shown}%"

@@ -21,6 +21,7 @@ from palais_sim.games.palais_royal.studies.nobles import NoblesPlan, compute, fi
 from palais_sim.games.palais_royal.studies.variants import repriced, to_toml, write_variant
 from palais_sim.registry import load_strategy
 from palais_sim.study.common import StudySpec
+from palais_sim.study.evidence import level, min_differing
 from palais_sim.tournament.schedule import Settings
 
 COMPS = load_components(None)
@@ -312,7 +313,8 @@ def test_cli_nobles_writes_the_study(planted, tmp_path: Path) -> None:
 
 def test_looks_stop_a_clear_subject_early_and_keep_the_close_ones(tmp_path: Path) -> None:
     """A free 9-point noble is decided at the first of four looks; a close one plays every look; each look's
-    interval is wider than a fixed design's (95% shared over the looks)."""
+    interval is the repeated interval of the O'Brien-Fleming spending design: stricter than a fixed design's at every
+    look, strictest at the first and nearly a fixed design's at the last (Bonferroni used 98.75% at each)."""
     nobles = tuple(replace(n, gold=0, violet=0, turquoise=0) if n.id == "N17" else n for n in COMPS.nobles)
     path = tmp_path / "free.toml"
     path.write_text(to_toml(replace(COMPS, nobles=nobles, name="free-n17")))
@@ -320,11 +322,57 @@ def test_looks_stop_a_clear_subject_early_and_keep_the_close_ones(tmp_path: Path
     rows, _ = compute(NoblesPlan(spec, subjects=("N17", "N10"), reprice="none", looks=4), tmp_path / "seq")
     by = {r["key"]: r for r in rows}
     assert by["N17"]["verdict"] == "favoured" and by["N17"]["looks"] == 1 and by["N17"]["games"] == 100
+    assert by["N17"]["stopped"] == "decided"
     if by["N10"]["verdict"] == "undecided":
-        assert by["N10"]["looks"] == 4 and by["N10"]["games"] == 400
-    assert NoblesPlan(spec, looks=4).confidence == pytest.approx(0.9875)
+        assert by["N10"]["looks"] == 4 and by["N10"]["games"] == 400 and by["N10"]["stopped"] == "played"
+    plan = NoblesPlan(spec, looks=4)
+    levels = [plan.look_confidence(k) for k in range(4)]
+    assert levels == sorted(levels, reverse=True) and levels[0] > 0.9999 and 0.95 < levels[-1] < 0.96
+    assert by["N17"]["confidence"] == levels[0]
+    assert plan.confidence == 0.95 and NoblesPlan(spec).look_confidence(0) == 0.95
+    pocock = [NoblesPlan(spec, looks=4, spending="pocock").look_confidence(k) for k in range(4)]
+    assert max(pocock) - min(pocock) < 0.002 and levels[-1] < pocock[-1]
     with pytest.raises(ValueError, match="--looks"):
         NoblesPlan(spec, looks=200).check(COMPS)
+    with pytest.raises(ValueError, match="--spending"):
+        NoblesPlan(spec, looks=2, spending="linear").check(COMPS)
+
+
+def test_a_budget_plays_looks_in_rounds_stops_the_study_and_a_larger_one_carries_on(tmp_path: Path) -> None:
+    """Three subjects in two looks of 10 groups (20 games a look): a budget of 70 games plays every subject's first
+    look (60) and stops, each undecided row saying so; rerun with 120 it reads those looks and plays only the
+    second looks of the subjects still undecided, giving the rows a fresh study of 120 gives."""
+    args = ["study", "nobles", "--players", "2", "--groups", "20", "--looks", "2", "--nobles", "N05,N17,N18",
+            "--strategy", "greedy", "--reprice", "none"]  # fmt: skip
+    out = tmp_path / "s"
+    res = CliRunner().invoke(app, [*args, "--budget", "70", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    first = json.loads((out / "study.json").read_text())
+    assert first["games_spent"] == 60 and first["budget_exhausted"] and first["budget"] == 70
+    for r in first["rows"]:
+        assert r["looks"] == 1 and r["games"] == 20, r
+        if r["verdict"] == "undecided":
+            assert r["stopped"] == "budget" and r["reading"].startswith("undecided: budget spent after 10 groups")
+            assert "budget spent after 10 groups" in r["evidence"]
+    page = (out / "study.md").read_text()
+    assert "budget of 70 games: 60 spent" in page and ("games per decided row" in page or "no row decided" in page)
+    open_rows = [r for r in first["rows"] if r["stopped"] == "budget"]
+    assert open_rows  # two looks of 10 groups rarely decide a standard noble at the first look's level
+
+    res = CliRunner().invoke(app, [*args, "--budget", "120", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    more = json.loads((out / "study.json").read_text())
+    assert more["games"]["greedy"]["played_now"] == 20 * len(open_rows)
+    assert not more["budget_exhausted"] and all(r["stopped"] != "budget" for r in more["rows"])
+    fresh = tmp_path / "fresh"
+    res = CliRunner().invoke(app, [*args, "--budget", "120", "--out", str(fresh)])
+    assert res.exit_code == 0, res.output
+    again = json.loads((fresh / "study.json").read_text())
+    keys = ("key", "effect", "ci", "verdict", "games", "looks", "stopped")
+    assert [{k: r[k] for k in keys} for r in again["rows"]] == [{k: r[k] for k in keys} for r in more["rows"]]
+    decided = [r for r in more["rows"] if r["verdict"] != "undecided"]
+    expected = round(sum(r["games"] for r in more["rows"]) / len(decided), 1) if decided else None
+    assert more["games_per_decided_row"] == expected
 
 
 def test_a_ladder_gives_each_rungs_strength_and_whether_each_value_settled(tmp_path: Path) -> None:
@@ -415,14 +463,22 @@ def test_a_noble_nobody_reaches_is_dead_only_when_the_bound_says_so() -> None:
 
 def test_looks_do_not_stop_an_arm_on_two_groups_and_the_page_names_the_real_level(tmp_path: Path) -> None:
     """--looks 5 --groups 10 stopped an arm after 2 groups as "balanced"; its pages said "95% interval" where each
-    look's interval is at 99%."""
+    look's interval was at 99% (Bonferroni); the spending design's repeated intervals are 95% over all looks, and the
+    page names each look's own level."""
     out = tmp_path / "s"
     res = CliRunner().invoke(app, ["study", "nobles", "--players", "2", "--groups", "10", "--nobles", "N05,N18",
                                    "--strategy", "greedy", "--reprice", "none", "--looks", "5",
                                    "--out", str(out)])  # fmt: skip
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "study.json").read_text())["rows"]
+    plan = NoblesPlan(StudySpec(strategies=("greedy",), groups=10), looks=5)
+    last = plan.look_confidence(4)
     for r in rows:
         assert r["verdict"] == "undecided" and r["looks"] == 5, r
+        # the minimum of differing groups at the last look's own level (the first look's needs more)
+        assert r["confidence"] == last and r["min_differing"] == min_differing(last) < min_differing(
+            plan.look_confidence(0)
+        )
     page = (out / "study.md").read_text()
-    assert "95% interval" not in page and "99% interval" in page
+    # the interval is the repeated 95% interval; each look's own level is named
+    assert "repeated 95% interval (pp)" in page and level(last) in page and level(plan.look_confidence(0)) in page

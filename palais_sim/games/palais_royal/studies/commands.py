@@ -61,7 +61,19 @@ def nobles(
         1,
         "--looks",
         help="Play each subject's arm in this many batches of --groups and stop at the first decided "
-        "verdict (each look's interval at 95% shared over the looks); 1: a fixed design",
+        "verdict (each look's interval the repeated 95% interval of an alpha-spending design); 1: a fixed design",
+    ),  # fmt: skip
+    spending: str = typer.Option(
+        "obf",
+        "--spending",
+        help="The looks' alpha-spending function: obf (O'Brien-Fleming shape: strict early "
+        "looks, a last look nearly a fixed design's) or pocock (about the same level at every look)",
+    ),  # fmt: skip
+    budget: int | None = typer.Option(
+        None,
+        "--budget",
+        help="Games the study may play: the subjects' looks in rounds (every undecided subject's "
+        "next look, then the next round) until it is spent; rerun with a larger one to carry on \\[default: no cap]",
     ),  # fmt: skip
     seed: int = SeedOpt,
     margin: float = MarginOpt,
@@ -81,11 +93,15 @@ def nobles(
 
     Underpriced (favoured) when having it is worth more than the margin; overpriced (disfavoured) when forbidding it
     helps, when nobody can reach it (dead) or when it is rarely taken within reach (passed over).
-    Size: 1 arm x groups x players games per subject and skill level; the standard set has 42 nobles and 9 privilege
-    kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: about 15 minutes on one core
-    (more with repricing), nearly all of it the lookahead level (use --nobles to study a few: three take about a
-    minute; --workers spreads each arm over more cores). 100 groups give intervals of about +-2 to +-7 pp; a balanced
-    verdict within +-2 pp needs about 1,000 (ten times the time).
+    Size: 1 arm x groups x players games per subject and skill level at most; the standard set has 42 nobles and 9
+    privilege kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: on one core about
+    1.5 minutes at greedy (20,400 games in 150 s) and about 28 minutes at expert (6 games a second), more with
+    repricing (use --nobles to study a few; --workers spreads each arm over more cores). 100 groups give intervals
+    of about +-2 to +-7 pp; a balanced verdict within +-2 pp needs about 1,000 (ten times the time). With --looks K
+    a subject stops at its first decided look (the repeated 95% intervals of a Lan-DeMets spending design,
+    --spending), so clear subjects cost a fraction of their groups; --budget caps the games of the whole study,
+    played look by look over the undecided subjects (each row gives the games it cost, the page the games per
+    decided row).
     Repricing adds 1 arm per price and skill level for each repriced noble. With --ladder the skill levels are one
     search player at a doubling budget: the page gives each rung's Elo and says per subject whether its value
     settled between the top two rungs (study a few nobles: the top rungs are slow).
@@ -103,7 +119,8 @@ def nobles(
             raise ValueError(f"--prices must be whole numbers separated by commas, got {prices!r}") from None
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = NoblesPlan(spec, players=players, subjects=wanted, reprice=reprice, offsets=offsets, looks=looks,
-                          ladder=ladder_spec is not None, elo_groups=elo_groups)  # fmt: skip
+                          spending=spending, budget=budget, ladder=ladder_spec is not None,
+                          elo_groups=elo_groups)  # fmt: skip
         return run_study(plan, out)
 
     run_study_command(go, allow_failures)

@@ -22,6 +22,11 @@ The earlier measure, an *eager* arm that took X at the first chance, measured a 
 noble: it spent seals the base strategy would have put to better use (about -9 pp at low prices whatever X was
 worth) and, at high prices, could rarely afford X, so a dearer noble looked better (docs: studies).
 
+Looks and budget (``study.sequential``): with ``looks`` > 1 each arm is played in batches of groups and stops at its
+first decided look, each look's interval the repeated 95% interval of a Lan-DeMets spending design (so the verdicts
+keep their 95% over all looks); the arms' looks are played in rounds (every open arm's next look, then the next
+round) until ``budget`` games are spent, and each row records the games it cost and why it stopped.
+
 Repricing: the nobles to reprice (``reprice``: those with a decided verdict, all, none, or a list) are played again
 in component-set variants with the noble at gold + each offset (default -1 and +1), the same arm on the same
 setups. The price line is a weighted least-squares fit of the value on the gold cost; where it crosses 0 is the price
@@ -32,7 +37,7 @@ negative).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +49,9 @@ from palais_sim.analytics.runs import open_run
 from palais_sim.analytics.stats import weighted_line
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.studies.variants import repriced, write_variant
-from palais_sim.study import charts, ladder, render
+from palais_sim.study import charts, ladder, render, sequential
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
+from palais_sim.study.evidence import min_differing
 
 MAX_LOOKS = 10
 REPRICE_MODES = ("decided", "all", "none")
@@ -59,14 +65,34 @@ class NoblesPlan:
     reprice: str = "decided"  # decided | all | none | comma-separated noble ids
     offsets: tuple[int, ...] = (-1, 1)
     looks: int = 1  # >1: each subject's arm in this many batches, stopping at the first decided verdict
+    spending: str = "obf"  # the alpha-spending function of the looks (``study.sequential``): obf or pocock
+    budget: int | None = None  # games the whole study may play (its arms' looks in rounds); None: no cap
     ladder: bool = False  # the skill levels are a strength ladder (``study.ladder``): rung strengths and settling
     elo_groups: int = 100  # setups of each rung's match against the first rung
 
     @property
     def confidence(self) -> float:
-        """Each look's interval: 95% shared over the looks (Bonferroni), so that stopping at the first decided
-        look keeps the chance of a wrong decision under 5%."""
-        return 1 - 0.05 / self.looks
+        """The level the study's intervals keep together over all its looks (95%); each look's own interval is
+        wider (``look_confidence``)."""
+        return 1 - sequential.ALPHA
+
+    def look_sizes(self) -> tuple[int, ...]:
+        """Groups played at each look (the last may be smaller)."""
+        per = -(-self.spec.groups // self.looks)
+        sizes = [min(per, self.spec.groups - k * per) for k in range(self.looks)]
+        return tuple(g for g in sizes if g > 0)
+
+    def bounds(self) -> tuple[float, ...]:
+        """Each look's critical value (z scale): the alpha-spending boundary at the looks' information fractions
+        (groups so far over the planned groups), 1.96 for a single look."""
+        return sequential.boundaries(sequential.fractions_of(self.look_sizes()), self.spending)
+
+    def look_confidence(self, look: int) -> float:
+        """The level of look ``look``'s interval (0-based): the repeated confidence interval with that look's
+        critical value, so that the intervals of all looks hold the truth together 95% of the time."""
+        if len(self.look_sizes()) == 1:
+            return self.confidence
+        return sequential.look_confidence(self.bounds()[look])
 
     def check(self, comps: ComponentSet) -> None:
         self.spec.check()
@@ -84,6 +110,12 @@ class NoblesPlan:
         most = min(MAX_LOOKS, self.spec.groups // 2)
         if not 1 <= self.looks <= most:
             raise ValueError(f"--looks must be 1 to {most} (at least 2 groups a look), got {self.looks}")
+        if self.spending not in sequential.SHAPES:
+            raise ValueError(f"--spending must be one of {', '.join(sequential.SHAPES)}, got {self.spending!r}")
+        if self.budget is not None and self.budget < 1:
+            raise ValueError(f"--budget must be at least 1 game, got {self.budget}")
+        if self.budget is not None and self.ladder:
+            raise ValueError("--budget and --ladder together are not supported: a ladder compares every rung's arm")
         if not self.offsets or 0 in self.offsets:
             raise ValueError(f"--prices must be non-zero gold offsets such as -1,1, got {list(self.offsets)}")
 
@@ -121,30 +153,101 @@ def arm_settings(
     )  # fmt: skip
 
 
+@dataclass
+class Arm:
+    """One subject's forbid arm at one skill level, played look by look; ``state``: open, decided (stopped at a
+    decided look), played (every look, still undecided) or budget (stopped undecided by the study's budget)."""
+
+    strategy: str
+    subject: str
+    key: str
+    comps: ComponentSet
+    components: str | None
+    tag: str
+    runs: list = field(default_factory=list)
+    row: dict = field(default_factory=dict)
+    state: str = "open"
+    groups: int = 0  # groups of the looks played
+
+
+@dataclass
+class Budget:
+    """The games a study may play (``limit``, None: no cap) and what its arms' looks have cost so far, whether
+    played in this session or read from an earlier one (so a rerun with the same budget stops at the same place,
+    and one with a larger budget carries on from there)."""
+
+    limit: int | None = None
+    spent: int = 0
+    exhausted: bool = False
+
+    def take(self, games: int) -> bool:
+        """Spend ``games`` if they fit; once a look does not fit, the budget is spent for every arm."""
+        if self.exhausted or (self.limit is not None and self.spent + games > self.limit):
+            self.exhausted = True
+            return False
+        self.spent += games
+        return True
+
+
+def play_rounds(plan: NoblesPlan, ledger: Ledger, out: Path, arms: list[Arm], budget: Budget | None = None) -> None:
+    """Play the arms look by look in rounds: every open arm's next look, then the next round. An arm stops at its
+    first decided look; when the next look would overrun the budget, the study stops and every open arm says so."""
+    budget = budget if budget is not None else Budget()
+    sizes = plan.look_sizes()
+    for look, groups in enumerate(sizes):
+        for arm in arms:
+            if arm.state != "open":
+                continue
+            if not budget.take(groups * plan.players):
+                arm.state = "budget"
+                continue
+            play_look(plan, ledger, out, arm, look)
+            if arm.row["verdict"] != "undecided":
+                arm.state = "decided"
+            elif look == len(sizes) - 1:
+                arm.state = "played"
+    for arm in arms:
+        finish_row(plan, arm)
+
+
+def play_look(plan: NoblesPlan, ledger: Ledger, out: Path, arm: Arm, look: int) -> None:
+    """Play (or read) look ``look`` of the arm (a run of its own with --looks, the arm's only run without) and make
+    its row from every look so far, at that look's level."""
+    sizes = plan.look_sizes()
+    parts = (f"{ARM}-{arm.key}",) if plan.looks == 1 else (f"{ARM}-{arm.key}", f"look-{look + 1}")
+    d = arm_dir(out, arm.strategy, arm.tag, *parts)
+    settings = arm_settings(plan, arm.strategy, arm.key, arm.components, sizes[look], sum(sizes[:look]))
+    ledger.play(plan.spec, arm.strategy, settings, d)
+    arm.runs.append(open_run(d))
+    arm.groups += sizes[look]
+    arm.row = subject_row(plan, arm.runs, arm.subject, arm.key, arm.strategy, arm.comps, plan.look_confidence(look))
+    arm.row["looks"] = look + 1
+
+
+def finish_row(plan: NoblesPlan, arm: Arm) -> None:
+    """The arm's row as the study ends: the games it cost and why it stopped (an arm the budget stopped before its
+    first look gets a row of no groups)."""
+    if not arm.row:
+        arm.row = subject_row(plan, [], arm.subject, arm.key, arm.strategy, arm.comps, plan.look_confidence(0))
+        arm.row["looks"] = 0
+    row = arm.row
+    row["games"] = arm.groups * plan.players
+    row["stopped"] = arm.state
+    if arm.state == "budget":
+        why = row.get("evidence")
+        row["evidence"] = f"budget spent after {arm.groups} groups" + (f"; {why}" if why else "")
+        row["reading"] = reading(row)
+
+
 def play_subject(
     plan: NoblesPlan, ledger: Ledger, out: Path, strategy: str, subject: str, key: str, comps: ComponentSet,
     components: str | None, tag: str,
 ) -> dict:  # fmt: skip
     """Play (or read) one subject's forbid arm and return its row. With ``plan.looks`` > 1 the arm is played in that
     many batches of groups (each a run of its own), and it stops at the first look whose verdict is decided."""
-    spec = plan.spec
-    per = -(-spec.groups // plan.looks)
-    runs = []
-    row: dict = {}
-    for look in range(plan.looks):
-        groups = min(per, spec.groups - look * per)
-        if groups <= 0:
-            break
-        parts = (f"{ARM}-{key}",) if plan.looks == 1 else (f"{ARM}-{key}", f"look-{look + 1}")
-        d = arm_dir(out, strategy, tag, *parts)
-        ledger.play(spec, strategy, arm_settings(plan, strategy, key, components, groups, look * per), d)
-        runs.append(open_run(d))
-        row = subject_row(plan, runs, subject, key, strategy, comps)
-        row["looks"] = look + 1
-        row["games"] = sum(len(focus_groups(r)) for r in runs) * plan.players
-        if plan.looks > 1 and row["verdict"] != "undecided":
-            break
-    return row
+    arm = Arm(strategy, subject, key, comps, components, tag)
+    play_rounds(plan, ledger, out, [arm])
+    return arm.row
 
 
 def subject_runs(out: Path, strategy: str, key: str, tag: str = "base") -> list:
@@ -167,6 +270,8 @@ def forbidden_values(out: Path, players: int) -> Callable[[str, str], pl.DataFra
 def group_values(runs: list, players: int) -> np.ndarray:
     """1/P - the forbidden focus's win share, per group: what having the subject available is worth (0: forbidding
     it changed nothing in that group)."""
+    if not runs:
+        return np.empty(0)
     wins = np.concatenate([focus_groups(run)["win"].to_numpy() for run in runs])
     return 1.0 / players - wins
 
@@ -247,32 +352,43 @@ def reading(row: dict) -> str:
     return f"undecided: worth {value}; more groups would tell"
 
 
-def compute(plan: NoblesPlan, out: Path, ledger: Ledger | None = None) -> tuple[list[dict], list[dict]]:
-    """Play (or read) the arms; returns the verdict rows and the price lines."""
+def compute(
+    plan: NoblesPlan, out: Path, ledger: Ledger | None = None, budget: Budget | None = None
+) -> tuple[list[dict], list[dict]]:
+    """Play (or read) the arms, in rounds of looks up to ``plan.budget`` games; returns the verdict rows and the
+    price lines (``budget``: what the study spent, for its page)."""
     spec = plan.spec
     comps = load_components(spec.base.components)
     plan.check(comps)
     ledger = ledger if ledger is not None else Ledger()
-    rows: list[dict] = []
-    for strategy in spec.strategies:
-        for subject, key in plan.all_subjects(comps):
-            rows.append(play_subject(plan, ledger, out, strategy, subject, key, comps, spec.base.components, "base"))
+    budget = budget if budget is not None else Budget(plan.budget)
+    budget.limit = plan.budget
+    arms = [Arm(strategy, subject, key, comps, spec.base.components, "base")
+            for strategy in spec.strategies for subject, key in plan.all_subjects(comps)]  # fmt: skip
+    play_rounds(plan, ledger, out, arms, budget)
+    rows = [arm.row for arm in arms]
     render.mark_robust(rows, by=("subject", "key"))
-    lines = reprice(plan, comps, rows, out, ledger)
+    lines = reprice(plan, comps, rows, out, ledger, budget)
     return rows, lines
 
 
-def subject_row(plan: NoblesPlan, runs: list, subject: str, key: str, strategy: str, comps: ComponentSet) -> dict:
+def subject_row(
+    plan: NoblesPlan, runs: list, subject: str, key: str, strategy: str, comps: ComponentSet,
+    confidence: float | None = None,
+) -> dict:  # fmt: skip
+    """A subject's verdict row from the runs of its looks so far, its interval at ``confidence`` (the look's level;
+    default the last look's)."""
+    confidence = plan.look_confidence(len(plan.look_sizes()) - 1) if confidence is None else confidence
     values = group_values(runs, plan.players)
-    est = mean_interval(values, plan.confidence)
+    est = mean_interval(values, confidence)
     noble = comps.nobles[comps.noble_index[key]] if subject == "noble" else None
     rates = take_rates(runs)
-    row = render.row(subject, key, strategy, est, plan.spec.margin, values, plan.confidence, rates=rates,
+    row = render.row(subject, key, strategy, est, plan.spec.margin, values, confidence, rates=rates,
                      gold=noble.gold if noble else None, seals=[noble.violet, noble.turquoise] if noble else None,
                      points=noble.points if noble else None)  # fmt: skip
     row["se"] = None if not np.isfinite(est.se) else round(100 * est.se, 6)  # pp: the price line's weights
     row["value_verdict"] = row["verdict"]
-    row["verdict"], row["reason"] = read_verdict(row["verdict"], rates, plan.confidence)
+    row["verdict"], row["reason"] = read_verdict(row["verdict"], rates, confidence)
     row["reading"] = reading(row)
     return row
 
@@ -289,28 +405,32 @@ def to_reprice(plan: NoblesPlan, rows: list[dict]) -> list[str]:
     return [n for n in plan.reprice.split(",") if n]
 
 
-def reprice(plan: NoblesPlan, comps: ComponentSet, rows: list[dict], out: Path, ledger: Ledger) -> list[dict]:
+def reprice(
+    plan: NoblesPlan, comps: ComponentSet, rows: list[dict], out: Path, ledger: Ledger, budget: Budget | None = None
+) -> list[dict]:  # fmt: skip
+    """Play the repriced nobles' variants (in rounds of looks, from what is left of the budget) and fit their price
+    lines."""
     spec = plan.spec
-    lines = []
     base_rows = {(r["key"], r["strategy"]): r for r in rows if r["subject"] == "noble"}
+    arms: dict[tuple[str, str, int], Arm] = {}
     for noble in to_reprice(plan, rows):
         gold = comps.nobles[comps.noble_index[noble]].gold
-        prices = sorted({gold + d for d in plan.offsets if gold + d >= 0})
-        variants = {}
-        for price in prices:
-            variant = repriced(comps, noble, price)
+        for price in sorted({gold + d for d in plan.offsets if gold + d >= 0}):
             path = out / "components" / f"{noble}-gold{price}.toml"
             note = f"{comps.name} with {noble} at {price} gold instead of {gold} (palais study nobles)"
-            variants[price] = str(write_variant(variant, path, note))
+            variant_path = str(write_variant(repriced(comps, noble, price), path, note))
+            variant = load_components(variant_path)
+            for strategy in spec.strategies:
+                arms[(noble, strategy, price)] = Arm(strategy, "noble", noble, variant, variant_path,
+                                                     f"{noble}-gold{price}")  # fmt: skip
+    play_rounds(plan, ledger, out, list(arms.values()), budget)
+    lines = []
+    for noble in dict.fromkeys(n for n, _s, _p in arms):
+        gold = comps.nobles[comps.noble_index[noble]].gold
         for strategy in spec.strategies:
             base = base_rows.get((noble, strategy))
-            points = []
-            if base is not None:
-                points.append(price_point(gold, base))
-            for price, path in variants.items():
-                variant = load_components(path)
-                row = play_subject(plan, ledger, out, strategy, "noble", noble, variant, path, f"{noble}-gold{price}")
-                points.append(price_point(price, row))
+            points = [] if base is None else [price_point(gold, base)]
+            points += [price_point(p, arm.row) for (n, s, p), arm in arms.items() if (n, s) == (noble, strategy)]
             points.sort(key=lambda p: p["price"])
             lines.append({"noble": noble, "strategy": strategy, "gold": gold, "points": points, **fit_line(points)})
     return lines
@@ -370,13 +490,49 @@ def _forest_label(row: dict) -> str:
     return f"{row['key']}  ({row['strategy']}){reason}"
 
 
+def _per_decided(rows: list[dict]) -> float | None:
+    decided = sum(r["verdict"] != "undecided" for r in rows)
+    return round(sum(r["games"] for r in rows) / decided, 1) if decided else None
+
+
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
+def design_text(plan: NoblesPlan, rows: list[dict], budget: Budget) -> str:
+    """The page's account of the looks (the spending boundary and each look's level), the budget and the games per
+    decided row."""
+    text = ""
+    if plan.looks > 1:
+        sizes = plan.look_sizes()
+        levels = ", ".join(f"{c:.2f} ({render.level(plan.look_confidence(k))})" for k, c in enumerate(plan.bounds()))
+        shape = {"obf": "O'Brien-Fleming", "pocock": "Pocock"}[plan.spending]
+        text += (
+            f" Each subject's arm is played in up to {len(sizes)} looks of {sizes[0]} groups and stops at the first "
+            "decided one. Each look's interval is the **repeated 95% confidence interval** of an alpha-spending "
+            f"design (Lan-DeMets, {shape} shape: the 5% error spent over the looks by information fraction, "
+            "computed from the joint normal of the looks' statistics): the value +- c standard errors, with "
+            f"critical values c by look {levels}; the intervals of all looks hold the true values together 95% of "
+            "the time, so a verdict read at any look keeps its 95%. A look decides only with the differing groups "
+            f"its level needs ({', '.join(str(min_differing(plan.look_confidence(k))) for k in range(len(sizes)))})."
+        )
+    if plan.budget is not None:
+        text += (
+            f" The arms are played in rounds (every undecided subject's next look, then the next round) up to a "
+            f"budget of {plan.budget:,} games: {budget.spent:,} spent"
+            + ("; the budget stopped the study, and the rows it left undecided say so." if budget.exhausted else ".")
+        )
+    decided = sum(r["verdict"] != "undecided" for r in rows)
+    per = _per_decided(rows)
+    cost = "no row decided" if per is None else f"{per:,.0f} games per decided row"
+    games = sum(r["games"] for r in rows)
+    return text + f" The verdicts cost {games:,} games for {decided} decided rows of {len(rows)}: {cost}."
+
+
 def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
     ledger = Ledger()
-    rows, lines = compute(plan, out, ledger)
+    budget = Budget(plan.budget)
+    rows, lines = compute(plan, out, ledger, budget)
     spec = plan.spec
     page = render.Page("Noble balance: what each noble is worth at its price")
     header(page, spec, ledger, (
@@ -389,9 +545,7 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         f"it apart. Within reach surely in fewer than {DEAD_REACH:.0%} of their games (the upper bound of its share, "
         "counted in setups): **dead**; taken in fewer than "
         f"{RARELY_TAKEN:.0%} of the games it was within reach: **passed over**. Both are overpriced."
-        + (f" Each subject's arm is played in up to {plan.looks} looks and stops at the first decided one; each "
-           f"look's interval is at {render.level(plan.confidence)} (the 5% error shared over the looks)."
-           if plan.looks > 1 else "")
+        + design_text(plan, rows, budget)
     ), plan.confidence)  # fmt: skip
     for subject, title in (("privilege", "Privilege kinds (every noble of the kind)"), ("noble", "Nobles")):
         mine = [r for r in rows if r["subject"] == subject]
@@ -406,17 +560,25 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
             "value (pp)",
             lambda r: render.pp(r["effect"]),
         )
+        if plan.looks > 1:
+            at = cols.index(next(c for c in cols if c[0].endswith("interval (pp)")))
+            cols[at] = ("repeated 95% interval (pp)", cols[at][1])
         cols.insert(-2, ("within reach", lambda r: _pct(r["rates"]["within_reach"])))
         cols.insert(-2, ("taken when within reach", lambda r: _pct(r["rates"]["taken_when_within_reach"])))
         if plan.looks > 1:
-            cols.insert(-2, ("games (looks)", lambda r: f"{r['games']:,} ({r['looks']})"))
+            cols.insert(
+                -2, ("games (looks)", lambda r: f"{r['games']:,} ({r['looks']}, at {render.level(r['confidence'])})")
+            )
+        else:
+            cols.insert(-2, ("games", lambda r: f"{r['games']:,}"))
         cols.append(("reading", lambda r: r["reading"]))
         page.table(sorted(mine, key=lambda r: (r["key"], r["strategy"])), cols)
         name = f"forest_{subject}"
         fig = charts.forest(mine, f"{title}: what having it available is worth (pp of win share)", spec.margin,
                             label=_forest_label, xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
         caption = (
-            f"{title}: value with its {render.level(plan.confidence)} interval, every one labelled; band = "
+            f"{title}: value with its {'repeated ' if plan.looks > 1 else ''}{render.level(plan.confidence)} interval, "
+            f"every one labelled; band = "
             f"+-{spec.margin:g} pp. Colour: "
             "the verdict with the take rates (a dead or passed-over noble is overpriced at a value near 0)."
         )
@@ -460,7 +622,11 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         "margin_pp": spec.margin, "players": plan.players, "strategies": list(spec.strategies),
         "rules": spec.rule_dict(), "components_hash": load_components(spec.base.components).hash,
         "games": ledger.to_dict(), "rows": rows, "price_lines": lines,
-        "looks": plan.looks, "confidence": plan.confidence,
+        "looks": plan.looks, "confidence": plan.confidence, "spending": plan.spending,
+        "look_groups": list(plan.look_sizes()), "bounds": list(plan.bounds()),
+        "look_confidences": [plan.look_confidence(k) for k in range(len(plan.look_sizes()))],
+        "budget": plan.budget, "games_spent": budget.spent, "budget_exhausted": budget.exhausted,
+        "games_per_decided_row": _per_decided(rows),
         "thresholds": {"dead_within_reach": DEAD_REACH, "rarely_taken": RARELY_TAKEN, "min_reached": MIN_REACHED},
     }  # fmt: skip
     if ladder_doc is not None:
