@@ -115,7 +115,7 @@ def test_a_noble_no_price_balances_is_named_with_why() -> None:
     found = _search(_linear(gold=1, seals=1, points=1, constant=-40), Price(9, 4, 4, 1), Limits(12)).run()
     assert found.price == Price(0, 4, 4, 1) and found.side == OVER
     assert found.why is not None
-    assert found.why.startswith("still overpriced at 0 gold, 4+4 seals, 1 points, the farthest the limits allow")
+    assert found.why.startswith("still overpriced at 0 gold, 4+4 seals, 1 point, the farthest the limits allow")
     assert "seals fixed" in found.why and "greedy: worth -47.0 pp" in found.why  # -40 + 1 - 8
 
 
@@ -124,7 +124,7 @@ def test_no_room_at_all_is_named_from_the_study_rows() -> None:
     search = _search(_linear(gold=1, seals=1, points=1, constant=-10), Price(0, 2, 2, 1), Limits(12))
     found = search.run()
     assert search.asked == [] and found.price == Price(0, 2, 2, 1)  # type: ignore[attr-defined]
-    assert found.why and found.why.startswith("still overpriced at 0 gold, 2+2 seals, 1 points")
+    assert found.why and found.why.startswith("still overpriced at 0 gold, 2+2 seals, 1 point")
     assert "greedy: worth -13.0 pp" in found.why
 
 

@@ -246,7 +246,9 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         f"{plan.players} players. A sequential search over the prices of the nobles the study calls under- or "
         "overpriced at some skill level (the worst first), each on the set as proposed so far, for the cheapest "
         "change that balances it (gold before seals before points; balanced: no level calls it under- or "
-        f"overpriced and its value lies within +-{spec.margin:g} pp at every level; limits: {plan.limits.text()}), "
+        f"overpriced, nor nearly does: its value within +-{spec.margin:g} pp, within reach in "
+        f"{nobles.DEAD_REACH:.0%} of the games, surely taken in {nobles.RARELY_TAKEN:.0%} of those, at every level; "
+        f"limits: {plan.limits.text()}), "
         f"then the nobles study of the proposal on fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}). "
         f"The proposal: `{balanced.name}` (loads wherever --components is accepted)."
     ), confidence)  # fmt: skip

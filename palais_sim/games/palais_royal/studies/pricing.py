@@ -115,7 +115,7 @@ class Price:
         return f"g{self.gold}v{self.violet}t{self.turquoise}p{self.points}"
 
     def text(self) -> str:
-        return f"{self.gold} gold, {self.violet}+{self.turquoise} seals, {self.points} points"
+        return f"{self.gold} gold, {self.violet}+{self.turquoise} seals, {self.points} point{'s' * (self.points != 1)}"
 
     def change(self, given: Price) -> str:
         """What differs from ``given``, in words ("4 -> 0 gold, 4+4 -> 2+2 seals"; "unchanged")."""
