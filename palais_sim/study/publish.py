@@ -103,12 +103,20 @@ def _balance_summary(name: str, data: dict) -> list[str]:
     lines.append(f"{data.get('games_spent', 0):,} of {data.get('budget', 0):,} games; root seed {data.get('seed')}, "
                  f"validation on fresh seeds (root seed {data.get('validation_seed')}).")  # fmt: skip
     lines.append("")
-    changed = [c for c in data.get("changes", []) if c["new_gold"] != c["gold"]]
-    lines.append("Proposed: " + (", ".join(f"{c['noble']} {c['gold']} -> {c['new_gold']} gold ({c['was']})"
+    changed = [c for c in data.get("changes", []) if c.get("new_price", c["new_gold"]) != c.get("price", c["gold"])]
+    lines.append("Proposed: " + (", ".join(f"{c['noble']} {_change(c)} ({c['was']})"
                                           for c in changed) or "no change") + ".")  # fmt: skip
+    unbalanced = data.get("unbalanced") or {}
+    if unbalanced:
+        lines += ["", "Not balanced within the limits: " + "; ".join(f"{n}: {why}" for n, why in unbalanced.items())]
     still = sorted({r["key"] for r in data.get("validation", []) if r["verdict"] in ("favoured", "disfavoured")})
     lines += ["", "Still under- or overpriced on validation: " + (", ".join(still) or "none") + ".", ""]
     return lines
+
+
+def _change(change: dict) -> str:
+    """A change in words: the whole price's (seals and points too), or the gold of a search that moved gold only."""
+    return change.get("change") or f"{change['gold']} -> {change['new_gold']} gold"
 
 
 if __name__ == "__main__":  # pragma: no cover - make reports

@@ -1,5 +1,5 @@
-"""``palais balance nobles``: propose the gold prices that bring every noble within the margin, validated on fresh
-seeds.
+"""``palais balance nobles``: propose the cheapest change of the nobles' whole prices (gold, and with ``--seals`` and
+``--points`` their seals and points) that brings every noble within the margin, validated on fresh seeds.
 
 A sequential search, one noble at a time, on the nobles study's own measure (``study.nobles``: the value of having a
 noble available and the take rates), at every skill level:
@@ -9,11 +9,10 @@ noble available and the take rates), at every skill level:
    proposal so far at other seeds, which also catches what the changes did to the other nobles): the nobles called
    underpriced or overpriced at some level (the worst first, by their value; at most ``max_changes`` nobles in all;
    a noble one level calls underpriced and another overpriced is left alone, since no price pleases both) are
-   repriced in turn, each on the set as proposed so far (so a later noble sees the earlier changes): from
-   its price, steps of 1, 2, 4, ... gold in the direction its verdict asks for until no level calls it the same any
-   more, then a bisection between the last price on the old side and the first past it, for the price nearest its
-   own at which no level calls it that. A price where a level calls it the reverse is not taken: the search keeps
-   the nearest price on the old side and says so. Gold never goes below 0 nor more than ``max_step`` away.
+   repriced in turn, each on the set as proposed so far (so a later noble sees the earlier changes), by the search
+   of ``pricing``: the cheapest change of its price (gold before seals before points) within the limits at which no
+   level calls it under- or overpriced and its value lies within the margin at every level. A noble no price within
+   the limits balances keeps the nearest price on its old side and is named with why.
 3. **Validation**: the nobles study of the proposal on fresh seeds (another root seed), every skill level, the same
    subjects: what a designer would run on the new file. The nobles it changed are studied again with the given set
    on the same fresh seeds: the before/after comparison is made there, not on the seeds that selected them (their
@@ -32,13 +31,26 @@ from pathlib import Path
 
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.studies import nobles
-from palais_sim.games.palais_royal.studies.variants import repriced, write_variant
+from palais_sim.games.palais_royal.studies.pricing import (
+    FAIR,
+    MIXED,
+    OVER,
+    UNDER,
+    Limits,
+    Outcome,
+    Price,
+    PriceSearch,
+    readings,
+    side,
+)
+from palais_sim.games.palais_royal.studies.variants import write_variant
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, header
 
+__all__ = ["FAIR", "MIXED", "OVER", "UNDER", "BalancePlan", "Search", "run_balance", "side"]
+
 VALIDATION_SEED_OFFSET = 1_000_003  # the validation's root seed: the search's plus this (fresh setups)
 ROUND_SEED_OFFSET = 7_919  # round r > 1 studies the proposal so far at the search's seed plus r times this
-UNDER, OVER, FAIR, MIXED = "underpriced", "overpriced", "fair", "levels disagree"
 
 
 @dataclass(frozen=True)
@@ -49,8 +61,14 @@ class BalancePlan:
     budget: int = 500_000  # games, search and validation together
     max_changes: int = 5
     max_step: int = 12  # gold: the farthest a price may move
+    max_seal_step: int = 0  # seal units (both colours together) a price may move; 0: seals stay (--seals moves them)
+    max_point_step: int = 0  # points a price may move; 0: points stay (--points moves them)
     rounds: int = 2  # search rounds: round 2 studies the proposal again (other seeds) and reprices what is still off
     looks: int = 1  # the nobles study's sequential looks (``NoblesPlan.looks``)
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(gold=self.max_step, seals=self.max_seal_step, points=self.max_point_step)
 
     def nobles_plan(self, spec: StudySpec | None = None, subjects: tuple[str, ...] | None = None) -> nobles.NoblesPlan:
         return nobles.NoblesPlan(spec or self.spec, players=self.players, subjects=subjects or self.subjects,
@@ -71,6 +89,8 @@ class BalancePlan:
             raise ValueError(f"--max-changes must be at least 1, got {self.max_changes}")
         if self.max_step < 1:
             raise ValueError(f"--max-step must be at least 1, got {self.max_step}")
+        if self.max_seal_step < 0 or self.max_point_step < 0:
+            raise ValueError("--max-seal-step and --max-point-step must be at least 1")
         if self.rounds < 1:
             raise ValueError(f"--rounds must be at least 1, got {self.rounds}")
         subjects = tuple(self.subjects) if self.subjects else tuple(n.id for n in comps.nobles)
@@ -82,18 +102,6 @@ class BalancePlan:
                 f"{len(self.spec.strategies)} skill level(s), {self.spec.groups} groups and {self.players} players"
             )
         return subjects
-
-
-def side(rows: list[dict]) -> str:
-    """What the skill levels together say of a noble's price."""
-    verdicts = {r["verdict"] for r in rows}
-    if "favoured" in verdicts and "disfavoured" in verdicts:
-        return MIXED
-    if "favoured" in verdicts:
-        return UNDER
-    if "disfavoured" in verdicts:
-        return OVER
-    return FAIR
 
 
 def _worst(rows: list[dict]) -> float:
@@ -108,11 +116,11 @@ class Search:
     spent: int = 0  # games so far (the study before included)
     reserve: int = 0  # games kept for the validation
 
-    def evaluate(self, comps: ComponentSet, noble: str, price: int) -> list[dict]:
+    def evaluate(self, comps: ComponentSet, noble: str, price: Price) -> list[dict]:
         """The noble's rows at every skill level, with the set ``comps`` and the noble at ``price``."""
-        variant = repriced(comps, noble, price)
+        variant = price.apply(comps, noble)
         path = write_variant(variant, self.out / "components" / f"{variant.hash[:12]}.toml",
-                             f"{comps.name} with {noble} at {price} gold (palais balance nobles)")  # fmt: skip
+                             f"{comps.name} with {noble} at {price.text()} (palais balance nobles)")  # fmt: skip
         spec = replace(self.plan.spec, base=replace(self.plan.spec.base, components=str(path)))
         nplan = self.plan.nobles_plan(spec, (noble,))
         rows = []
@@ -126,47 +134,13 @@ class Search:
     def affordable(self) -> bool:
         return self.spent + self.plan.arm_games() + self.reserve <= self.plan.budget
 
-    def price(self, comps: ComponentSet, noble: str, start: str) -> tuple[int, str, list[dict], list[dict]]:
-        """The price nearest the noble's own at which no level calls it ``start`` any more; returns it, what the
-        levels say there, its rows and every price tried (``{price, side, rows}``)."""
-        gold = comps.nobles[comps.noble_index[noble]].gold
-        direction = 1 if start == UNDER else -1
-        tried: list[dict] = []
-
-        def at(price: int) -> str:
-            rows = self.evaluate(comps, noble, price)
-            tried.append({"price": price, "side": side(rows), "rows": rows})
-            return side(rows)
-
-        inside, beyond, step = gold, None, 1  # inside: the last price still on the old side
-        while self.affordable():
-            price = gold + direction * step
-            if price < 0 or abs(price - gold) > self.plan.max_step:
-                price = max(0, gold + direction * min(step, self.plan.max_step))
-                if price == inside:
-                    break
-            if at(price) != start:
-                beyond = price
-                break
-            inside = price
-            if price == 0 or abs(price - gold) >= self.plan.max_step:
-                break
-            step *= 2
-        while beyond is not None and abs(beyond - inside) > 1 and self.affordable():
-            middle = (inside + beyond) // 2
-            if at(middle) == start:
-                inside = middle
-            else:
-                beyond = middle
-        by_price = {t["price"]: t for t in tried}
-        # the best price measured: the fair one nearest the noble's own (a bisection whose last probe overshot to the
-        # reverse side must not throw away a fair price it measured before), else the nearest on the old side
-        fair = sorted((abs(p - gold), p) for p, t in by_price.items() if t["side"] == FAIR)
-        chosen = fair[0][1] if fair else inside
-        if chosen == gold:
-            return gold, start, [], tried
-        found = by_price[chosen]
-        return chosen, found["side"], found["rows"], tried
+    def price(self, comps: ComponentSet, noble: str, start: str, rows: list[dict], given: Price) -> Outcome:
+        """The cheapest price of the noble (from ``given``, its price in the given set) at which it balances, its
+        search starting from its price in ``comps``, where the study called it ``start`` with ``rows``."""
+        search = PriceSearch(lambda price: self.evaluate(comps, noble, price), self.affordable, given=given,
+                             start=Price.of(comps, noble), was=start, rows=rows, limits=self.plan.limits,
+                             margin=self.plan.spec.margin)  # fmt: skip
+        return search.run()
 
 
 def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
@@ -192,7 +166,7 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
         for r in rows:
             by_noble.setdefault(r["key"], []).append(r)
         skipped = sorted(n for n, group in by_noble.items() if side(group) == MIXED)
-        changed = {c["noble"] for c in changes if c["new_gold"] != c["gold"]}
+        changed = {c["noble"] for c in changes if c["new_price"] != c["price"]}
         off = [(n, side(group)) for n, group in by_noble.items() if side(group) in (UNDER, OVER)]
         off = [item for item in off if item[0] in changed or len(changed) < plan.max_changes]
         off.sort(key=lambda item: -_worst(by_noble[item[0]]))
@@ -203,19 +177,11 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
                 break
             if noble not in changed and len(changed) >= plan.max_changes:
                 continue  # no new noble any more, but those already changed may still be repriced
-            gold = current.nobles[current.noble_index[noble]].gold
-            if start == OVER and gold == 0:  # no cheaper gold price exists: its seals (or points) are the cost
-                if not any(c["noble"] == noble and c["new_gold"] == 0 for c in changes):
-                    changes.append({"round": round_no + 1, "noble": noble, "was": start, "gold": 0, "new_gold": 0,
-                                    "now": start, "before": by_noble[noble], "at_new_price": [],
-                                    "tried": []})  # fmt: skip
-                continue
-            price, now, found, tried = search.price(current, noble, start)
-            changes.append({"round": round_no + 1, "noble": noble, "was": start, "gold": gold, "new_gold": price,
-                            "now": now, "before": by_noble[noble], "at_new_price": found,
-                            "tried": [{"price": t["price"], "side": t["side"]} for t in tried]})  # fmt: skip
-            if price != gold:
-                current = repriced(current, noble, price)
+            now = Price.of(current, noble)
+            found = search.price(current, noble, start, by_noble[noble], Price.of(comps, noble))
+            changes.append(_change(round_no + 1, noble, start, now, found))
+            if found.price != now:
+                current = found.price.apply(current, noble)
                 changed.add(noble)
     proposal = replace(current, name=f"{comps.name}-balanced")
     balanced = write_variant(proposal, out / "balanced.toml", _toml_note(comps, changes, plan))
@@ -229,52 +195,74 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
         given = replace(spec, seed=fresh.seed)  # the given set, the validation's seeds
         before_fresh, _ = nobles.compute(plan.nobles_plan(given, moved), out / "before-fresh", ledger)
     spent = search.spent + study_games + len(moved) * plan.arm_games()
-    return _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced, before_fresh)
+    unbalanced = _unbalanced(changes)
+    return _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced, before_fresh, unbalanced)
 
 
-def _proposed(change: dict) -> str:
-    if change["new_gold"] != change["gold"]:
-        return f"{change['new_gold']} gold"
-    if change["was"] == OVER and change["gold"] == 0:
-        return "unchanged: overpriced at no gold, its seals or points would have to change"
-    return "unchanged"
+def _change(round_no: int, noble: str, was: str, price: Price, found: Outcome) -> dict:
+    """One noble's search in balance.json: its price before and after (``gold`` and ``new_gold`` too, for readers
+    of the gold-only search), what the levels said, every price tried and, when nothing balanced it, why."""
+    return {
+        "round": round_no, "noble": noble, "was": was, "gold": price.gold, "new_gold": found.price.gold,
+        "price": price.to_dict(), "new_price": found.price.to_dict(), "change": found.price.change(price),
+        "now": found.side, "balanced": found.balanced, "why": found.why, "at_new_price": found.rows,
+        "tried": [{"price": t["price"].gold, **t["price"].to_dict(), "side": t["side"]} for t in found.tried],
+    }  # fmt: skip
+
+
+def _unbalanced(changes: list[dict]) -> dict[str, str]:
+    """The nobles whose last search found no balancing price, with why."""
+    last = {c["noble"]: c for c in changes}
+    return {n: c["why"] for n, c in last.items() if not c["balanced"]}
+
+
+def _tried_text(change: dict) -> str:
+    def one(t: dict) -> str:
+        price = Price(t["gold"], t["violet"], t["turquoise"], t["points"])
+        return f"{price.change(Price(**change['price']))} ({t['side']})"
+
+    return "; ".join(one(t) for t in change["tried"]) or "–"
 
 
 def _toml_note(comps: ComponentSet, changes: list[dict], plan: BalancePlan) -> str:
-    lines = [f"{comps.name}, balanced by palais balance nobles ({plan.players} players, skill levels "
-             f"{', '.join(plan.spec.strategies)}, margin +-{plan.spec.margin:g} pp)."]  # fmt: skip
+    levels = ", ".join(plan.spec.strategies)
+    lines = [f"{comps.name}, balanced by palais balance nobles ({plan.players} players, skill levels {levels}, "
+             f"margin +-{plan.spec.margin:g} pp; {plan.limits.text()})."]  # fmt: skip
     for c in changes:
-        if c["new_gold"] != c["gold"]:
-            lines.append(f"{c['noble']}: {c['gold']} -> {c['new_gold']} gold (round {c['round']}: {c['was']} at "
-                         f"{c['gold']}; {c['now']} at {c['new_gold']})")  # fmt: skip
-        elif c["was"] == OVER and c["gold"] == 0:
-            lines.append(f"{c['noble']}: left at 0 gold (overpriced already at no gold: its seals or points would "
-                         "have to change)")  # fmt: skip
-        else:
-            lines.append(f"{c['noble']}: left at {c['gold']} gold ({c['was']}; no price within "
-                         f"{plan.max_step} gold or the budget brought it within the margin)")  # fmt: skip
+        price = Price(**c["price"])
+        if c["new_price"] != c["price"]:
+            lines.append(f"{c['noble']}: {c['change']} (round {c['round']}: {c['was']} at {price.text()}; "
+                         f"{c['now']} at {Price(**c['new_price']).text()})")  # fmt: skip
+        if c["why"]:
+            lines.append(f"{c['noble']}: not balanced: {c['why']}")
     return "\n".join(lines)
 
 
-def _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced, before_fresh) -> dict[str, Path]:
+def _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced, before_fresh, unbalanced):
     spec = plan.spec
     confidence = plan.nobles_plan().confidence
     page = render.Page("Balancing the nobles' prices")
     header(page, spec, ledger, (
-        f"{plan.players} players. A sequential search over the gold prices of the nobles the study calls under- or "
-        "overpriced at some skill level (the worst first), each on the set as proposed so far, then the nobles "
-        f"study of the proposal on fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}). The proposal: "
-        f"`{balanced.name}` (loads wherever --components is accepted)."
+        f"{plan.players} players. A sequential search over the prices of the nobles the study calls under- or "
+        "overpriced at some skill level (the worst first), each on the set as proposed so far, for the cheapest "
+        "change that balances it (gold before seals before points; balanced: no level calls it under- or "
+        f"overpriced, nor nearly does: its value within +-{spec.margin:g} pp, within reach in "
+        f"{nobles.DEAD_REACH:.0%} of the games, surely taken in {nobles.RARELY_TAKEN:.0%} of those, at every level; "
+        f"limits: {plan.limits.text()}), "
+        f"then the nobles study of the proposal on fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}). "
+        f"The proposal: `{balanced.name}` (loads wherever --components is accepted)."
     ), confidence)  # fmt: skip
     page.p(f"Budget: {spent:,} of {plan.budget:,} games.")
     page.h("Changes")
     page.table(changes, [
         ("round", lambda c: str(c["round"])), ("noble", lambda c: c["noble"]),
-        ("before", lambda c: f"{c['was']} at {c['gold']} gold"),
-        ("proposed", _proposed),
+        ("before", lambda c: f"{c['was']} at {Price(**c['price']).text()}"),
+        ("proposed", lambda c: c["change"]),
         ("there", lambda c: c["now"]),
-        ("prices tried", lambda c: ", ".join(f"{t['price']} ({t['side']})" for t in c["tried"]) or "–"),
+        ("prices tried", _tried_text),
     ])  # fmt: skip
+    if unbalanced:
+        page.p("Not balanced within the limits: " + "; ".join(f"**{n}**: {why}" for n, why in unbalanced.items()))
     if skipped:
         page.p(f"Left alone (one skill level calls it underpriced, another overpriced): {', '.join(skipped)}.")
     changed = {c["noble"] for c in changes}
@@ -290,17 +278,18 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         )
         page.chart("before_after", charts.save(fig, out / "charts", "before_after"), caption)
     page.h("Validation on fresh seeds")
-    still = [r for r in validation if r["verdict"] in ("favoured", "disfavoured")]
-    page.p(f"Nobles still called under- or overpriced at some skill level: "
-           f"{', '.join(sorted({r['key'] for r in still})) or 'none'}.")  # fmt: skip
+    still = sorted({r["key"] for r in validation if r["verdict"] in ("favoured", "disfavoured")})
+    page.p(f"Nobles still called under- or overpriced at some skill level: {', '.join(still) or 'none'}.")
+    for noble in still:
+        page.p(f"{noble}: {readings([r for r in validation if r['key'] == noble])}.")
     columns = render.verdict_columns("noble", confidence=confidence) + [("reading", lambda r: r["reading"])]
     page.table(validation, columns)
     document = {
         "study": "balance-nobles", "command": spec.command, "seed": spec.seed,
         "validation_seed": spec.seed + VALIDATION_SEED_OFFSET, "groups": spec.groups, "margin_pp": spec.margin,
         "players": plan.players, "strategies": list(spec.strategies), "budget": plan.budget, "games_spent": spent,
-        "max_changes": plan.max_changes, "rounds": plan.rounds, "balanced": str(balanced), "changes": changes,
-        "skipped": skipped,
+        "max_changes": plan.max_changes, "rounds": plan.rounds, "limits": vars(plan.limits),
+        "balanced": str(balanced), "changes": changes, "unbalanced": unbalanced, "skipped": skipped,
         "before": before, "before_fresh": before_fresh, "validation": validation, "games": ledger.to_dict(),
     }  # fmt: skip
     return render.write(out, page, document, stem="balance")

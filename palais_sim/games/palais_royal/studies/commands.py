@@ -181,6 +181,12 @@ def balance_nobles(
     budget: int = typer.Option(500_000, "--budget", help="Games the search and its validation may play at most"),
     max_changes: int = typer.Option(5, "--max-changes", help="Nobles whose price may change, the worst first"),
     max_step: int = typer.Option(12, "--max-step", help="The farthest (gold) a price may move"),
+    seals: bool = typer.Option(False, "--seals", help="Let the search change each seal colour too (after gold)"),
+    max_seal_step: int = typer.Option(
+        4, "--max-seal-step", help="With --seals: the most seal units (both colours together) a price may move"
+    ),
+    points: bool = typer.Option(False, "--points", help="Let the search change points too (after gold and seals)"),
+    max_point_step: int = typer.Option(4, "--max-point-step", help="With --points: the most points a price may move"),
     looks: int = typer.Option(1, "--looks", help="The nobles study's looks per arm (stop at the first decided one)"),
     rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
     seed: int = typer.Option(1, "--seed", "-s", help="Root seed of the search (the validation uses another)"),
@@ -193,15 +199,17 @@ def balance_nobles(
     allow_failures: bool = AllowFailuresOpt,
     rules: dict[str, str] = NO_RULES,
 ) -> None:
-    """Search the gold prices of the nobles the nobles study calls under- or overpriced, one at a time (the worst
-    first), so that no skill level calls them so; then validate the proposal with the nobles study on fresh seeds.
+    """Search the prices of the nobles the nobles study calls under- or overpriced, one at a time (the worst first),
+    for the cheapest change that balances each: gold first, then (with --seals) its seals, then (with --points) its
+    points, within --max-step, --max-seal-step and --max-point-step; then validate the proposal with the nobles study
+    on fresh seeds. A noble no price within the limits balances is named with why.
 
     Writes OUT/balanced.toml (a complete component set with a comment per changed noble), OUT/balance.json (the
     study's rows before and on validation), OUT/balance.md and .html. Re-running the command reuses every arm
     already played (an interrupted search resumes).
 
     Size: up to --budget games for the search and its validation. The question (every noble of a set within the
-    margin at every skill level, the lookahead one included) needs the defaults: hours on 2 cores (make reports runs
+    margin at every skill level, the expert one included) needs the defaults: hours on 2 cores (make reports runs
     it). A first look: --nobles N17,N18 --strategy greedy --groups 50, about 7 s.
     """
     import os
@@ -215,13 +223,16 @@ def balance_nobles(
     from palais_sim.tournament.schedule import ScheduleError
 
     check_at_least(budget, "--budget")
+    check_at_least(max_seal_step, "--max-seal-step")
+    check_at_least(max_point_step, "--max-point-step")
     try:
         require_study("balance nobles", game)
         spec = study_spec(strategies, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
                           game=game, rules=rules, backend=backend, address=address)  # fmt: skip
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
-                           max_step=max_step, rounds=rounds, looks=looks)  # fmt: skip
+                           max_step=max_step, max_seal_step=max_seal_step if seals else 0,
+                           max_point_step=max_point_step if points else 0, rounds=rounds, looks=looks)  # fmt: skip
         with held():  # --backend ray: one start or join of Ray for all the search's arms
             paths = run_balance(plan, out)
     except RunStopped as exc:
