@@ -10,6 +10,7 @@ the same way in every block.
 Parts of one schedule share its **schedule hash**: a digest of everything that decides the games and their chunks
 (the settings, the chunk size, the engine and code, the component set, the schema), recorded in the manifest of every
 run and recomputed by the readers from the manifest's fields, so parts played by other code or settings never merge.
+Part of the run directory's format, with :mod:`.records` and :mod:`.ledger`: the analytics read a part through it.
 """
 
 from __future__ import annotations
