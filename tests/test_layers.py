@@ -323,7 +323,8 @@ def test_the_checks_catch_what_they_are_for() -> None:
     ]
 
 
-RUN_FORMAT = ("palais_sim.tournament.records", "palais_sim.tournament.ledger")  # the run directory's format
+# the run directory's format (shards: a part's block of the chunk plan and the schedule hash, in its manifest)
+RUN_FORMAT = ("palais_sim.tournament.records", "palais_sim.tournament.ledger", "palais_sim.tournament.shards")
 
 
 def _within(module: str, prefixes: Iterable[str]) -> bool:

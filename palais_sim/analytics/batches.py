@@ -51,16 +51,16 @@ class SeatBatch:
 
 
 def chunk_names(run: Run) -> list[str]:
-    """Chunk file names present in all the run's tables (a chunk is written as a unit)."""
-    names = [{p.name for p in (run.path / t).glob("*.parquet")} for t in run.table_names]
-    return sorted(set.intersection(*names))
+    """Chunk file names present in all the run's tables (a chunk is written as a unit), in chunk order; through
+    the run, which knows the directory of each (a run played in parts has several)."""
+    return run.chunk_names()
 
 
 def _groups_of_files(run: Run, names: list[str], target: int) -> Iterator[list[str]]:
     batch: list[str] = []
     rows = 0
     for name in names:
-        n = pq.ParquetFile(run.path / "seats" / name).metadata.num_rows
+        n = pq.ParquetFile(run.file("seats", name)).metadata.num_rows
         batch.append(name)
         rows += n
         if rows >= target:
@@ -111,7 +111,7 @@ def seat_batches(
     carry: dict[str, np.ndarray] | None = None
     carry_layouts: pl.Series | None = None
     for index, batch in enumerate(batches):
-        paths = {t: [run.path / t / n for n in batch] for t in run.table_names}
+        paths = {t: [run.file(t, n) for n in batch] for t in run.table_names}
         extra_games, extra_seats = (["layout", "rounds"], ["start_gold"]) if setup else ([], [])
         games = pl.read_parquet(paths["games"], columns=["game", "players", "error", *extra_games])
         games = games.filter(pl.col("error").is_null())

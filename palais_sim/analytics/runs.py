@@ -5,6 +5,12 @@ Nothing here reads rows but the games' error column: every table is a ``polars.L
 files. Analyses collect aggregates with the streaming engine (``collect``), so a run larger than memory can be
 reported on. Failed games (``error`` not null) are left out of every analysis and counted in the run summary.
 
+A run played in parts (``palais simulate --shard K/N``, on several machines) is opened from the N directories as
+the one run: :class:`Run` holds every part, :meth:`Run.files` lists every part's chunk files in the chunk order of
+the run played whole (the file names are the whole run's), and the manifest is the whole schedule's, so every
+analysis reads the parts as it reads the run played whole and gives the same numbers. Parts of different schedules,
+a part given twice and missing parts are refused (:func:`open_run`).
+
 A chunk is read when its files (one per table of the run's game) are all there, the rule every analysis follows
 (``batches.chunk_names`` too). :func:`open_run` checks the run against its manifest first: a chunk file that is
 truncated or unreadable, or holds another number of games than the manifest says, is an error (nothing is
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -29,6 +36,7 @@ from palais_sim.games import get_game
 from palais_sim.tournament import records
 from palais_sim.tournament.ledger import LEDGER, chunk_plan, read_ledger
 from palais_sim.tournament.records import SCHEMA_VERSION, game_of
+from palais_sim.tournament.shards import Shard, plan_range, schedule_hash
 
 ENGINE = "streaming"
 
@@ -154,16 +162,34 @@ def collect_all(frames: list[pl.LazyFrame]) -> list[pl.DataFrame]:
 
 
 @dataclass
-class Run:
+class Part:
+    """One directory of a run played in parts: its own manifest (with its chunk plan) and its check."""
+
     path: Path
     manifest: dict
+    check: RunCheck
+
+
+@dataclass
+class Run:
+    path: Path  # the run directory (a run played in parts: its first part's; every part in ``parts``)
+    manifest: dict  # a run played in parts: the whole schedule's (see :func:`merged_manifest`)
     components: Any  # the game's component set; None when the run's could not be found
     component_note: str = ""
     check: RunCheck | None = field(default=None, repr=False)
+    parts: list[Part] = field(default_factory=list, repr=False)  # a run played in parts: each part, in order
 
     @property
     def name(self) -> str:
-        return self.path.resolve().name
+        """The directory's name (parts: their names joined with '+', shortened when long)."""
+        names = [p.path.resolve().name for p in self.parts] or [self.path.resolve().name]
+        joined = "+".join(names)
+        return joined if len(names) == 1 or len(joined) <= 60 else f"{names[0]}+{len(names) - 1}-more"
+
+    @property
+    def directories(self) -> list[Path]:
+        """Every directory the run's files are in (one, or its parts' in order)."""
+        return [p.path for p in self.parts] or [self.path]
 
     @property
     def game(self) -> str:
@@ -182,13 +208,32 @@ class Run:
 
     @property
     def problems(self) -> list[str]:
-        """What is missing from the run (see :class:`RunCheck`), for the top of a report and the console."""
+        """What is missing from the run (see :class:`RunCheck`), for the top of a report and the console (a run in
+        parts: each part's, which names the part's directory)."""
+        if self.parts:
+            return [problem for p in self.parts for problem in p.check.problems(p.path)]
         return self.check.problems(self.path) if self.check is not None else []
 
     def files(self, table: str) -> list[Path]:
-        """The table's chunk files that are read: those of chunks whose three files are all there."""
-        names = self.check.names if self.check is not None else check_run(self.path, self.manifest).names
-        return [self.path / table / name for name in names]
+        """The table's chunk files that are read: those of chunks whose files are all there (every table's), in chunk
+        order (a run in parts: every part's, in the order of the run played whole)."""
+        return [self.file(table, name) for name in self.chunk_names()]
+
+    def chunk_names(self) -> list[str]:
+        """The names of the chunk files read (the same name in every table), in chunk order."""
+        return list(self.check.names if self.check is not None else check_run(self.path, self.manifest).names)
+
+    def file(self, table: str, name: str) -> Path:
+        """The path of a table's chunk file by its name (in the part that holds it)."""
+        if self.parts:
+            return self._where()[name] / table / name
+        return self.path / table / name
+
+    def _where(self) -> dict[str, Path]:
+        """Which part holds each chunk file (worked out once)."""
+        if "_located" not in self.__dict__:
+            self.__dict__["_located"] = {name: p.path for p in self.parts for name in p.check.names}
+        return self.__dict__["_located"]
 
     def scan(self, table: str) -> pl.LazyFrame:
         files = self.files(table)
@@ -222,6 +267,7 @@ class Run:
         return {
             "run": self.name,
             "path": str(self.path),
+            **({"parts": [str(p.path) for p in self.parts]} if self.parts else {}),
             "games": int(row["games"]),
             "failed": int(row["failed"]),
             "unfinished": int(row["unfinished"]),
@@ -237,9 +283,30 @@ class Run:
         }
 
 
-def open_run(path: Path, components: Path | None = None) -> Run:
-    """Check ``path`` is a run directory this version can read and open it (reads only the manifest)."""
-    path = Path(path)
+def open_run(path: Path | Sequence[Path], components: Path | None = None) -> Run:
+    """Check ``path`` is a run directory this version can read and open it (reads only the manifest); several
+    directories (or one) that are the parts of one schedule (``palais simulate --shard``) open as the one run."""
+    paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
+    if not paths:
+        raise RunError("no run directory given")
+    parts = [_open_part(p) for p in paths]
+    if len(parts) == 1 and Shard.of(parts[0].manifest) is None:
+        joined, manifest, check, path = [], parts[0].manifest, parts[0].check, parts[0].path
+    else:
+        joined = _ordered_parts(parts)
+        manifest, check, path = merged_manifest(joined), merged_check(joined), joined[0].path
+    if not check.names:
+        detail = f"{len(check.pending):,} of {check.chunks:,} chunks not played yet" if check.chunks else "no chunks"
+        where = path if not joined else " + ".join(str(p.path) for p in joined)
+        raise RunError(f"{where} has no complete chunk to report on ({detail}); nothing to report yet")
+    comps, note = _components_for(get_game(game_of(manifest)), manifest, components)
+    run = Run(path=path, manifest=manifest, components=comps, component_note=note, check=check, parts=joined)
+    _require_played_games(run)
+    return run
+
+
+def _open_part(path: Path) -> Part:
+    """A run directory's manifest (with its chunk plan: a part's block of the whole plan) and its check."""
     if not path.is_dir():
         raise RunError(f"{path} is not a directory")
     manifest_path = path / "manifest.json"
@@ -255,20 +322,121 @@ def open_run(path: Path, components: Path | None = None) -> Run:
         try:
             done = read_ledger(path / LEDGER)
             plan = chunk_plan(int(manifest["total_games"]), int(manifest["chunk_size"]), done)
+            block = plan_range(manifest)
         except (KeyError, TypeError, ValueError) as exc:
             raise RunError(f"{manifest_path}: no chunk plan ({exc})") from None
-        manifest = {**manifest, "chunks": plan}
+        manifest = {**manifest, "chunks": plan[block.start : block.stop]}
     version = manifest.get("schema_version")
     if not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION:
         raise RunError(f"{path}: schema version {version!r} is not one this version reads (1 to {SCHEMA_VERSION})")
     check = check_run(path, manifest)
-    if not check.names:
-        detail = f"{len(check.pending):,} of {check.chunks:,} chunks not played yet" if check.chunks else "no chunks"
-        raise RunError(f"{path} has no complete chunk to report on ({detail}); nothing to report yet")
-    comps, note = _components_for(get_game(game_of(manifest)), manifest, components)
-    run = Run(path=path, manifest=manifest, components=comps, component_note=note, check=check)
-    _require_played_games(run)
-    return run
+    if isinstance(manifest.get("shard"), dict):  # a part plans its block's games, not the schedule's
+        check.total_games = int(manifest["shard"].get("games", check.total_games))
+    return Part(path, manifest, check)
+
+
+def _ordered_parts(parts: list[Part]) -> list[Part]:
+    """The parts in order, once each, all of one schedule and none missing; else a RunError in one line."""
+    seen: dict[Path, Path] = {}
+    for p in parts:
+        key = p.path.resolve()
+        if key in seen:
+            raise RunError(f"{p.path} is given twice; give each part's directory once")
+        seen[key] = p.path
+    shards = [Shard.of(p.manifest) for p in parts]
+    for p, shard in zip(parts, shards, strict=True):
+        if shard is None:
+            raise RunError(f"{p.path} holds a run played whole, not a part (palais simulate --shard); report it alone")
+    first, first_hash = parts[0], schedule_hash(parts[0].manifest)
+    for p, shard in zip(parts[1:], shards[1:], strict=True):
+        if schedule_hash(p.manifest) != first_hash:
+            raise RunError(
+                f"{first.path} and {p.path} are parts of different schedules ({_difference(first.manifest, p.manifest)}"
+                "); only the parts of one schedule report as one run"
+            )
+        if shard.count != shards[0].count:  # type: ignore[union-attr]
+            raise RunError(
+                f"{first.path} is part {shards[0]} but {p.path} is part {shard} (a split of the schedule into "
+                "another number of parts); only the parts of one split report as one run"
+            )
+    by_index: dict[int, Part] = {}
+    for p, shard in zip(parts, shards, strict=True):
+        assert shard is not None
+        if shard.index in by_index:
+            raise RunError(f"{by_index[shard.index].path} and {p.path} are both part {shard}; give each part once")
+        by_index[shard.index] = p
+    count = shards[0].count  # type: ignore[union-attr]
+    missing = [str(k) for k in range(1, count + 1) if k not in by_index]
+    if missing:
+        given = ", ".join(str(p.path) for p in parts)
+        which = f"part {missing[0]}" if len(missing) == 1 else f"parts {', '.join(missing[:-1])} and {missing[-1]}"
+        raise RunError(
+            f"{which} of {count} of this schedule {'is' if len(missing) == 1 else 'are'} missing (given: {given}); "
+            f"report every part's directory together (palais simulate --shard K/{count} plays part K)"
+        )
+    ordered = [by_index[k] for k in range(1, count + 1)]
+    holder: dict[str, Path] = {}
+    for p in ordered:
+        for name in p.check.names:
+            if name in holder:
+                raise RunError(
+                    f"{holder[name]} and {p.path} both hold {name}; a part's directory holds only its own chunks"
+                )
+            holder[name] = p.path
+    return ordered
+
+
+def _difference(a: dict, b: dict) -> str:
+    """The first thing that differs between two runs' schedules, as ``name: this vs that``."""
+    from palais_sim.tournament.shards import SCHEDULE_KEYS, normalised_settings
+
+    sa, sb = normalised_settings(dict(a.get("settings") or {})), normalised_settings(dict(b.get("settings") or {}))
+    for key in sorted(set(sa) | set(sb)):
+        if sa.get(key) != sb.get(key):
+            return f"{key}: {sa.get(key)!r} vs {sb.get(key)!r}"
+    for key in SCHEDULE_KEYS:
+        if a.get(key) != b.get(key):
+            return f"{key}: {a.get(key)!r} vs {b.get(key)!r}"
+    return "schedule hashes differ"
+
+
+def merged_manifest(parts: list[Part]) -> dict:
+    """The manifest of the run the parts make, as the run played whole would have it: the whole chunk plan, the
+    state 'done' when every part is done (else the first part's that is not), the first creation and the last
+    update, every part's sessions, the totals summed; its ``parts`` says how many there are."""
+    manifests = [p.manifest for p in parts]
+    merged = {k: v for k, v in manifests[0].items() if k != "shard"}
+    merged["chunks"] = [entry for m in manifests for entry in m["chunks"]]
+    states = [str(m.get("state", "unknown")) for m in manifests]
+    merged["state"] = next((s for s in states if s != "done"), "done")
+    stamps = [m.get("created") for m in manifests if m.get("created")]
+    merged["created"] = min(stamps) if stamps else None
+    updates = [m.get("updated") for m in manifests if m.get("updated")]
+    merged["updated"] = max(updates) if updates else None
+    sessions = [s for m in manifests for s in (m.get("sessions") or [])]
+    merged["sessions"] = sorted(sessions, key=lambda s: str(s.get("started", "")))
+    totals = [m.get("totals") or {} for m in manifests]
+    merged["totals"] = {k: sum(int(t.get(k, 0)) for t in totals) for k in totals[0]}
+    merged["parts"] = len(parts)
+    return merged
+
+
+def merged_check(parts: list[Part]) -> RunCheck:
+    """The check of the run the parts make (what each part misses stays with its part: :attr:`Run.problems`)."""
+    checks = [p.check for p in parts]
+    manifest = parts[0].manifest
+    return RunCheck(
+        chunks=sum(c.chunks for c in checks),
+        total_games=int(manifest.get("total_games") or sum(c.total_games for c in checks)),
+        names=[n for c in checks for n in c.names],
+        games_read=sum(c.games_read for c in checks),
+        pending=[n for c in checks for n in c.pending],
+        pending_games=sum(c.pending_games for c in checks),
+        damaged={k: v for c in checks for k, v in c.damaged.items()},
+        damaged_games=sum(c.damaged_games for c in checks),
+        unmarked=[n for c in checks for n in c.unmarked],
+        state=next((c.state for c in checks if c.state != "done"), "done"),
+    )
 
 
 def _require_played_games(run: Run) -> None:

@@ -55,7 +55,7 @@ def settings_rows(run: Run) -> list[list[str]]:
     rotation = s.get("rotate_seats")
     sessions = m.get("sessions") or []
     rows = [
-        ["run directory", f"`{run.path.resolve()}`"],
+        ["run directory", ", ".join(f"`{d.resolve()}`" for d in run.directories)],
         ["state", f"{m.get('state', 'unknown')} (created {m.get('created', '?')}, updated {m.get('updated', '?')})"],
         ["strategies", ", ".join(f"`{x}`" for x in s.get("strategies", [])) or "?"],
         ["format", f"{s.get('format', '?')}, " + ("seats rotated" if rotation else "no seat rotation")],

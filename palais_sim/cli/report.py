@@ -25,8 +25,11 @@ WHICH = tuple(w.value for w in Which)
 
 def report(
     which: Which = typer.Argument(..., metavar="WHICH", help="Which report: winrates, nobles, setup or all"),
-    run_dir: Path = typer.Argument(
-        ..., metavar="RUN_DIR", help="A run directory written by `palais simulate` (or `palais ladder --out`)"
+    run_dirs: list[Path] = typer.Argument(
+        ...,
+        metavar="RUN_DIR...",
+        help="A run directory written by `palais simulate` (or `palais ladder --out`), or every part's directory of "
+        "a run played in parts (`palais simulate --shard K/N`), reported as the one run",
     ),
     out: Path | None = typer.Option(
         None,
@@ -40,7 +43,8 @@ def report(
         None, "--components", help="The run's component-set TOML, if the manifest's cannot be found"
     ),
 ) -> None:
-    """Write a report on a run (win rates, noble values, setup balance) with its charts (PNG and SVG)."""
+    """Write a report on a run (win rates, noble values, setup balance) with its charts (PNG and SVG); several
+    directories: the parts of one run played in parts (`palais simulate --shard`), reported as the one run."""
     import os
 
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -54,7 +58,7 @@ def report(
     import pyarrow as pa
 
     try:
-        run = open_run(run_dir, components)
+        run = open_run(run_dirs, components)
         for problem in run.problems:  # also at the top of the report
             typer.echo(f"warning: {problem}", err=True)
         target = out or report_mod.default_out(run)
@@ -63,6 +67,7 @@ def report(
         fail(explain(exc))
     except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        fail(f"cannot read the tables of {run_dir} ({first}); is a chunk file damaged?")
+        where = " + ".join(map(str, run_dirs))
+        fail(f"cannot read the tables of {where} ({first}); is a chunk file damaged?")
     where = "no charts: JSON" if fmt == "json" else f"charts in {path.parent / 'charts'}"
     typer.echo(f"{which} report written to {path} ({where})")

@@ -71,6 +71,12 @@ def simulate(
     allow_failures: bool = AllowFailuresOpt,
     backend: str = BackendOpt,
     address: str | None = AddressOpt,
+    shard: str | None = typer.Option(
+        None,
+        "--shard",
+        help="K/N: play only part K of N of the run's chunks (the same games as the whole run's), to split a run "
+        "over machines; `palais report` reads the N parts' directories as the one run",
+    ),
     rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Play a tournament in a process pool (or on Ray) and write Parquet tables, a manifest and a log under --out."""
@@ -79,8 +85,10 @@ def simulate(
     from palais_sim.tournament.ray_backend import RayUnavailable
     from palais_sim.tournament.runner import RunStopped, run
     from palais_sim.tournament.schedule import ScheduleError
+    from palais_sim.tournament.shards import Shard
 
     try:
+        part = Shard.parse(shard) if shard is not None else None
         the_game = resolve_game(game)  # the one look-up of --game
         base = None
         if resume and out.exists():
@@ -109,7 +117,15 @@ def simulate(
         if n_workers is not None and n_workers < 1:
             raise ValueError(f"--workers must be at least 1, got {n_workers}")
         summary = run(
-            settings, out, n_workers, chunk_size, resume=resume, fail_fast=fail_fast, backend=backend, address=address
+            settings,
+            out,
+            n_workers,
+            chunk_size,
+            resume=resume,
+            fail_fast=fail_fast,
+            backend=backend,
+            address=address,
+            shard=part,
         )
     except RayUnavailable as exc:
         fail(str(exc), 2)

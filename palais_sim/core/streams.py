@@ -14,8 +14,9 @@ T = TypeVar("T")
 def seat_stream_keys(seed: int, players: int, game_tag: str = "") -> list[int]:
     """One key per seat (sha256 of the seed, the game's tag and the seat). ``game_tag`` keeps two games' streams
     apart for one seed ("pg:" for Palastgeflüster; Palais Royal's is empty, as its earlier runs were played)."""
+    text: object = seed  # formatted as an object: see decision_rng
     return [
-        int.from_bytes(hashlib.sha256(f"{seed}:{game_tag}seat-stream:{s}".encode()).digest()[:8])
+        int.from_bytes(hashlib.sha256(f"{text}:{game_tag}seat-stream:{s}".encode()).digest()[:8])
         for s in range(players)
     ]
 
@@ -36,5 +37,10 @@ def shuffle(rng: random.Random, items: list[T]) -> None:
 
 def decision_rng(key: int, at: int, step: int = -1) -> random.Random:
     """The stream of one decision: the seat's key and where the game stands (``at``, and ``step`` within it when the
-    game counts both). String seeding uses sha512, so it is the same in every process and Python run."""
-    return random.Random(f"{key}:{at}:{step}" if step >= 0 else f"{key}:{at}")
+    game counts both). String seeding uses sha512, so it is the same in every process and Python run.
+
+    The key is formatted as an ``object``, never as the native ``int`` the compiled build has: mypyc's text of an
+    int too large for its short form (2**62 and above: most keys and seeds) keeps a reference to the int, so every
+    such int formatted stayed in memory for good (the pool workers' growth of about 14 bytes a game)."""
+    text: object = key
+    return random.Random(f"{text}:{at}:{step}" if step >= 0 else f"{text}:{at}")

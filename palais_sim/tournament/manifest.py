@@ -30,6 +30,7 @@ from palais_sim.tournament.ledger import (
     write_ledger,
 )
 from palais_sim.tournament.schedule import Settings
+from palais_sim.tournament.shards import Shard, normalised_settings, plan_range, schedule_hash
 
 MANIFEST = "manifest.json"
 KIND = "palais-sim run"
@@ -43,15 +44,6 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _normalised(settings: dict) -> dict:
-    """Stored settings as this version writes them (a manifest whose rule options are flat fields compares equal
-    to the same run's settings of today); as they are when they do not make settings (an unknown game)."""
-    try:
-        return Settings.from_dict(settings).to_dict()
-    except (ValueError, TypeError):
-        return settings
-
-
 @dataclass
 class Manifest:
     data: dict
@@ -63,9 +55,10 @@ class Manifest:
     @classmethod
     def new(
         cls, settings: Settings, total: int, group_size: int, chunk_size: int, engine: str, components_hash: str,
-        schema_version: int, code: str = "",
+        schema_version: int, code: str = "", shard: Shard | None = None,
     ) -> Manifest:  # fmt: skip
-        return cls(
+        """A new run's manifest; with ``shard``, of that part of the schedule (``palais simulate --shard``)."""
+        manifest = cls(
             {
                 "kind": KIND,
                 "schema_version": schema_version,
@@ -83,6 +76,12 @@ class Manifest:
                 "updated": now(),
             }
         )
+        manifest.data["schedule_hash"] = schedule_hash(manifest.data)
+        if shard is not None:
+            count = manifest.data["chunk_count"]
+            shard.check(count, chunk_size)
+            manifest.data["shard"] = shard.to_dict(count, chunk_size, total)
+        return manifest
 
     @classmethod
     def load(cls, out: Path) -> Manifest | None:
@@ -150,12 +149,13 @@ class Manifest:
     def identity(self) -> dict:
         d = self.data
         keys = ("schema_version", "engine_version", "code_fingerprint", "components_hash", "settings", "chunk_size")
-        return {k: d.get(k) for k in keys}
+        shard = Shard.of(d)
+        return {**{k: d.get(k) for k in keys}, "shard": None if shard is None else str(shard)}
 
     def differences(self, other: Manifest) -> list[str]:
         """What differs between two runs' identities, as ``name: this vs other`` strings."""
         mine, theirs = self.identity(), other.identity()
-        a_set, b_set = _normalised(mine["settings"]), _normalised(theirs["settings"] or {})
+        a_set, b_set = normalised_settings(mine["settings"]), normalised_settings(theirs["settings"] or {})
         out = [f"{k}: {a_set.get(k)!r} vs {b_set.get(k)!r}" for k in sorted(set(a_set) | set(b_set))
                if a_set.get(k) != b_set.get(k)]  # fmt: skip
         if out:  # derived fields (an automatic chunk size) would only repeat the settings' difference
@@ -168,12 +168,28 @@ class Manifest:
         return Settings.from_dict(self.data["settings"])
 
     @property
+    def shard(self) -> Shard | None:
+        """The part of the schedule this run plays (None: all of it)."""
+        return Shard.of(self.data)
+
+    @property
     def chunk_count(self) -> int:
-        return int(self.data["chunk_count"])
+        """The chunks this run plays (a part's only)."""
+        return int(self.data["chunk_count"]) if self.shard is None else int(self.data["shard"]["chunks"])
+
+    @property
+    def planned_games(self) -> int:
+        """The games this run plays (a part's only; ``total_games`` is the whole schedule's)."""
+        return int(self.data["total_games"]) if self.shard is None else int(self.data["shard"]["games"])
 
     def chunks(self) -> list[dict]:
-        """The chunk plan with each chunk's state (and counts when done): chunk i holds games i * chunk_size, ..."""
-        return chunk_plan(int(self.data["total_games"]), int(self.data["chunk_size"]), self.done)
+        """The chunk plan with each chunk's state (and counts when done): chunk i holds games i * chunk_size, ...
+        (a part: its block of the whole plan, numbered as in the whole)."""
+        plan = chunk_plan(int(self.data["total_games"]), int(self.data["chunk_size"]), self.done)
+        if self.shard is None:
+            return plan
+        block = plan_range(self.data)
+        return plan[block.start : block.stop]
 
     def pending(self) -> list[dict]:
         return [c for c in self.chunks() if c["state"] != "done"]

@@ -33,6 +33,7 @@ from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import MANIFEST, Manifest, RunDirError, now
 from palais_sim.tournament.pools import make_executor
 from palais_sim.tournament.schedule import Schedule, Settings
+from palais_sim.tournament.shards import Shard, shard_auto_chunk_size
 from palais_sim.tournament.worker import (
     ChunkReport,
     ChunkTask,
@@ -71,6 +72,7 @@ class RunSummary:
     settings: Settings
     # with time_strategies: every strategy's decisions and their CPU seconds, over the games played in this session
     strategy_clock: dict[str, tuple[int, float]] = field(default_factory=dict)
+    shard: Shard | None = None  # the part of the schedule this run plays (--shard), None for all of it
 
     def text(self) -> str:
         s = self.settings
@@ -81,8 +83,11 @@ class RunSummary:
         tables = list(records.columns(s.game))
         rules = "".join(f", {name.replace('_', ' ')} {_shown(v)}" for name, v in s.rules.items())
         game = f"{s.game.title}: "
+        played = f"{self.games} games{resumed}"
+        if self.shard is not None:
+            played += f" (part {self.shard} of a {s.games}-game schedule)"
         return (
-            f"{game}Played {self.games} games{resumed} of {s.format} {','.join(s.strategies)} for {s.players} players "
+            f"{game}Played {played} of {s.format} {','.join(s.strategies)} for {s.players} players "
             f"{rot}{rules}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s with "
             f"{self.workers} worker{'s' if self.workers > 1 else ''}, {rate:.0f} games/s. Results in {self.out}: "
             f"{', '.join(t + '/' for t in tables[:-1])} and {tables[-1]}/ Parquet (one file per chunk), manifest.json "
@@ -137,8 +142,11 @@ def validate(settings: Settings) -> tuple[object, Schedule]:
     return context, schedule
 
 
-def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tuple[Manifest, object]:
-    """The manifest to run: a new one in an empty directory, or the stored one when resuming the same run.
+def prepare(
+    out: Path, settings: Settings, chunk_size: int, resume: bool, shard: Shard | None = None
+) -> tuple[Manifest, object]:
+    """The manifest to run: a new one in an empty directory, or the stored one when resuming the same run (with
+    ``shard``, the run of that part of the schedule).
 
     Everything is checked before anything is written, so a refused run leaves ``out`` as it was. A stored run of
     other settings that has nothing on disk yet (it stopped before its first chunk) is replaced: nothing is lost.
@@ -148,7 +156,7 @@ def prepare(out: Path, settings: Settings, chunk_size: int, resume: bool) -> tup
     game = settings.game
     fresh = Manifest.new(
         settings, schedule.total, schedule.group_size, chunk_size, __version__, game.components_hash(context),
-        records.SCHEMA_VERSION, code_fingerprint(game),
+        records.SCHEMA_VERSION, code_fingerprint(game), shard,
     )  # fmt: skip
     fresh.data["game"] = game.name
     fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies, game)
@@ -314,6 +322,7 @@ def run(
     backend: str = "local",
     address: str | None = None,
     time_strategies: bool = False,
+    shard: Shard | None = None,
 ) -> RunSummary:
     """Play the run (or its unfinished chunks) and return the summary; raises RunStopped if it stops early.
 
@@ -322,9 +331,10 @@ def run(
     RunStopped says how to resume. ``--fail-fast`` stops the chunk at its first failed game, in the worker, and the
     run with it. ``backend="ray"`` runs the chunks on Ray (``address``: see :func:`ray_backend.connect`);
     ``workers`` may then be None for all the cluster's CPUs; a Ray started or joined here is shut down at the end.
-    ``time_strategies`` times every strategy's decisions in CPU time (``RunSummary.strategy_clock``).
+    ``time_strategies`` times every strategy's decisions in CPU time (``RunSummary.strategy_clock``). ``shard``
+    plays only that part of the schedule's chunks (:mod:`.shards`); resuming a part, None takes the stored one.
     """
-    options = (chunk_size, resume, fail_fast, progress, backend, address, time_strategies)
+    options = (chunk_size, resume, fail_fast, progress, backend, address, time_strategies, shard)
     if backend != "ray":
         return _run(settings, out, workers, *options)
     from palais_sim.tournament.ray_backend import connect, release
@@ -338,18 +348,25 @@ def run(
 
 def _run(
     settings: Settings, out: Path, workers: int | None, chunk_size: int | None, resume: bool, fail_fast: bool,
-    progress: bool | None, backend: str, address: str | None, time_strategies: bool,
+    progress: bool | None, backend: str, address: str | None, time_strategies: bool, shard: Shard | None,
 ) -> RunSummary:  # fmt: skip
     if workers is None:
         workers = default_workers()
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    stored = Manifest.load(out) if resume and out.is_dir() else None
+    if shard is None and stored is not None:
+        shard = stored.shard  # a part resumes as the part it is
     if chunk_size is None:
-        stored = Manifest.load(out) if resume and out.is_dir() else None
-        chunk_size = stored.data["chunk_size"] if stored else auto_chunk_size(Schedule(settings).total, workers)
+        if stored is not None:
+            chunk_size = stored.data["chunk_size"]
+        elif shard is not None:  # the same plan on every machine, whatever its cores
+            chunk_size = shard_auto_chunk_size(Schedule(settings).total, shard.count)
+        else:
+            chunk_size = auto_chunk_size(Schedule(settings).total, workers)
     if chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
-    manifest, context = prepare(out, settings, chunk_size, resume)
+    manifest, context = prepare(out, settings, chunk_size, resume, shard)
     manifest.data.setdefault("sessions", []).append(
         {
             "started": now(),
@@ -380,7 +397,7 @@ def _run(
                 pending = manifest.pending()
                 log.info(
                     "%s %s: %d games in %d chunks (%d pending), %d workers, engine %s, components %s",
-                    "resuming" if resume else "starting", out, manifest.data["total_games"],
+                    "resuming" if resume else "starting", out, manifest.planned_games,
                     manifest.chunk_count, len(pending), workers, __version__, manifest.data["components_hash"],
                 )  # fmt: skip
                 executor = make_executor(workers, init_worker, (settings, context), backend, address)
@@ -392,7 +409,7 @@ def _run(
                     check_storage(out)
                 show = sys.stderr.isatty() if progress is None else progress
                 bar = tqdm(
-                    total=manifest.data["total_games"], initial=manifest.totals()["games"], unit="game",
+                    total=manifest.planned_games, initial=manifest.totals()["games"], unit="game",
                     disable=not show, dynamic_ncols=True, smoothing=0.05, file=sys.stderr,
                 )  # fmt: skip
                 where = str(out.resolve())
@@ -437,8 +454,8 @@ def _run(
         pkg_logger.setLevel(old_level)
     totals = manifest.totals()
     summary = RunSummary(
-        out, manifest.data["total_games"], totals["games"], totals["errors"], totals["decisions"], played_now,
-        time.perf_counter() - start, workers, first_error, settings, clock,
+        out, manifest.planned_games, totals["games"], totals["errors"], totals["decisions"], played_now,
+        time.perf_counter() - start, workers, first_error, settings, clock, manifest.shard,
     )  # fmt: skip
     with (out / "run.log").open("a", encoding="utf-8") as fh:
         fh.write(summary.text() + "\n")

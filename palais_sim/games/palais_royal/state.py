@@ -141,8 +141,10 @@ class RuleOptions:
 
 def sub_rng(seed: int, stream: str) -> random.Random:
     """An independent random stream of a game, derived from its seed and a name (string seeding uses sha512,
-    so it is stable across processes and Python runs)."""
-    return random.Random(f"{seed}:{stream}")
+    so it is stable across processes and Python runs). The seed is formatted as an ``object``: see
+    ``core.streams.decision_rng``."""
+    text: object = seed
+    return random.Random(f"{text}:{stream}")
 
 
 # ---------------------------------------------------------------------------------------------- the state's fields

@@ -73,8 +73,10 @@ class RoundEnd(NamedTuple):
 
 
 def shuffle_rng(seed: int, purpose: str, count: int) -> random.Random:
-    """The random stream of one shuffle: keyed by sha256 of the seed, the purpose and the shuffle's number."""
-    return random.Random(hashlib.sha256(f"{seed}:pg:{purpose}:{count}".encode()).digest())
+    """The random stream of one shuffle: keyed by sha256 of the seed, the purpose and the shuffle's number (the seed
+    formatted as an ``object``: see ``core.streams.decision_rng``)."""
+    text: object = seed
+    return random.Random(hashlib.sha256(f"{text}:pg:{purpose}:{count}".encode()).digest())
 
 
 def seat_stream_keys(seed: int, players: int) -> list[int]:
