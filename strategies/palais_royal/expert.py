@@ -63,7 +63,8 @@ class ExpertStrategy:
         self.margin = float(margin)
         self.top = int(top)
         self.base_after = int(base_after)
-        # "/" separates the decision kinds searched; at the others the policy's choice is played unsearched
+        # "/" separates the decision kinds expert decides (the policy, and the search over its best); the base style
+        # decides the others, as it decides the card, draw and keep decisions (ismcts' own ``skip``)
         self.searched = frozenset(k for k in search.split("/") if k)
         unknown = sorted(self.searched - set(DECISION_KINDS))
         if unknown:
@@ -94,7 +95,7 @@ class ExpertStrategy:
     ) -> tuple[list[object], list[list[float]]] | None:
         """The candidates and their features (``FEATURES``, or without ``replies`` ``TURN_FEATURES``), or ``None``
         where the base style decides alone."""
-        if view.round >= self.base_after or decision.kind in self._search.skip:
+        if view.round >= self.base_after or decision.kind in self._search.skip or decision.kind not in self.searched:
             return None
         votes: dict[object, int] = {}
         candidates = self._search.candidates(view, decision, votes)
@@ -112,7 +113,7 @@ class ExpertStrategy:
             return self._base.choose(view, decision)
         choices, rows = described
         scores = policy.scores(decision.kind, rows)
-        if self.budget == 0 or decision.kind not in self.searched:
+        if self.budget == 0:
             return choices[best_index(scores)]
         order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))[: self.top]
         if self.margin > 0.0 and scores[order[0]] - scores[order[1]] >= self.margin:

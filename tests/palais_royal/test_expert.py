@@ -165,10 +165,10 @@ def test_expert_reads_only_its_seats_view() -> None:
     assert checked >= 8
 
 
-def test_the_kinds_left_unsearched_play_the_policys_choice() -> None:
-    """With ``search`` naming only movement, a recruitment is the policy's own choice (as with ``budget=0``), and a
-    movement is searched (at some decision the search plays another candidate than the policy's best)."""
-    moves_only, alone, full = ExpertStrategy(search="move"), ExpertStrategy(budget=0), ExpertStrategy()
+def test_the_kinds_expert_does_not_decide_are_the_base_styles() -> None:
+    """With ``search`` naming only movement, a recruitment is the base style's (greedy's) choice, and a movement is
+    expert's own (at some decision another than greedy's)."""
+    moves_only, full, greedy = ExpertStrategy(search="move"), ExpertStrategy(), load_strategy("greedy")
     recruits = deviations = 0
     for seed in range(6):
         state = _state_at(200 + seed, 4 + 2 * seed)
@@ -178,10 +178,10 @@ def test_the_kinds_left_unsearched_play_the_policys_choice() -> None:
             dec = rules.decision(state)
             mine = moves_only.choose(PlayerView(state, dec.seat), dec)  # a fresh view: the same decision stream
             if dec.kind == "recruit":
-                assert mine == alone.choose(PlayerView(state, dec.seat), dec)
+                assert mine == greedy.choose(PlayerView(state, dec.seat), dec)
                 recruits += 1
             elif dec.kind == "move":
-                deviations += mine != alone.choose(PlayerView(state, dec.seat), dec)
+                deviations += mine != greedy.choose(PlayerView(state, dec.seat), dec)
             rules.apply(state, full.choose(PlayerView(state, dec.seat), dec))
     assert recruits >= 3 and deviations >= 1
     with pytest.raises(ValueError, match="decision kinds"):
