@@ -203,7 +203,7 @@ def resolve(text: str, game: GameRef = DEFAULT_GAME) -> tuple[StrategySpec, type
 def load_strategy(text: str, game: GameRef = DEFAULT_GAME):
     """A new instance of the strategy ``text`` names (a built-in of ``game``, or ``module:Class``), its ``name`` set to
     the spec as written."""
-    spec, cls, items = resolve(text, game)
+    spec, cls, items = resolve(text, game)  # type: ignore[arg-type]  # a game object is hashable
     kwargs = dict(items)
     if takes_game(cls):
         kwargs[GAME_PARAMETER] = _name(game)  # strategies take the game by name (it pickles as it is)

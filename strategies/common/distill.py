@@ -49,9 +49,10 @@ class LinearPolicy:
                 raise ValueError(f"kind {kind!r} has {len(w)} weights for {len(self.features)} features")
 
     @classmethod
-    def load(cls, path: Path, features: Sequence[str]) -> LinearPolicy:
+    def load(cls, path: Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy:
+        """The model at ``path``, fitted on ``features`` or on one of the ``others`` feature lists."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if tuple(data["features"]) != tuple(features):
+        if tuple(data["features"]) not in [tuple(f) for f in (features, *others)]:
             raise ValueError(f"{path}: fitted on other features than today's {len(features)}: refit it")
         weights = {kind: [float(x) for x in w] for kind, w in data["weights"].items()}
         return cls(data["features"], weights, {k: v for k, v in data.items() if k not in ("features", "weights")})

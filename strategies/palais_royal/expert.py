@@ -19,16 +19,19 @@ Fair play: everything is read from the seat's view; the other hands are a determ
 from __future__ import annotations
 
 import random
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from palais_sim.games.palais_royal.rules import Decision
+from palais_sim.games.palais_royal.rules import DECISION_KINDS, Decision
 from palais_sim.games.palais_royal.view import PlayerView
 from strategies.common.distill import LinearPolicy, best_index
 from strategies.common.search import choice_key
-from strategies.palais_royal.expert_features import FEATURES, candidate_features
+from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, candidate_features
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 
-MODEL = Path(__file__).resolve().parent.parent.parent / "palais_sim" / "data" / "palais_royal_expert.json"
+# found through the package (a compiled module's __file__ is the shared library's, elsewhere)
+MODEL = Path(str(resources.files("palais_sim").joinpath("data/palais_royal_expert.json")))
 _POLICIES: dict[str, LinearPolicy] = {}
 
 
@@ -36,7 +39,7 @@ def load_policy(path: str | Path = MODEL) -> LinearPolicy:
     """The fitted policy at ``path``, read once per process."""
     key = str(path)
     if key not in _POLICIES:
-        _POLICIES[key] = LinearPolicy.load(Path(path), FEATURES)
+        _POLICIES[key] = LinearPolicy.load(Path(path), *FEATURE_SETS)
     return _POLICIES[key]
 
 
@@ -48,7 +51,7 @@ class ExpertStrategy:
 
     def __init__(
         self, budget: int = 8, top: int = 3, margin: float = 0.0, horizon: int = 2, base_after: int = 40,
-        model: str = "",
+        model: str = "", search: str = "setup/move/recruit/seals",
     ) -> None:  # fmt: skip
         if budget < 0:
             raise ValueError(f"budget must be 0 (the policy alone) or a number of rollouts, got {budget}")
@@ -60,11 +63,26 @@ class ExpertStrategy:
         self.margin = float(margin)
         self.top = int(top)
         self.base_after = int(base_after)
+        # "/" separates the decision kinds expert decides (the policy, and the search over its best); the base style
+        # decides the others, as it decides the card, draw and keep decisions (ismcts' own ``skip``)
+        self.searched = frozenset(k for k in search.split("/") if k)
+        unknown = sorted(self.searched - set(DECISION_KINDS))
+        if unknown:
+            raise ValueError(f"search names decision kinds: {', '.join(DECISION_KINDS)}; not {', '.join(unknown)}")
         self._search = IsmctsStrategy(budget=max(1, self.budget), horizon=horizon, base_after=base_after)
         self._base = self._search._rollout
         self._styles = len(self._search.styles)
         self.model = model or str(MODEL)
         self._policy: LinearPolicy | None = None  # read at the first decision (data generation needs none)
+
+    @classmethod
+    def parameters(cls) -> dict[str, Any]:
+        """The keyword parameters and their defaults, as ``__init__`` has them (the registry reads these: a compiled
+        class has no inspectable signature)."""
+        return {
+            "budget": 8, "top": 3, "margin": 0.0, "horizon": 2, "base_after": 40, "model": "",
+            "search": "setup/move/recruit/seals",
+        }  # fmt: skip
 
     @property
     def policy(self) -> LinearPolicy:
@@ -73,10 +91,11 @@ class ExpertStrategy:
         return self._policy
 
     def featurize(
-        self, view: PlayerView, decision: Decision, rng: random.Random
+        self, view: PlayerView, decision: Decision, rng: random.Random, replies: bool = True
     ) -> tuple[list[object], list[list[float]]] | None:
-        """The candidates and their features, or ``None`` where the base style decides alone."""
-        if view.round >= self.base_after or decision.kind in self._search.skip:
+        """The candidates and their features (``FEATURES``, or without ``replies`` ``TURN_FEATURES``), or ``None``
+        where the base style decides alone."""
+        if view.round >= self.base_after or decision.kind in self._search.skip or decision.kind not in self.searched:
             return None
         votes: dict[object, int] = {}
         candidates = self._search.candidates(view, decision, votes)
@@ -84,15 +103,16 @@ class ExpertStrategy:
             return None
         choices = [choice for _, choice in candidates]
         counts = [votes.get(key, 0) for key, _ in candidates]
-        return choices, candidate_features(view, choices, counts, self._styles, self._base, rng)
+        return choices, candidate_features(view, choices, counts, self._styles, self._base, rng, replies)
 
     def choose(self, view: PlayerView, decision: Decision) -> object:
         rng = random.Random(view.rng.getrandbits(64))
-        described = self.featurize(view, decision, rng)
+        policy = self.policy
+        described = self.featurize(view, decision, rng, len(policy.features) == len(FEATURES))
         if described is None:
             return self._base.choose(view, decision)
         choices, rows = described
-        scores = self.policy.scores(decision.kind, rows)
+        scores = policy.scores(decision.kind, rows)
         if self.budget == 0:
             return choices[best_index(scores)]
         order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))[: self.top]

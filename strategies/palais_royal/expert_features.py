@@ -26,10 +26,10 @@ from palais_sim.games.palais_royal.scoring import final_scores
 from palais_sim.games.palais_royal.state import GameState
 from palais_sim.games.palais_royal.view import PlayerView
 
-FEATURES: tuple[str, ...] = (
-    *LEAF_FEATURES, "win_logit", "worth_logit", "votes", "is_base", "passes", "over",
-    "reply_win_logit", "reply_worth_logit", "reply_lead", "reply_over",
-)  # fmt: skip
+TURN_FEATURES: tuple[str, ...] = (*LEAF_FEATURES, "win_logit", "worth_logit", "votes", "is_base", "passes", "over")
+REPLY_FEATURES: tuple[str, ...] = ("reply_win_logit", "reply_worth_logit", "reply_lead", "reply_over")
+FEATURES: tuple[str, ...] = (*TURN_FEATURES, *REPLY_FEATURES)
+FEATURE_SETS: tuple[tuple[str, ...], ...] = (FEATURES, TURN_FEATURES)  # a model is fitted on one of these
 TURN_STEPS = 40  # most decisions played to finish a turn (a turn has about ten; a guard, never reached in practice)
 
 
@@ -69,29 +69,29 @@ def after_replies(state: GameState, seat: int, base: Any) -> GameState:
 
 
 def candidate_features(
-    view: PlayerView, choices: list[object], votes: list[int], styles: int, base: Any, rng: random.Random
-) -> list[list[float]]:
-    """One feature row (``FEATURES``) per choice; ``votes[i]``: how many of the ``styles`` chose ``choices[i]``;
-    ``choices[0]`` is the base style's own choice, and ``base`` the style that finishes the turn."""
+    view: PlayerView, choices: list[object], votes: list[int], styles: int, base: Any, rng: random.Random,
+    replies: bool = True,
+) -> list[list[float]]:  # fmt: skip
+    """One feature row (``FEATURES``, or ``TURN_FEATURES`` without ``replies``) per choice; ``votes[i]``: how many
+    of the ``styles`` chose ``choices[i]``; ``choices[0]`` is the base style's own choice, and ``base`` the style that
+    finishes the turn."""
     seat = view.seat
     sample = view.sample_state(rng)
-    model = leaf_value()
+    win, worth = leaf_value()._heads(sample.n)  # the leaf value's heads, each applied to one feature row
     rows = []
     for i, choice in enumerate(choices):
         state = after_turn(sample, seat, choice, base)
-        scores = final_scores(state)
-        row = leaf_features(state, seat, scores)
+        row = leaf_features(state, seat, final_scores(state))
         row += [
-            _logit(model.win_chance(state, seat, scores)), _logit(model.worth(state, seat, scores)),
+            _logit(win(row)), _logit(worth(row)),
             votes[i] / max(1, styles), 1.0 if i == 0 else 0.0, 1.0 if _passes(choice) else 0.0,
             1.0 if state.over else 0.0,
         ]  # fmt: skip
-        reply = after_replies(state, seat, base)
-        reply_scores = final_scores(reply)
-        lead = reply_scores[seat].total - max(s.total for s in reply_scores if s.seat != seat)
-        row += [
-            _logit(model.win_chance(reply, seat, reply_scores)), _logit(model.worth(reply, seat, reply_scores)),
-            float(lead), 1.0 if reply.over else 0.0,
-        ]  # fmt: skip
+        if replies:
+            reply = after_replies(state, seat, base)
+            reply_scores = final_scores(reply)
+            lead = reply_scores[seat].total - max(s.total for s in reply_scores if s.seat != seat)
+            seen = leaf_features(reply, seat, reply_scores)
+            row += [_logit(win(seen)), _logit(worth(seen)), float(lead), 1.0 if reply.over else 0.0]
         rows.append(row)
     return rows

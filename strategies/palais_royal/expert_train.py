@@ -19,7 +19,7 @@ from pathlib import Path
 
 from strategies.common.distill import TARGETS, fit, generate, write_table
 from strategies.palais_royal.expert import MODEL, ExpertStrategy
-from strategies.palais_royal.expert_features import FEATURES
+from strategies.palais_royal.expert_features import FEATURES, TURN_FEATURES
 
 TEACHER = "ismcts:budget=30,horizon=2"
 
@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     fitp.add_argument("--target", choices=TARGETS, default="played")
     fitp.add_argument("--l2", type=float, default=1e-3)
     fitp.add_argument("--temperature", type=float, default=0.02)
+    fitp.add_argument("--no-replies", action="store_true",
+                      help="fit on the after-turn features only (expert then plays no replies out)")  # fmt: skip
     fitp.add_argument("--write", action="store_true", help="store the model (palais_sim/data/ or --model)")
     fitp.add_argument("--model", type=Path, default=MODEL)
     args = parser.parse_args(argv)
@@ -68,10 +70,14 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         frames.append(pl.read_parquet(path).with_columns(file=pl.lit(i)))
     table = pl.concat(frames)
-    policy, report = fit(table, FEATURES, args.target, args.l2, args.temperature, args.seed)
+    features = FEATURES
+    if args.no_replies:  # the after-turn features are the first of every row
+        features = TURN_FEATURES
+        table = table.with_columns(pl.col("features").list.head(len(features)))
+    policy, report = fit(table, features, args.target, args.l2, args.temperature, args.seed)
     policy.meta["command"] = "python -m strategies.palais_royal.expert_train fit " + " ".join(
         [*(p.name for p in args.tables), f"--seed {args.seed}", f"--target {args.target}", f"--l2 {args.l2}",
-         f"--temperature {args.temperature}"])  # fmt: skip
+         f"--temperature {args.temperature}", *(["--no-replies"] if args.no_replies else [])])  # fmt: skip
     policy.meta["games"] = int(table.select(pl.struct("file", "game").n_unique()).item())
     print(json.dumps(report, indent=1))
     if args.write:

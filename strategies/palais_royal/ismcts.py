@@ -52,6 +52,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.board import KING, MADAME, OFFICE
@@ -86,7 +87,7 @@ class Node:
 class Candidate:
     """A root action as the search saw it (``analyse``)."""
 
-    choice: object
+    choice: Any  # not ``object``: a compiled dataclass resolves its field types by name in the module
     visits: int
     value: float  # mean reward in [0, 1]
     played: bool = False  # the choice the search plays
@@ -143,6 +144,16 @@ class IsmctsStrategy:
         unknown = sorted(self.skip - set(rules.DECISION_KINDS))
         if unknown:
             raise ValueError(f"skip names decision kinds: {', '.join(rules.DECISION_KINDS)}; not {', '.join(unknown)}")
+
+    @classmethod
+    def parameters(cls) -> dict[str, Any]:
+        """The keyword parameters and their defaults, as ``__init__`` has them (the registry reads these: a compiled
+        class has no inspectable signature)."""
+        return {
+            "budget": 200, "rollout": "greedy/seals/economy/park/cards", "c": 0.7,
+            "styles": "greedy/seals/economy/park/cards", "horizon": 2, "time_ms": 0, "max_nobles": 6, "discount": 0.99,
+            "base_after": 40, "root": "halving", "settle": 0.0, "skip": "cards/draw/keep",
+        }  # fmt: skip
 
     # ------------------------------------------------------------------ the strategy
     def choose(self, view: PlayerView, decision: Decision) -> object:

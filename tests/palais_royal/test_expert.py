@@ -3,6 +3,7 @@ fixed seed, and the player reads nothing but its seat's view."""
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 from pathlib import Path
@@ -21,7 +22,8 @@ from palais_sim.tournament.fingerprint import sources
 from strategies.common.distill import LinearPolicy, fit, generate, write_table
 from strategies.palais_royal import expert_train
 from strategies.palais_royal.expert import MODEL, ExpertStrategy, load_policy
-from strategies.palais_royal.expert_features import FEATURES
+from strategies.palais_royal.expert_features import FEATURES, TURN_FEATURES
+from strategies.palais_royal.ismcts import IsmctsStrategy
 
 COMPONENTS = standard_components()
 
@@ -39,6 +41,24 @@ def test_the_shipped_model_loads_with_todays_features_and_says_how_it_was_made()
     held = policy.meta["held_out"]["recruit"]
     assert held["agreement"] > 0.3
     assert held["decisions"] > 500 and held["log_loss"] < 2.0
+
+
+@pytest.mark.parametrize("cls", [ExpertStrategy, IsmctsStrategy])
+def test_the_declared_parameters_are_the_constructors(cls: type) -> None:
+    """``parameters()`` (what the registry reads of a compiled class) lists ``__init__``'s keywords and defaults, as
+    the source has them."""
+    path = Path(__file__).resolve().parents[2] / (cls.__module__.replace(".", "/") + ".py")  # compiled: no getsource
+    source = path.read_text(encoding="utf-8")
+    init = next(
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ClassDef) and node.name == cls.__name__
+        for node in node.body
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__"
+    )
+    names = [a.arg for a in init.args.args[1:]]
+    defaults = [ast.literal_eval(d) for d in init.args.defaults]
+    assert cls.parameters() == dict(zip(names, defaults, strict=True))
 
 
 def test_the_model_file_is_part_of_the_code_fingerprint() -> None:
@@ -82,6 +102,13 @@ def test_the_pipeline_reproduces_a_small_model_from_a_fixed_seed(tmp_path: Path)
     written = json.loads(model.read_text(encoding="utf-8"))
     assert written["seed"] == 5 and written["games"] == 2 and "fit data.parquet" in written["command"]
     assert expert_train.main(["fit", str(tmp_path / "missing.parquet")]) == 1
+    # fitted on the after-turn features alone, the policy is a model expert plays without playing the replies out
+    short = tmp_path / "short.json"
+    assert expert_train.main(["fit", str(path), "--seed", "5", "--no-replies", "--write", "--model", str(short)]) == 0
+    assert tuple(json.loads(short.read_text(encoding="utf-8"))["features"]) == TURN_FEATURES
+    assert load_policy(short).features == TURN_FEATURES
+    seats = [ExpertStrategy(model=str(short)), load_strategy("greedy")]
+    assert play_game(COMPONENTS, RuleOptions(players=2), 5, seats).finished
 
 
 def test_the_student_can_play_the_recorded_games() -> None:
@@ -136,6 +163,29 @@ def test_expert_reads_only_its_seats_view() -> None:
             rules.apply(other, mine)
             checked += 1
     assert checked >= 8
+
+
+def test_the_kinds_expert_does_not_decide_are_the_base_styles() -> None:
+    """With ``search`` naming only movement, a recruitment is the base style's (greedy's) choice, and a movement is
+    expert's own (at some decision another than greedy's)."""
+    moves_only, full, greedy = ExpertStrategy(search="move"), ExpertStrategy(), load_strategy("greedy")
+    recruits = deviations = 0
+    for seed in range(6):
+        state = _state_at(200 + seed, 4 + 2 * seed)
+        for _ in range(30):
+            if state.over:
+                break
+            dec = rules.decision(state)
+            mine = moves_only.choose(PlayerView(state, dec.seat), dec)  # a fresh view: the same decision stream
+            if dec.kind == "recruit":
+                assert mine == greedy.choose(PlayerView(state, dec.seat), dec)
+                recruits += 1
+            elif dec.kind == "move":
+                deviations += mine != greedy.choose(PlayerView(state, dec.seat), dec)
+            rules.apply(state, full.choose(PlayerView(state, dec.seat), dec))
+    assert recruits >= 3 and deviations >= 1
+    with pytest.raises(ValueError, match="decision kinds"):
+        ExpertStrategy(search="move/moves")
 
 
 def test_expert_with_a_search_plays_a_full_game() -> None:

@@ -26,4 +26,7 @@ COMPILED_STRATEGIES = (
     "heuristic.py",
     "styles.py",
     "greedy.py",
+    "ismcts.py",
+    "expert_features.py",
+    "expert.py",
 )
