@@ -109,7 +109,7 @@ def test_games_and_strategies_are_listed_per_game() -> None:
     listed = json.loads(runner.invoke(app, ["games", "--json"]).output)
     assert [g["name"] for g in listed] == game_names()
     mine = json.loads(runner.invoke(app, ["strategies", "--game", PG, "--json"]).output)
-    assert {s["name"] for s in mine} == {"random", "heuristic", "restricted", "search"}
+    assert {s["name"] for s in mine} == {"random", "heuristic", "restricted", "search", "expert"}
 
 
 @pytest.mark.parametrize("tiebreak", ["display", "noted"])

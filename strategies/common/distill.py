@@ -263,3 +263,69 @@ def _evaluate(x: Any, played: Any, uid: Any, w: Any) -> dict:
     n = len(starts)
     return {"decisions": n, "log_loss": float(-np.sum(played * np.log(p + 1e-12)) / n),
             "agreement": hits / n, "base_agreement": base_hits / n}  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------- the command line
+
+
+def train_main(
+    argv: list[str] | None, prog: str, game: str, teacher: str, student: Callable[[], Any], features: Sequence[str],
+    model: Path, players: int = 2,
+) -> int:  # fmt: skip
+    """A game's training command (``generate`` and ``fit``, see the game's ``expert_train``): ``teacher`` and
+    ``players`` are the defaults of ``generate``, ``model`` the file ``fit --write`` stores the policy in."""
+    import argparse
+    import sys
+    import time
+
+    parser = argparse.ArgumentParser(prog=prog)
+    sub = parser.add_subparsers(dest="command", required=True)
+    gen = sub.add_parser("generate", help="teacher self-play into a Parquet table of candidates")
+    gen.add_argument("--games", type=int, default=100)
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--players", type=int, default=players)
+    gen.add_argument("--teacher", default=teacher)
+    gen.add_argument("--out", type=Path, required=True)
+    gen.add_argument("--play", choices=("teacher", "student"), default="teacher",
+                     help="who plays: the teacher, or the student (the teacher's analysis recorded)")  # fmt: skip
+    fitp = sub.add_parser("fit", help="fit the policy on one or more tables")
+    fitp.add_argument("tables", nargs="+", type=Path)
+    fitp.add_argument("--seed", type=int, default=1)
+    fitp.add_argument("--target", choices=TARGETS, default="played")
+    fitp.add_argument("--l2", type=float, default=1e-3)
+    fitp.add_argument("--temperature", type=float, default=0.02)
+    fitp.add_argument("--write", action="store_true", help="store the model (palais_sim/data/ or --model)")
+    fitp.add_argument("--model", type=Path, default=model)
+    args = parser.parse_args(argv)
+    if args.command == "generate":
+        start = time.process_time()
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+
+        def progress(games: int, rows: list[dict]) -> None:
+            if games % 10 == 0:  # the table so far: a long generation can be stopped and still used
+                write_table(rows, args.out)
+                print(f"{games} games, {time.process_time() - start:.0f} CPU-s", file=sys.stderr, flush=True)
+
+        rows = generate(game, args.teacher, student, args.games, args.seed, args.players, progress, args.play)
+        write_table(rows, args.out)
+        print(f"{args.out}: {len(rows)} candidates, {args.games} games, {time.process_time() - start:.0f} CPU-s")
+        return 0
+    import polars as pl
+
+    frames = []
+    for i, path in enumerate(args.tables):
+        if not path.is_file():
+            print(f"error: no table at {path}", file=sys.stderr)
+            return 1
+        frames.append(pl.read_parquet(path).with_columns(file=pl.lit(i)))
+    table = pl.concat(frames)
+    policy, report = fit(table, features, args.target, args.l2, args.temperature, args.seed)
+    policy.meta["command"] = f"python -m {prog.removeprefix('python -m ')} fit " + " ".join(
+        [*(p.name for p in args.tables), f"--seed {args.seed}", f"--target {args.target}", f"--l2 {args.l2}",
+         f"--temperature {args.temperature}"])  # fmt: skip
+    policy.meta["games"] = int(table.select(pl.struct("file", "game").n_unique()).item())
+    print(json.dumps(report, indent=1))
+    if args.write:
+        args.model.write_text(json.dumps(policy.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.model}")
+    return 0

@@ -147,10 +147,25 @@ class SearchStrategy:
         rng = view.rng
         base = self._rollouts[rng.randrange(len(self._rollouts))].choose(view, decision)
         candidates = self.candidates(view, decision, base, rng)
+        rewards, played = self._halving(view, decision, candidates, rng)
+        return candidates, rewards, played
+
+    def race(self, view: Any, decision: Any, candidates: list[object]) -> int:
+        """The index of the candidate to play among ``candidates`` (given, not drawn: a policy's best few), by the
+        same sequential-halving root on the view's random stream; ``candidates[0]`` takes the place of the rollout
+        player's choice: it stays in the race and is played unless another is clearly better."""
+        if self._game != view.game:
+            self._bind(view.game)
+        return self._halving(view, decision, candidates, view.rng)[1]
+
+    def _halving(
+        self, view: Any, decision: Any, candidates: list[object], rng: random.Random
+    ) -> tuple[list[list[float]], int]:
+        """Each candidate's rewards and the index of the one to play (candidate 0 is the base choice)."""
         rewards: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         if len(candidates) == 1:
-            return candidates, rewards, 0
+            return rewards, 0
         rounds = max(1, math.ceil(math.log2(len(candidates))))
         for r in range(rounds):
             samples = max(1, self.budget // (rounds * len(alive)))
@@ -162,7 +177,7 @@ class SearchStrategy:
         # paired over the samples every survivor saw: the last rounds' samples are shared by all of them
         shared = min(len(rewards[i]) for i in alive)
         best = clearly_better([rewards[i][-shared:] for i in alive], self.tie)
-        return candidates, rewards, alive[best]
+        return rewards, alive[best]
 
     def _sample(
         self, view: Any, seat: int, candidates: list[object], alive: list[int], rewards: list[list[float]],

@@ -76,6 +76,7 @@ STRATEGIES: dict[str, str] = {
     "heuristic": "strategies.palastgefluester.heuristic:HeuristicStrategy",
     "restricted": "strategies.palastgefluester.restricted:RestrictedStrategy",
     "search": "strategies.common.search:SearchStrategy",
+    "expert": "strategies.palastgefluester.expert:ExpertStrategy",
 }
 
 
@@ -89,7 +90,9 @@ class Palastgefluester:
     default_players = 4
     default_max_rounds = 200
     strategies: Mapping[str, str] = STRATEGIES
-    sources = game_sources(Path(__file__).parent, PROJECT / "strategies" / "palastgefluester")
+    sources = game_sources(
+        Path(__file__).parent, PROJECT / "strategies" / "palastgefluester", ("palastgefluester_expert.json",)
+    )  # the model file expert reads is part of the code fingerprint
     default_strategy = "heuristic"
     # its heuristic against random opponents (a gauntlet, seats rotated) at its usual player count
     demo: Mapping[str, Any] = {

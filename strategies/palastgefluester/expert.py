@@ -1,0 +1,87 @@
+"""``expert`` for Palastgeflüster: a policy distilled from ``search``, the prior of a small search.
+
+At each decision with more than one and at most ``MAX_CANDIDATES`` legal choices, ``expert`` describes every legal
+choice by the move and its after-state (``expert_features``) and scores it with a linear policy fitted on the
+analyses of ``search:budget=16`` in its self-play (``python -m strategies.palastgefluester.expert_train``; the model
+file ``palais_sim/data/palastgefluester_expert.json`` records its commands, data size, seed and held-out figures).
+Other decisions (one choice, or a Zauberer gift among dozens) are ``heuristic``'s.
+
+The ``top`` candidates the policy scores best are then raced by the common search's sequential-halving root
+(``SearchStrategy.race``) with ``budget`` rollouts of ``horizon`` rounds (0: to the end), the policy's own choice
+played unless another is clearly better; ``budget=0`` plays the policy's choice alone. Strength and cost:
+``docs/notes/2026-11-26-expert.md``, section Palastgeflüster.
+
+Fair play: everything is read from the seat's view; the other hands are a determinization's.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from palais_sim.games.palastgefluester.rules import Decision
+from palais_sim.games.palastgefluester.view import PlayerView
+from strategies.common.distill import LinearPolicy, best_index
+from strategies.common.search import SearchStrategy
+from strategies.palastgefluester.expert_features import FEATURES, candidate_features
+from strategies.palastgefluester.heuristic import HeuristicStrategy
+
+MODEL = Path(__file__).resolve().parent.parent.parent / "palais_sim" / "data" / "palastgefluester_expert.json"
+MAX_CANDIDATES = 24  # more legal choices than this (a large Zauberer gift): heuristic's choice
+_POLICIES: dict[str, LinearPolicy] = {}
+
+
+def load_policy(path: str | Path = MODEL) -> LinearPolicy:
+    """The fitted policy at ``path``, read once per process."""
+    key = str(path)
+    if key not in _POLICIES:
+        _POLICIES[key] = LinearPolicy.load(Path(path), FEATURES)
+    return _POLICIES[key]
+
+
+class ExpertStrategy:
+    """A linear policy over every legal choice, fitted on the search's analyses (the prior of a small race)."""
+
+    name = "expert"
+
+    def __init__(self, budget: int = 6, top: int = 3, horizon: int = 0, model: str = "") -> None:
+        if budget < 0:
+            raise ValueError(f"budget must be 0 (the policy alone) or a number of rollouts, got {budget}")
+        if top < 2:
+            raise ValueError(f"top must be at least 2 candidates, got {top}")
+        if horizon < 0:
+            raise ValueError(f"horizon must be 0 (play to the end) or a number of rounds, got {horizon}")
+        self.budget = int(budget)
+        self.top = int(top)
+        self._base = HeuristicStrategy()
+        self._search = SearchStrategy(budget=max(1, self.budget), horizon=horizon, game="palastgefluester")
+        self.model = model or str(MODEL)
+        self._policy: LinearPolicy | None = None  # read at the first decision (data generation needs none)
+
+    @property
+    def policy(self) -> LinearPolicy:
+        if self._policy is None:
+            self._policy = load_policy(self.model)
+        return self._policy
+
+    def featurize(
+        self, view: PlayerView, decision: Decision, rng: random.Random
+    ) -> tuple[list[object], list[list[float]]] | None:
+        """The legal choices and their features, or ``None`` where ``heuristic`` decides alone."""
+        choices = view.legal_options(decision)
+        if not 1 < len(choices) <= MAX_CANDIDATES:
+            return None
+        return choices, candidate_features(view, decision, choices, self._base, rng)
+
+    def choose(self, view: PlayerView, decision: Decision) -> object:
+        rng = random.Random(view.rng.getrandbits(64))
+        described = self.featurize(view, decision, rng)
+        if described is None:
+            return self._base.choose(view, decision)
+        choices, rows = described
+        scores = self.policy.scores(decision.kind, rows)
+        if self.budget == 0:
+            return choices[best_index(scores)]
+        order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))[: self.top]
+        ranked = [choices[i] for i in order]
+        return ranked[self._search.race(view, decision, ranked)]
