@@ -27,7 +27,7 @@ from palais_sim.analytics import stats
 from palais_sim.analytics.runs import Run, collect
 from palais_sim.tournament import records
 
-TARGET_ROWS = 600_000
+TARGET_ROWS = 250_000
 DENSE_LIMIT = 1 << 22  # ClusterSums: cells x groups up to this many go through a dense count (4 million: 32 MB)
 
 
