@@ -220,3 +220,11 @@ def test_table_slopes_equal_cluster_slopes(shared: bool) -> None:
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     assert np.isnan(got[0][2]) and np.isnan(got[1][2])
+
+
+def test_played_groups_counted_a_few_files_at_a_time(any_run: Run) -> None:
+    """The summary's group count, read a chunk file at a time (groups cut by chunks, failed games left out), equals
+    the distinct groups of the played games."""
+    want = any_run.games().select(pl.col("group").n_unique()).collect().item()
+    assert any_run.summary["groups"] == want
+    assert any_run._played_groups(games_at_once=1) == want
