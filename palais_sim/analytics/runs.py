@@ -248,7 +248,7 @@ class Run:
                 some.append(files.pop(0))
                 games += pq.read_metadata(some[-1]).num_rows
             here = collect(pl.scan_parquet(some).filter(pl.col("error").is_null()).select(pl.col("group").unique()))
-            count += len(here) - int(here["group"].is_in(before.cast(here["group"].dtype)).sum())
+            count += len(here) - int(here["group"].is_in(before.cast(here["group"].dtype).implode()).sum())
             before = here["group"]
         return count
 
