@@ -308,13 +308,10 @@ def _mask_word(paths: list, column: str, index: dict[str, int]) -> tuple[int, li
         return 0, [np.zeros(0, dtype=np.uint64)]
     base = min(int(game.min()) for game, _, _ in parts)
     size = (max(int(game.max()) for game, _, _ in parts) - base + 1) * 16
-    total = np.zeros(size)
-    for game, seat, weight in parts:
-        key = game - base  # games of a chunk are one short range
-        key *= 16
-        key += seat
-        total += np.bincount(key, weights=weight, minlength=size)
-    return base, [total.astype(np.uint64)]
+    # one bincount over the batch's rows (one per file would cost files x batch: quadratic in small chunks)
+    key = np.concatenate([(game.astype(np.int64) - base) * 16 + seat for game, seat, _ in parts])
+    weight = np.concatenate([weight for _, _, weight in parts])
+    return base, [np.bincount(key, weights=weight, minlength=size).astype(np.uint64)]
 
 
 def _masks(paths: list, column: str, taken_ids: list[str], words: int) -> pl.DataFrame:
