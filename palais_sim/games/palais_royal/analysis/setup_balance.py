@@ -31,12 +31,11 @@ from palais_sim.analytics.batches import seat_batches, strategies
 from palais_sim.analytics.design import SeatStrategies, confounded_player_counts
 from palais_sim.analytics.runs import Run, collect_all
 from palais_sim.analytics.seat_balance import clustered_seat_test, finish_seats, seat_groups, seat_table
-from palais_sim.games.palais_royal.analysis.setup_sums import SetupSums, StartGoldSlopes
-from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
+from palais_sim.games.palais_royal.analysis.setup_sums import ROOM_NAME, SetupSums, StartGoldSlopes, layout_features
+from palais_sim.games.palais_royal.board import ROOM_CODES
 
 __all__ = ["clustered_seat_test", "finish_seats", "seat_groups", "seat_table"]  # the seats part, as before the split
 
-ROOM_NAME = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
 FIRST_GAME_DEFAULT = "PMS/KGD/COB"
 
 
@@ -50,31 +49,6 @@ class SetupReport:
     layouts: pl.DataFrame
     first_game: pl.DataFrame
     notes: list[str] = field(default_factory=list)
-
-
-def _cell(code: str) -> pl.Expr:
-    return pl.col("layout").str.replace_all("/", "", literal=True).str.find(code, literal=True)
-
-
-def layout_features(layouts: pl.LazyFrame) -> pl.LazyFrame:
-    """Per layout code: the cell (0..8) of every room, and the numeric features the report tests."""
-    cells = layouts.with_columns([_cell(c).cast(pl.Int8).alias(f"cell_{c}") for c in ROOM_CODES])
-
-    def dist(a: str, b: str) -> pl.Expr:
-        ca, cb = pl.col(f"cell_{a}").cast(pl.Int16), pl.col(f"cell_{b}").cast(pl.Int16)
-        return (ca // 3 - cb // 3).abs() + (ca % 3 - cb % 3).abs()
-
-    feats: list[pl.Expr] = []
-    for c in ROOM_CODES:
-        if c != "G":
-            feats.append(dist("G", c).alias(f"gate_to_{ROOM_NAME[c]}"))
-    feats += [dist("S", "O").alias("stairway_to_office"), dist("S", "M").alias("stairway_to_mint")]
-    for c in ROOM_CODES:
-        if c != "S":
-            feats.append((dist("S", c) == 1).cast(pl.Int8).alias(f"{ROOM_NAME[c]}_next_to_stairway"))
-    for c in ROOM_CODES:
-        feats.append((pl.col(f"cell_{c}") == 4).cast(pl.Int8).alias(f"{ROOM_NAME[c]}_in_centre"))
-    return cells.with_columns(feats)
 
 
 def feature_names() -> list[str]:

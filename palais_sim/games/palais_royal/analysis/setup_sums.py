@@ -25,7 +25,9 @@ import scipy.sparse as sp
 from palais_sim.analytics import stats
 from palais_sim.analytics.batches import SeatBatch
 from palais_sim.analytics.seat_balance import SeatSums
-from palais_sim.games.palais_royal.board import ROOM_CODES
+from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
+
+ROOM_NAME = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
 
 LAYOUTS = math.factorial(len(ROOM_CODES))
 VALUES = 5  # a layout feature's values are 0..4 (distances on the 3 x 3 castle, yes/no)
@@ -66,6 +68,31 @@ def layout_strings(codes: np.ndarray) -> list[str]:
         keep = np.arange(rooms - i)[None, :] != digits[:, i : i + 1]
         free = free[:, : rooms - i][keep].reshape(len(left), rooms - i - 1)
     return [f"{''.join(r[:3])}/{''.join(r[3:6])}/{''.join(r[6:])}" for r in out]
+
+
+def _cell(code: str) -> pl.Expr:
+    return pl.col("layout").str.replace_all("/", "", literal=True).str.find(code, literal=True)
+
+
+def layout_features(layouts: pl.LazyFrame) -> pl.LazyFrame:
+    """Per layout code: the cell (0..8) of every room, and the numeric features the report tests."""
+    cells = layouts.with_columns([_cell(c).cast(pl.Int8).alias(f"cell_{c}") for c in ROOM_CODES])
+
+    def dist(a: str, b: str) -> pl.Expr:
+        ca, cb = pl.col(f"cell_{a}").cast(pl.Int16), pl.col(f"cell_{b}").cast(pl.Int16)
+        return (ca // 3 - cb // 3).abs() + (ca % 3 - cb % 3).abs()
+
+    feats: list[pl.Expr] = []
+    for c in ROOM_CODES:
+        if c != "G":
+            feats.append(dist("G", c).alias(f"gate_to_{ROOM_NAME[c]}"))
+    feats += [dist("S", "O").alias("stairway_to_office"), dist("S", "M").alias("stairway_to_mint")]
+    for c in ROOM_CODES:
+        if c != "S":
+            feats.append((dist("S", c) == 1).cast(pl.Int8).alias(f"{ROOM_NAME[c]}_next_to_stairway"))
+    for c in ROOM_CODES:
+        feats.append((pl.col(f"cell_{c}") == 4).cast(pl.Int8).alias(f"{ROOM_NAME[c]}_in_centre"))
+    return cells.with_columns(feats)
 
 
 class StartGoldSlopes:
@@ -174,8 +201,6 @@ class SetupSums:
         self._totals: list[pl.DataFrame] = []
 
     def add(self, b: SeatBatch) -> None:
-        from palais_sim.games.palais_royal.analysis.setup_balance import layout_features
-
         if not len(b):
             return
         code = b.group.astype(np.int64)
