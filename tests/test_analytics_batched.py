@@ -1,5 +1,6 @@
-"""The summaries taken from the seat batches equal their plain computation over the seat rows: the setup cells, the
-score table and the confounding check (the report computes them from the batches it has read for the win rates)."""
+"""The summaries taken from the seat batches and from chunks equal their plain computation over the rows: the setup
+tables, the score table, the game length and the confounding check (the report sums them batch by batch, so its
+memory does not grow with the run)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from palais_sim.analytics import batches, design, sections_common
-from palais_sim.analytics.runs import Run, open_run, taken_ids
+from palais_sim.analytics.runs import Run, open_run
 from palais_sim.games.palais_royal.analysis import setup_balance
 from palais_sim.games.palais_royal.analysis.synthetic import SynthSpec, synthetic_run
 from palais_sim.tournament.runner import run
@@ -40,34 +41,113 @@ def any_run(request: pytest.FixtureRequest) -> Run:
     return open_run(request.getfixturevalue(request.param))
 
 
+SEAT_KEYS = ["players", "group", "layout", "seat", "start_gold"]
+STRATEGY_KEYS = ["players", "group", "layout", "strategy"]
+
+
 def plain_setup_cells(r: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The setup cells by a group-by over the joined seat rows."""
+    """The setup cells by a group-by over the joined seat rows: a few rows per group."""
     rows = r.seats().collect()
     values = [pl.len().alias("n"), pl.col("win").sum(), pl.col("total").cast(pl.Int64).sum(),
               pl.col("rounds").cast(pl.Int64).sum()]  # fmt: skip
-    seat = rows.group_by(setup_balance.SEAT_KEYS).agg(values)
-    strategy = rows.group_by(setup_balance.STRATEGY_KEYS).agg(values)
+    seat = rows.group_by(SEAT_KEYS).agg(values)
+    strategy = rows.group_by(STRATEGY_KEYS).agg(values)
     return seat, strategy
 
 
+def plain_setup(r: Run, min_effect: float = 0.01, min_layout_games: int = 3) -> dict[str, pl.DataFrame]:
+    """The setup tables as they were computed from the rows per group (the definition the sums must meet)."""
+    sb = setup_balance
+    first_game = r.components.first_game_layout if r.components else sb.FIRST_GAME_DEFAULT
+    by_seat, by_strategy = plain_setup_cells(r)
+    base = by_seat.lazy()
+    seats, gold, gold_groups, pos, lay, fg = pl.collect_all(
+        [sb.seat_table(base), sb.start_gold_table(base), sb.start_gold_by_group(base), sb.position_table(base),
+         sb.layout_table(base), sb.first_game_table(base, first_game)]
+    )  # fmt: skip
+    confounded = design.confounded_player_counts(r)
+    seat_df, balance = sb.finish_seats(seats, min_effect, by_seat.select("players", "group", "seat", "n", "win"),
+                                       confounded)  # fmt: skip
+    cells = {"seat": by_seat.select("players", "seat", "group", "layout", "n", "win")}
+    if by_strategy["strategy"].n_unique() > 1:
+        cells["strategy"] = by_strategy.select("players", "strategy", "group", "layout", "n", "win")
+    return {
+        "seats": seat_df, "balance": balance, "start_gold": sb.finish_start_gold(gold, gold_groups)[0],
+        "features": sb.feature_effects(cells, min_effect), "positions": sb.finish_positions(pos, first_game),
+        "layouts": sb.finish_layouts(lay, min_layout_games, first_game), "first_game": sb.finish_first_game(fg),
+    }  # fmt: skip
+
+
 def same_rows(a: pl.DataFrame, b: pl.DataFrame, keys: list[str]) -> None:
+    if not len(a.columns):  # a table with nothing to show
+        assert not len(b.columns)
+        return
     a, b = a.sort(keys), b.select(a.columns).sort(keys)
-    assert_frame_equal(a, b, check_dtypes=False, rel_tol=1e-12, abs_tol=1e-12)
+    assert_frame_equal(a, b, check_dtypes=False, rel_tol=1e-9, abs_tol=1e-12)
 
 
 @pytest.mark.parametrize("target_rows", [batches.TARGET_ROWS, 25])
-def test_setup_cells_equal_a_plain_group_by(any_run: Run, target_rows: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_setup_from_sums_equals_the_tables_of_the_rows(
+    any_run: Run, target_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every setup table from the summed batches (cut every 25 rows too) equals its computation from the rows."""
     real = batches.seat_batches
-    monkeypatch.setattr(batches, "seat_batches", lambda *a, **k: real(*a, **{**k, "target_rows": target_rows}))
-    seat, strategy = setup_balance.setup_cells(any_run)
-    want_seat, want_strategy = plain_setup_cells(any_run)
-    same_rows(seat, want_seat, setup_balance.SEAT_KEYS)
-    same_rows(strategy, want_strategy, setup_balance.STRATEGY_KEYS)
-    # the same from batches held by another report (with the noble masks)
-    held = open_run(any_run.path)
-    batches.cached_batches(held, batches.strategies(held), taken_ids(held))
-    seat_held, _ = setup_balance.setup_cells(held)
-    same_rows(seat_held, want_seat, setup_balance.SEAT_KEYS)
+    monkeypatch.setattr(setup_balance, "seat_batches", lambda *a, **k: real(*a, **{**k, "target_rows": target_rows}))
+    got = setup_balance.compute(any_run, min_layout_games=3)
+    want = plain_setup(open_run(any_run.path))
+    same_rows(got.seats, want["seats"], ["players", "seat"])
+    same_rows(got.balance, want["balance"], ["players"])
+    same_rows(got.start_gold, want["start_gold"], ["players", "start_gold"])
+    same_rows(got.features, want["features"], ["players", "subject", "feature"])
+    same_rows(got.positions, want["positions"], ["room", "cell"])
+    same_rows(got.layouts, want["layouts"], ["players", "layout"])
+    same_rows(got.first_game, want["first_game"], ["players"])
+    assert len(got.features) and got.features["p"].is_not_nan().any()
+
+
+def test_layout_codes_round_trip() -> None:
+    from palais_sim.games.palais_royal.analysis.setup_sums import LAYOUTS, layout_codes, layout_strings
+
+    layouts = ["PMS/KGD/COB", "BOC/DGK/SMP", "GBC/DKM/OPS", "SPO/MKD/CBG"]
+    codes = layout_codes(pl.Series(layouts))
+    assert len(set(codes.tolist())) == 4 and codes.min() >= 0 and codes.max() < LAYOUTS
+    assert layout_strings(codes) == layouts
+    every = np.array([0, 1, 2, LAYOUTS // 2, LAYOUTS - 1])
+    assert layout_codes(pl.Series(layout_strings(every))).tolist() == every.tolist()
+    with pytest.raises(ValueError, match="not a 3 x 3 castle"):
+        layout_codes(pl.Series(["PMS/KGD/COO"]))
+
+
+def test_sum_over_chunks_equals_the_whole(any_run: Run) -> None:
+    """Counts summed a few chunks at a time equal the same counts over the whole run."""
+
+    def query(tables: dict[str, pl.LazyFrame]) -> pl.LazyFrame:
+        return tables["games"].group_by("players", "rounds").agg(pl.len().alias("games"), pl.col("finished").sum())
+
+    whole = query({"games": any_run.scan("games")}).collect().sort("players", "rounds")
+    for target in (batches.TARGET_ROWS, 20):
+        got = batches.sum_over_chunks(any_run, query, ["players", "rounds"], target_rows=target)
+        assert_frame_equal(got, whole, check_dtypes=False)
+
+
+def test_game_tables_equal_the_scan(any_run: Run) -> None:
+    """The game length's statistics from its histogram equal polars' over the games."""
+    played = pl.col("error").is_null()
+    rounds = pl.col("rounds").filter(played)
+    want = (
+        any_run.scan("games")
+        .group_by("players")
+        .agg(pl.len().alias("games"), (~played).sum().alias("failed"),
+             (played & ~pl.col("finished")).sum().alias("unfinished"), rounds.mean().alias("mean_rounds"),
+             rounds.min().alias("min_rounds"), rounds.quantile(0.1, "nearest").alias("p10_rounds"),
+             rounds.median().alias("median_rounds"), rounds.quantile(0.9, "nearest").alias("p90_rounds"),
+             rounds.max().alias("max_rounds"))
+        .sort("players")
+        .collect()
+    )  # fmt: skip
+    per, hist = sections_common.game_tables(any_run)
+    assert_frame_equal(per.select(want.columns), want, check_dtypes=False, rel_tol=1e-12)
+    assert int(hist["finished"].sum() + hist["unfinished"].sum()) == int((want["games"] - want["failed"]).sum())
 
 
 def test_score_table_equals_the_scan(any_run: Run) -> None:
@@ -89,23 +169,37 @@ def test_score_quantiles_of_a_known_sample() -> None:
         assert low + (pos - np.floor(pos)) * (high - low) == pytest.approx(np.quantile(values, q, method="linear"))
 
 
-def test_confounding_from_held_batches_equals_the_scan(any_run: Run, tmp_path: Path) -> None:
+def test_confounding_from_the_seat_batches_equals_the_scan(any_run: Run) -> None:
     scanned = design._per_seat_scan(any_run)
-    batches.cached_batches(any_run, batches.strategies(any_run), taken_ids(any_run))
-    held = design._per_seat_held(any_run.__dict__["_seat_batches"])
+    names = batches.strategies(any_run)
+    seen = design.SeatStrategies(len(names))
+    for b in batches.seat_batches(any_run, names, target_rows=30):
+        seen.add(b)
+    held = seen.table(names)
     a = scanned.select("players", "seat", "kinds").sort("players", "seat")
     assert_frame_equal(a, held.select(a.columns).sort("players", "seat"), check_dtypes=False)
     one = held.filter(pl.col("kinds") == 1).join(scanned, on=["players", "seat"])
     assert (one["one"] == one["one_right"]).all()
 
 
-def test_confounded_run_from_held_batches(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first", ["winrates", "setup", "design"])
+def test_confounded_run_whichever_pass_finds_it(tmp_path: Path, first: str) -> None:
+    """The design check from the pass of the win rates, of the setup report or its own gives the same answer."""
+    from palais_sim.analytics import winrates
+
     out = tmp_path / "run"
     settings = Settings(games=24, players=2, strategies=("greedy", "random"), format="fixed", rotate_seats=False)
     run(settings, out, workers=1, chunk_size=7)
     r = open_run(out)
-    batches.cached_batches(r, batches.strategies(r), taken_ids(r))
+    if first == "winrates":
+        winrates.seat_tables(r)
+    elif first == "setup":
+        setup_balance.setup_sums(r, setup_balance.FIRST_GAME_DEFAULT)
+    assert ("_confounded" in r.__dict__) == (first != "design")
     assert design.confounded_player_counts(r) == [2]
+    rotated = tmp_path / "rotated"
+    run(Settings(games=24, players=2, strategies=("greedy", "random")), rotated, workers=1, chunk_size=7)
+    assert design.confounded_player_counts(open_run(rotated)) == []
 
 
 @pytest.mark.parametrize("shared", [False, True])
@@ -126,3 +220,11 @@ def test_table_slopes_equal_cluster_slopes(shared: bool) -> None:
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     assert np.isnan(got[0][2]) and np.isnan(got[1][2])
+
+
+def test_played_groups_counted_a_few_files_at_a_time(any_run: Run) -> None:
+    """The summary's group count, read a chunk file at a time (groups cut by chunks, failed games left out), equals
+    the distinct groups of the played games."""
+    want = any_run.games().select(pl.col("group").n_unique()).collect().item()
+    assert any_run.summary["groups"] == want
+    assert any_run._played_groups(games_at_once=1) == want

@@ -5,7 +5,8 @@ of chunk files holds whole games. A seat-rotation group can span two chunks (a c
 the group size): the rows of a batch's last group are held back and handed on with the next batch, so every batch
 holds whole groups and a group is always one cluster. Each batch is read eagerly (a few hundred thousand seats),
 joined, packed, sorted by (group, game, seat) and handed to accumulators; memory stays at one batch whatever the size
-of the run.
+of the run. Nothing keeps the batches: an analysis that needs two passes (the noble regression) reads the run twice,
+and every report section sums what it needs into accumulators as the batches go by.
 
 One tie rule everywhere: seats are ranked by final score, then by servants in the Cardinal (the rules' tie-break,
 the one the engine's ``win`` column uses); seats level on both share the better rank. The ``rank`` of a batch is this
@@ -14,17 +15,19 @@ rank (the tables' own ``rank`` column ignores the Cardinal), so win, rank and he
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
 from palais_sim.analytics import stats
-from palais_sim.analytics.runs import Run
+from palais_sim.analytics.runs import Run, collect
+from palais_sim.tournament import records
 
-TARGET_ROWS = 600_000
+TARGET_ROWS = 250_000
 DENSE_LIMIT = 1 << 22  # ClusterSums: cells x groups up to this many go through a dense count (4 million: 32 MB)
 
 
@@ -56,11 +59,45 @@ def chunk_names(run: Run) -> list[str]:
     return run.chunk_names()
 
 
+def chunk_files(run: Run, target_rows: int = TARGET_ROWS) -> Iterator[dict[str, list[Path]]]:
+    """The run's chunk files a batch at a time (about ``target_rows`` seat rows): per table, the files of the same
+    chunks. A game lies in one chunk, so a batch holds whole games (a seat-rotation group may span two batches)."""
+    for names in _groups_of_files(run, chunk_names(run), target_rows):
+        yield {t: [run.file(t, n) for n in names] for t in run.table_names}
+
+
+def sum_over_chunks(
+    run: Run, query: Callable[[dict[str, pl.LazyFrame]], pl.LazyFrame], keys: list[str],
+    target_rows: int = TARGET_ROWS,
+) -> pl.DataFrame:  # fmt: skip
+    """An aggregate of sums and counts per ``keys``, taken a batch of chunks at a time and added up: ``query`` gets
+    the batch's tables (lazy, played and failed games alike) and returns per ``keys`` columns that add up over
+    batches (counts, sums; never means). For what is decided within a game (a game never spans chunks): memory is
+    one batch and the distinct keys, whatever the size of the run."""
+    parts: list[pl.DataFrame] = []
+    for files in chunk_files(run, target_rows):
+        parts.append(collect(query({t: pl.scan_parquet(f) for t, f in files.items()})))
+        if len(parts) >= 32:
+            parts = [_add_up(parts, keys)]
+    if not parts:
+        empty = query({t: pl.LazyFrame(schema=records.tables(run.game)[t]) for t in run.table_names})
+        return collect(empty)
+    return _add_up(parts, keys)
+
+
+def _add_up(parts: list[pl.DataFrame], keys: list[str]) -> pl.DataFrame:
+    frame = pl.concat(parts)
+    return frame.group_by(keys).agg(pl.exclude(keys).sum()).sort(keys)
+
+
 def _groups_of_files(run: Run, names: list[str], target: int) -> Iterator[list[str]]:
     batch: list[str] = []
     rows = 0
+    known = run.__dict__.setdefault("_seat_rows", {})  # each file's rows, read once per run (a few bytes a chunk)
     for name in names:
-        n = pq.ParquetFile(run.file("seats", name)).metadata.num_rows
+        if name not in known:
+            known[name] = pq.ParquetFile(run.file("seats", name)).metadata.num_rows
+        n = known[name]
         batch.append(name)
         rows += n
         if rows >= target:
@@ -72,8 +109,6 @@ def _groups_of_files(run: Run, names: list[str], target: int) -> Iterator[list[s
 
 def strategies(run: Run) -> list[str]:
     """The run's strategies, sorted (read once per run)."""
-    from palais_sim.analytics.runs import collect
-
     if "_strategies" not in run.__dict__:
         found = collect(run.scan("seats").select(pl.col("strategy").unique()))["strategy"].to_list()
         run.__dict__["_strategies"] = sorted(found)
@@ -82,8 +117,6 @@ def strategies(run: Run) -> list[str]:
 
 def has_layout(run: Run) -> bool:
     """Whether the run's games have a room layout (Palais Royal): the seat batches then carry the setup columns."""
-    from palais_sim.tournament import records
-
     return "layout" in records.tables(run.game)["games"]
 
 
@@ -275,13 +308,10 @@ def _mask_word(paths: list, column: str, index: dict[str, int]) -> tuple[int, li
         return 0, [np.zeros(0, dtype=np.uint64)]
     base = min(int(game.min()) for game, _, _ in parts)
     size = (max(int(game.max()) for game, _, _ in parts) - base + 1) * 16
-    total = np.zeros(size)
-    for game, seat, weight in parts:
-        key = game - base  # games of a chunk are one short range
-        key *= 16
-        key += seat
-        total += np.bincount(key, weights=weight, minlength=size)
-    return base, [total.astype(np.uint64)]
+    # one bincount over the batch's rows (one per file would cost files x batch: quadratic in small chunks)
+    key = np.concatenate([(game.astype(np.int64) - base) * 16 + seat for game, seat, _ in parts])
+    weight = np.concatenate([weight for _, _, weight in parts])
+    return base, [np.bincount(key, weights=weight, minlength=size).astype(np.uint64)]
 
 
 def _masks(paths: list, column: str, taken_ids: list[str], words: int) -> pl.DataFrame:
@@ -309,17 +339,6 @@ def tie_ranks(total: np.ndarray, cardinal: np.ndarray, players: np.ndarray) -> n
         k = key[sel].reshape(-1, int(p))
         rank[sel] = (1 + (k[:, None, :] > k[:, :, None]).sum(2)).reshape(-1)
     return rank
-
-
-def cached_batches(run: Run, strategy_list: list[str], taken_ids: list[str]) -> list[SeatBatch]:
-    """All seat batches, read once per run and kept in compact form (about 30 bytes a seat) for the analyses
-    that need several passes (the noble regression) or numpy work (head to head)."""
-    key = (tuple(strategy_list), tuple(taken_ids))
-    cache = run.__dict__.setdefault("_seat_batches", {})
-    if key not in cache:
-        cache.clear()
-        cache[key] = list(seat_batches(run, strategy_list, taken_ids))
-    return cache[key]
 
 
 def starts(keys: np.ndarray) -> np.ndarray:

@@ -259,10 +259,10 @@ class Run:
                 pl.len().alias("games"),
                 pl.col("error").is_not_null().sum().alias("failed"),
                 (pl.col("error").is_null() & ~pl.col("finished")).sum().alias("unfinished"),
-                pl.col("group").filter(pl.col("error").is_null()).n_unique().alias("groups"),
-                pl.col("players").filter(pl.col("error").is_null()).unique().sort().implode().alias("player_counts"),
             )
         ).row(0, named=True)
+        # a group-by, which the streaming engine runs a batch at a time (a filtered unique() holds the column)
+        counts = collect(self.games().group_by("players").len())["players"].sort().to_list()
         seats = collect(self.scan("seats").select(pl.len())).item()
         return {
             "run": self.name,
@@ -271,8 +271,8 @@ class Run:
             "games": int(row["games"]),
             "failed": int(row["failed"]),
             "unfinished": int(row["unfinished"]),
-            "groups": int(row["groups"]),
-            "player_counts": [int(p) for p in (row["player_counts"] or [])],
+            "groups": self._played_groups(),
+            "player_counts": [int(p) for p in counts],
             "seat_rows": int(seats),
             "schema_version": self.manifest.get("schema_version"),
             "engine_version": self.manifest.get("engine_version"),
@@ -281,6 +281,22 @@ class Run:
             "settings": self.manifest.get("settings", {}),
             "problems": self.problems,
         }
+
+    def _played_groups(self, games_at_once: int = 200_000) -> int:
+        """Distinct seat-rotation groups of played games, counted a few chunk files (``games_at_once`` games) at a
+        time, as a set of every group of the run would grow with it: the chunk plan deals the groups in order, so a
+        group lies in one chunk or runs on into the next ones, and only the groups of the files before are kept."""
+        count, before = 0, pl.Series("group", [], dtype=pl.Int64)
+        files = sorted(self.files("games"), key=lambda f: f.name)
+        while files:
+            some, games = [], 0
+            while files and (not some or games < games_at_once):
+                some.append(files.pop(0))
+                games += pq.read_metadata(some[-1]).num_rows
+            here = collect(pl.scan_parquet(some).filter(pl.col("error").is_null()).select(pl.col("group").unique()))
+            count += len(here) - int(here["group"].is_in(before.cast(here["group"].dtype).implode()).sum())
+            before = here["group"]
+        return count
 
 
 def open_run(path: Path | Sequence[Path], components: Path | None = None) -> Run:

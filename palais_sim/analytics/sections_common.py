@@ -99,31 +99,39 @@ def run_section(rep: Report, run: Run) -> None:
 
 
 def game_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Per player count: games, failed, unfinished and the distribution of game length; and the length histogram."""
+    """Per player count: games, failed, unfinished and the distribution of game length; and the length histogram.
+
+    Both from per-chunk counts of (players, rounds) added up (``batches.sum_over_chunks``): the length statistics
+    are read off the histogram, so memory does not grow with the run."""
+    from palais_sim.analytics.batches import sum_over_chunks
+
     played = pl.col("error").is_null()
-    rounds = pl.col("rounds").filter(played)
-    per, hist = pl.collect_all(
-        [
-            run.scan("games")
-            .group_by("players")
+
+    def counts(tables: dict[str, pl.LazyFrame]) -> pl.LazyFrame:
+        return (
+            tables["games"]
+            .group_by("players", "rounds", played.alias("played"))
             .agg(
                 pl.len().alias("games"),
-                (~played).sum().alias("failed"),
-                (played & ~pl.col("finished")).sum().alias("unfinished"),
-                rounds.mean().alias("mean_rounds"),
-                rounds.min().alias("min_rounds"),
-                rounds.quantile(0.1, "nearest").alias("p10_rounds"),
-                rounds.median().alias("median_rounds"),
-                rounds.quantile(0.9, "nearest").alias("p90_rounds"),
-                rounds.max().alias("max_rounds"),
-            ),
-            run.games()
-            .group_by("players", "rounds")
-            .agg(pl.col("finished").sum().alias("finished"), (~pl.col("finished")).sum().alias("unfinished")),
-        ],
-        engine="streaming",
-    )
-    per = per.sort("players")
+                pl.col("finished").sum().alias("finished"),
+                (~pl.col("finished")).sum().alias("unfinished"),
+            )
+        )
+
+    every = sum_over_chunks(run, counts, ["players", "rounds", "played"])
+    hist = every.filter(pl.col("played")).select("players", "rounds", "finished", "unfinished")
+    rows = []
+    for (players,), part in every.group_by(["players"]):
+        done = part.filter(pl.col("played")).sort("rounds")
+        row = {"players": players, "games": int(part["games"].sum()),
+               "failed": int(part.filter(~pl.col("played"))["games"].sum()),
+               "unfinished": int(done["unfinished"].sum())}  # fmt: skip
+        row.update(_length_stats(done["rounds"].to_numpy(), done["games"].to_numpy()))
+        rows.append(row)
+    schema = {"players": every.schema["players"], "games": pl.UInt32, "failed": pl.UInt32, "unfinished": pl.UInt32,
+              "mean_rounds": pl.Float64, "min_rounds": every.schema["rounds"], "p10_rounds": pl.Float64,
+              "median_rounds": pl.Float64, "p90_rounds": pl.Float64, "max_rounds": every.schema["rounds"]}  # fmt: skip
+    per = pl.DataFrame(rows, schema=schema, orient="row").sort("players")
     played_n = (per["games"] - per["failed"]).to_numpy().astype(float)
     low, high = stats.wilson(per["unfinished"].to_numpy().astype(float), played_n)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -132,6 +140,31 @@ def game_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
         pl.Series("unfinished_share", share), pl.Series("unfinished_ci_low", low), pl.Series("unfinished_ci_high", high)
     )
     return per, hist.sort("players", "rounds")
+
+
+def _length_stats(rounds: np.ndarray, games: np.ndarray) -> dict[str, float | int | None]:
+    """Mean, min, 10% and 90% (polars' "nearest"), median and max of game length from its histogram (sorted)."""
+    n = int(games.sum())
+    if n == 0:
+        return dict.fromkeys(("mean_rounds", "min_rounds", "p10_rounds", "median_rounds", "p90_rounds", "max_rounds"))
+    cum = np.cumsum(games)
+
+    def at(i: int) -> float:  # the i-th smallest length (0-based)
+        return float(rounds[int(np.searchsorted(cum, i, side="right"))])
+
+    def nearest(q: float) -> float:
+        pos = (n - 1) * q
+        return at(math.floor(pos) + (1 if pos - math.floor(pos) >= 0.5 else 0))
+
+    middle = (n - 1) / 2
+    return {
+        "mean_rounds": float(rounds.astype(np.float64) @ games) / n,
+        "min_rounds": int(rounds[0]),
+        "p10_rounds": nearest(0.1),
+        "median_rounds": (at(math.floor(middle)) + at(math.ceil(middle))) / 2,
+        "p90_rounds": nearest(0.9),
+        "max_rounds": int(rounds[-1]),
+    }
 
 
 def games_section(rep: Report, run: Run) -> None:
@@ -199,25 +232,17 @@ def score_table_scan(run: Run) -> pl.DataFrame:
     ).sort("players", "strategy")
 
 
-SCORE_LOW, SCORE_SPAN = -(1 << 15), 1 << 16  # the range of the Int16 total column
-
-
 def score_table(run: Run) -> pl.DataFrame:
     """Final scores per (players, strategy): seats, mean, sd, min, percentiles (linear), max.
 
-    From a histogram of the integer scores per cell, summed over the seat batches the win rates have read: the
-    quantiles are read off the histogram's cumulative counts, so no pass sorts the seat rows."""
-    from palais_sim.analytics.batches import cached_batches, strategies
-    from palais_sim.analytics.runs import taken_ids
+    From a histogram of the integer scores per cell, summed in the pass of the win rates (``winrates.seat_tables``):
+    the quantiles are read off the histogram's cumulative counts, so no pass sorts the seat rows."""
+    from palais_sim.analytics.winrates import SCORE_LOW, SCORE_SPAN, score_histogram
 
-    names = strategies(run)
-    counts = run.summary["player_counts"]
+    names, counts, histogram = score_histogram(run)
     k = max(1, len(names))
     cells = len(counts) * k
-    hist = np.zeros(cells * SCORE_SPAN, dtype=np.int64)
-    for b in cached_batches(run, names, taken_ids(run)):
-        cell = np.searchsorted(counts, b.players).astype(np.int64) * k + b.strategy
-        hist += np.bincount(cell * SCORE_SPAN + (b.total.astype(np.int64) - SCORE_LOW), minlength=len(hist))
+    hist = histogram.counts
     rows = []
     for c, h in enumerate(hist.reshape(cells, SCORE_SPAN)):
         at = np.flatnonzero(h)

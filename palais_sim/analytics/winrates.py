@@ -27,9 +27,9 @@ import numpy as np
 import polars as pl
 
 from palais_sim.analytics import bradley_terry, stats
-from palais_sim.analytics.batches import ClusterSums, cached_batches, strategies
-from palais_sim.analytics.design import confounded_player_counts
-from palais_sim.analytics.runs import Run, taken_ids
+from palais_sim.analytics.batches import ClusterSums, seat_batches, strategies
+from palais_sim.analytics.design import SeatStrategies, confounded_player_counts
+from palais_sim.analytics.runs import Run
 
 ELO = 400 / math.log(10)  # Elo points per unit of log-strength
 BOOTSTRAP = 200
@@ -62,9 +62,11 @@ def _frame(sums: ClusterSums, keys: dict[str, list], values: list[str]) -> pl.Da
 
 
 def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The per (players, strategy) sums and the head-to-head sums, from one pass over the cached seat batches."""
+    """The per (players, strategy) sums and the head-to-head sums, from one pass over the seat batches.
+
+    The same pass sums what the score table (``score_histogram``), the ratings and the design check need, and keeps
+    those sums with the run (a few MB whatever its size), so no other report reads the seats again for them."""
     names = strategies(run)
-    ids = taken_ids(run)
     counts = run.summary["player_counts"]
     k = len(names)
     cells = len(counts) * k
@@ -72,10 +74,14 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
     h2h = ClusterSums(k * k)
     games = np.zeros(cells)
     buckets = np.zeros(BUCKETS * k * k)  # ratings: wins of strategy a over b, per bucket of groups
+    scores = ScoreHistogram(cells)
+    seats = SeatStrategies(k)
     offset = 0
-    for b in cached_batches(run, names, ids):
+    for b in seat_batches(run, names):
         pidx = np.searchsorted(counts, b.players)
         cell = pidx * k + b.strategy
+        scores.add(cell, b.total)
+        seats.add(b)
         per_strategy.add(cell, b.group, {"win": b.win, "total": b.total, "rank": b.rank.astype(np.float64)})
         games += _games_per_cell(b.game, cell, cells)
         for p in np.unique(b.players):
@@ -109,7 +115,32 @@ def seat_tables(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
         pl.col("players").cast(pl.Int8), pl.col("games").cast(pl.Int64)
     )
     run.__dict__["_rating_data"] = (names, buckets.reshape(BUCKETS, k, k))
+    run.__dict__["_score_histogram"] = (names, counts, scores)
+    seats.store(run)
     return per, _frame(h2h, pair_keys, ["ahead"])
+
+
+SCORE_LOW, SCORE_SPAN = -(1 << 15), 1 << 16  # the range of the Int16 total column
+
+
+class ScoreHistogram:
+    """Per cell (player count, strategy), how many seats ended on each integer score: the score table's quantiles
+    are read off it (``sections_common.score_table``); cells x 65,536 counts whatever the size of the run."""
+
+    def __init__(self, cells: int) -> None:
+        self.cells = cells
+        self.counts = np.zeros(cells * SCORE_SPAN, dtype=np.int64)
+
+    def add(self, cell: np.ndarray, total: np.ndarray) -> None:
+        key = cell.astype(np.int64) * SCORE_SPAN + (total.astype(np.int64) - SCORE_LOW)
+        self.counts += np.bincount(key, minlength=len(self.counts))
+
+
+def score_histogram(run: Run) -> tuple[list[str], list[int], ScoreHistogram]:
+    """The run's strategies, player counts and score histogram (from the pass of ``seat_tables``, made if needed)."""
+    if "_score_histogram" not in run.__dict__:
+        seat_tables(run)
+    return run.__dict__["_score_histogram"]
 
 
 def finish_strategy_table(df: pl.DataFrame) -> pl.DataFrame:

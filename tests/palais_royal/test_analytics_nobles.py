@@ -94,9 +94,9 @@ def test_noble_regression_and_lift_match_the_dense_computation(
     small: Path, target_rows: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def few_rows(run, strategy_list, noble_ids):  # many small batches: the sums must not depend on the cut
-        return list(batches.seat_batches(run, strategy_list, noble_ids, target_rows=target_rows))
+        return batches.seat_batches(run, strategy_list, noble_ids, target_rows=target_rows)
 
-    monkeypatch.setattr(nobles, "cached_batches", few_rows)
+    monkeypatch.setattr(nobles, "seat_batches", few_rows)
     ids, coef, se, lift, lift_se = reference(small)
     table = nobles.compute(open_run(small)).nobles
     assert table["noble"].to_list() == ids

@@ -11,8 +11,9 @@ It is an association, not the noble's value: the other nobles taken are conseque
 takes what is decided by skill and position, so a plain noble comes out near its printed points + 1 and a privilege
 noble loses the indirect benefit of its privilege. No noble is called under- or overpriced from it: that is what
 ``palais study nobles`` (restricted play on paired seeds) answers. Standard errors are cluster-robust by seat-rotation
-group. The data stream through in batches of whole groups, with the nobles of a seat packed into 64-bit masks; the
-design's cross-products are accumulated from the masks directly, so memory stays at a few hundred bytes per seat.
+group. The data stream through in batches of whole groups, with the nobles of a seat packed into 64-bit masks, read
+twice (the cross-products and the coefficients, then the clusters' scores at them) and never kept: memory stays at
+one batch whatever the size of the run.
 
 Cost is the printed price in gold plus one per seal (``SEAL_GOLD``), a convention for the points-per-cost column only
 (the gold actually paid is in ``mean_gold_paid``).
@@ -26,7 +27,7 @@ import numpy as np
 import polars as pl
 
 from palais_sim.analytics import stats
-from palais_sim.analytics.batches import ClusterSums, SeatBatch, cached_batches, strategies
+from palais_sim.analytics.batches import ClusterSums, SeatBatch, seat_batches, strategies
 from palais_sim.analytics.batches import starts as batch_starts
 from palais_sim.analytics.runs import Run, collect, taken_ids
 
@@ -154,8 +155,7 @@ def compute(run: Run) -> NobleReport:
     design = _Design(k, player_counts, len(strategy_list))
     ols = stats.OLSAccumulator(design.width)
     lift = ClusterSums(k)
-    data = cached_batches(run, strategy_list, ids)
-    for b in data:
+    for b in seat_batches(run, strategy_list, ids):  # pass 1: the cross-products and the lift
         bits = design.bits(b)
         x, y = design.matrix(b, bits)
         ols.add(x, y)
@@ -168,7 +168,7 @@ def compute(run: Run) -> NobleReport:
         lift.add_groups(counts, {"lift": _group_sums(starts, len(b), value.astype(np.float32), taken)})
     ols.solve()
     beta = np.nan_to_num(ols.coef).astype(np.float32)
-    for b in data:
+    for b in seat_batches(run, strategy_list, ids):  # pass 2, the seats read again: the clusters' scores
         # The scores of the cluster-robust variance without the demeaned design: a game's residuals sum to zero,
         # so a group's score X~'e equals X'e with the raw 0/1 design, where e is y - X beta demeaned within games.
         x = design.raw(b, design.bits(b))

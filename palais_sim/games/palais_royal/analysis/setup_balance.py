@@ -27,14 +27,15 @@ import polars as pl
 from scipy import stats as sstats
 
 from palais_sim.analytics import stats
-from palais_sim.analytics.design import confounded_player_counts
+from palais_sim.analytics.batches import seat_batches, strategies
+from palais_sim.analytics.design import SeatStrategies, confounded_player_counts
 from palais_sim.analytics.runs import Run, collect_all
 from palais_sim.analytics.seat_balance import clustered_seat_test, finish_seats, seat_groups, seat_table
-from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
+from palais_sim.games.palais_royal.analysis.setup_sums import ROOM_NAME, SetupSums, StartGoldSlopes, layout_features
+from palais_sim.games.palais_royal.board import ROOM_CODES
 
 __all__ = ["clustered_seat_test", "finish_seats", "seat_groups", "seat_table"]  # the seats part, as before the split
 
-ROOM_NAME = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
 FIRST_GAME_DEFAULT = "PMS/KGD/COB"
 
 
@@ -50,31 +51,6 @@ class SetupReport:
     notes: list[str] = field(default_factory=list)
 
 
-def _cell(code: str) -> pl.Expr:
-    return pl.col("layout").str.replace_all("/", "", literal=True).str.find(code, literal=True)
-
-
-def layout_features(layouts: pl.LazyFrame) -> pl.LazyFrame:
-    """Per layout code: the cell (0..8) of every room, and the numeric features the report tests."""
-    cells = layouts.with_columns([_cell(c).cast(pl.Int8).alias(f"cell_{c}") for c in ROOM_CODES])
-
-    def dist(a: str, b: str) -> pl.Expr:
-        ca, cb = pl.col(f"cell_{a}").cast(pl.Int16), pl.col(f"cell_{b}").cast(pl.Int16)
-        return (ca // 3 - cb // 3).abs() + (ca % 3 - cb % 3).abs()
-
-    feats: list[pl.Expr] = []
-    for c in ROOM_CODES:
-        if c != "G":
-            feats.append(dist("G", c).alias(f"gate_to_{ROOM_NAME[c]}"))
-    feats += [dist("S", "O").alias("stairway_to_office"), dist("S", "M").alias("stairway_to_mint")]
-    for c in ROOM_CODES:
-        if c != "S":
-            feats.append((dist("S", c) == 1).cast(pl.Int8).alias(f"{ROOM_NAME[c]}_next_to_stairway"))
-    for c in ROOM_CODES:
-        feats.append((pl.col(f"cell_{c}") == 4).cast(pl.Int8).alias(f"{ROOM_NAME[c]}_in_centre"))
-    return cells.with_columns(feats)
-
-
 def feature_names() -> list[str]:
     names = [f"gate_to_{ROOM_NAME[c]}" for c in ROOM_CODES if c != "G"]
     names += ["stairway_to_office", "stairway_to_mint"]
@@ -83,89 +59,19 @@ def feature_names() -> list[str]:
     return names
 
 
-SEAT_KEYS = ["players", "group", "layout", "seat", "start_gold"]
-STRATEGY_KEYS = ["players", "group", "layout", "strategy"]
-
-
-def setup_cells(run: Run) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The one pass over the seat rows every setup table is derived from: per (players, group, layout, seat, start
-    gold) and per (players, group, layout, strategy) the seat rows, wins, points and rounds (a group plays one
-    setup, so one layout: a few rows per group).
-
-    Summed from the seat batches (whole groups, sorted): those the other reports of this run have read when they
-    are still held, else a pass of its own, a batch at a time, so memory stays at one batch and the two summaries."""
-    from palais_sim.analytics.batches import seat_batches, strategies
-
-    held = run.__dict__.get("_seat_batches") or {}
-    if held:
-        (names, _), data = next(iter(held.items()))
-    else:
-        names = tuple(strategies(run))
-        data = seat_batches(run, list(names))
-    by_seat, by_strategy, ids = [], [], []
-    for b in data:
-        seat_part, strategy_part = _batch_cells(b, list(names))
-        by_seat.append(seat_part)
-        by_strategy.append(strategy_part)
-        ids.append(b.group_id)
-    if not by_seat:
-        schema = {"players": pl.Int8, "group": pl.Int64, "layout": pl.String, "seat": pl.Int8,
-                  "start_gold": pl.Int8, "strategy": pl.String, "n": pl.UInt32, "win": pl.Float64,
-                  "total": pl.Int64, "rounds": pl.Int64}  # fmt: skip
-        empty = pl.DataFrame(schema=schema)
-        return empty.drop("strategy"), empty.drop("seat", "start_gold")
-    seat_cells, strategy_cells = pl.concat(by_seat), pl.concat(by_strategy)
-    every = np.concatenate(ids)
-    if len(np.unique(every)) < len(every):  # a group in two batches (its chunks not adjacent): add its parts up
-        sums = [pl.col(c).sum() for c in ("n", "win", "total", "rounds")]
-        seat_cells = seat_cells.group_by(SEAT_KEYS).agg(sums)
-        strategy_cells = strategy_cells.group_by(STRATEGY_KEYS).agg(sums)
-    return seat_cells, strategy_cells
-
-
-def _batch_cells(b, names: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """A batch's setup cells: per (group, seat) and per (group, strategy) present, the rows, win and point sums."""
-    gcode = b.group.astype(np.int64)
-    first = np.flatnonzero(np.r_[True, b.group[1:] != b.group[:-1]])  # the group's first row
-    players = b.players[first]
-    out = []
-    for subject, values, width in (("seat", b.seat, 16), ("strategy", b.strategy, max(1, len(names)))):
-        key = gcode * width + values.astype(np.int64)
-        size = len(first) * width
-        n = np.bincount(key, minlength=size)
-        present = np.flatnonzero(n)
-        group = present // width
-        cols = {
-            "players": pl.Series(players[group], dtype=pl.Int8),
-            "group": pl.Series(b.group_id[group], dtype=pl.Int64),
-            "layout": b.layout.gather(group),
-        }
-        if subject == "seat":
-            at = np.full(size, len(key))
-            np.minimum.at(at, key, np.arange(len(key)))  # the seat's first row: its start gold
-            cols["seat"] = pl.Series((present % width).astype(np.int8), dtype=pl.Int8)
-            cols["start_gold"] = pl.Series(b.start_gold[at[present]], dtype=pl.Int8)
-        else:
-            cols["strategy"] = pl.Series(np.asarray(names, dtype=object)[present % width], dtype=pl.String)
-        cols["n"] = pl.Series(n[present], dtype=pl.UInt32)
-        cols["win"] = pl.Series(np.bincount(key, weights=b.win, minlength=size)[present], dtype=pl.Float64)
-        for name, v in (("total", b.total), ("rounds", b.rounds)):
-            sums = np.bincount(key, weights=v, minlength=size)[present]  # integers, exact in float64
-            cols[name] = pl.Series(np.rint(sums).astype(np.int64), dtype=pl.Int64)
-        out.append(pl.DataFrame(cols))
-    return out[0], out[1]
-
-
-def _release_freed_memory() -> None:
-    """Hand the memory of freed arrays back to the system (glibc keeps freed blocks of a few MB for reuse, which
-    the tables Polars builds next cannot use), where the C library offers it."""
-    import contextlib
-    import ctypes
-    import gc
-
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+def setup_sums(run: Run, first_game: str) -> SetupSums:
+    """The one pass over the seat rows every setup table is finished from (``setup_sums``): a batch of whole groups
+    at a time, summed into accumulators of fixed size, so memory does not grow with the run."""
+    names = strategies(run)
+    sums = SetupSums(run.summary["player_counts"], len(names), first_game, feature_names())
+    seen = SeatStrategies(len(names)) if "_confounded" not in run.__dict__ else None
+    for b in seat_batches(run, names):
+        sums.add(b)
+        if seen is not None:
+            seen.add(b)
+    if seen is not None:  # the design check reads the same seats: keep its answer instead of a pass of its own
+        seen.store(run)
+    return sums
 
 
 def start_gold_table(base: pl.LazyFrame) -> pl.LazyFrame:
@@ -186,13 +92,18 @@ def start_gold_by_group(base: pl.LazyFrame) -> pl.LazyFrame:
     return base.group_by("players", "group", "start_gold").agg(pl.col("n").sum(), pl.col("win").sum())
 
 
-def finish_start_gold(df: pl.DataFrame, by_group: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+def finish_start_gold(df: pl.DataFrame, by_group: pl.DataFrame | StartGoldSlopes) -> tuple[pl.DataFrame, list[str]]:
+    """The start gold table; its slope per gold from the per-group rows (``start_gold_by_group``) or their sums."""
     df = df.sort("players", "start_gold")
     n = df["games"].to_numpy().astype(float)
     wins = df["wins"].to_numpy()
     low, high = stats.wilson(wins, n)
     slopes = {}
-    for (players,), part in by_group.group_by(["players"]):
+    if isinstance(by_group, StartGoldSlopes):
+        for (players,), part in df.group_by(["players"]):
+            one, se_one, p_one = by_group.slope(int(players), part.rename({"games": "n", "wins": "win"}))
+            slopes[players] = (one, one - stats.Z95 * se_one, one + stats.Z95 * se_one, p_one)
+    for (players,), part in [] if isinstance(by_group, StartGoldSlopes) else by_group.group_by(["players"]):
         slope, se, p = stats.cluster_slopes(
             part["start_gold"].to_numpy(), part["n"].to_numpy(), part["win"].to_numpy(), part["group"].to_numpy()
         )
@@ -240,6 +151,11 @@ def feature_effects(
                              "effect": slope[j], "ci_low": slope[j] - stats.Z95 * se[j],
                              "ci_high": slope[j] + stats.Z95 * se[j], "base_rate": base,
                              "seats": int(part["n"].sum()), "p": p[j]})  # fmt: skip
+    return feature_table(rows, min_effect)
+
+
+def feature_table(rows: list[dict], min_effect: float) -> pl.DataFrame:
+    """The feature effects' rows with Holm over all of them and the flag."""
     schema = {"players": pl.Int8, "subject": pl.String, "feature": pl.String, "effect": pl.Float64,
               "ci_low": pl.Float64, "ci_high": pl.Float64, "base_rate": pl.Float64, "seats": pl.Int64,
               "p": pl.Float64}  # fmt: skip
@@ -332,9 +248,13 @@ def finish_layouts(df: pl.DataFrame, min_games: int, first_game: str, top: int =
 
 
 def first_game_table(base: pl.LazyFrame, first_game: str) -> pl.LazyFrame:
+    return first_game_totals(base.with_columns((pl.col("layout") == first_game).alias("first_game")))
+
+
+def first_game_totals(base: pl.LazyFrame) -> pl.LazyFrame:
+    """Per (players, first game or not, seat): rows, wins and mean rounds."""
     return (
-        base.with_columns((pl.col("layout") == first_game).alias("first_game"))
-        .group_by("players", "first_game", "seat")
+        base.group_by("players", "first_game", "seat")
         .agg(pl.col("n").sum(), pl.col("win").sum(), pl.col("rounds").sum())
         .with_columns((pl.col("rounds") / pl.col("n")).alias("rounds"))
     )
@@ -370,29 +290,18 @@ def finish_first_game(df: pl.DataFrame) -> pl.DataFrame:
 @stats.one_blas_thread
 def compute(run: Run, min_effect: float = 0.01, min_layout_games: int = 100) -> SetupReport:
     first_game = run.components.first_game_layout if run.components else FIRST_GAME_DEFAULT
-    by_seat, by_strategy = setup_cells(run)  # one pass over the seats; the tables below are small group-bys of it
-    if run.__dict__.pop("_seat_batches", None):  # the seat batches of the other reports are not needed any more
-        _release_freed_memory()
-    base = by_seat.lazy()
-    seats, gold, gold_groups, pos, lay, fg = collect_all(
+    sums = setup_sums(run, first_game)  # one pass over the seats; the tables below are finished from its sums
+    base = sums.totals().lazy()
+    gold, fg, pos, lay = collect_all(
         [
-            seat_table(base), start_gold_table(base), start_gold_by_group(base), position_table(base),
-            layout_table(base), first_game_table(base, first_game),
+            start_gold_table(base), first_game_totals(base), position_table(sums.layouts(seat=1).lazy()),
+            layout_table(sums.layouts(min_games=min_layout_games).lazy()),
         ]
     )  # fmt: skip
-    # a group plays one layout and a seat one start gold, so the per-group tables are the summaries themselves
-    seat_grp = by_seat.select("players", "group", "seat", "n", "win")
-    seat_cells = by_seat.select("players", "seat", "group", "layout", "n", "win")
-    strat_cells = by_strategy.select("players", "strategy", "group", "layout", "n", "win")
     confounded = confounded_player_counts(run)
-    seat_df, balance = finish_seats(seats, min_effect, seat_grp, confounded)
-    gold_df, notes = finish_start_gold(gold, gold_groups)
-    cells = {"seat": seat_cells}
-    if strat_cells["strategy"].n_unique() > 1:
-        cells["strategy"] = strat_cells
-    # every group has seat and strategy cells: the seat cells name all the layouts
-    feats = layout_features(by_seat.select(pl.col("layout").unique()).lazy()).collect()
-    features = feature_effects(cells, min_effect, feats)
+    seat_df, balance = finish_seats(sums.seats.table(), min_effect, sums.seats, confounded)
+    gold_df, notes = finish_start_gold(gold, sums.gold)
+    features = feature_table(sums.feature_rows(strategies(run)), min_effect)
     if confounded:
         aligned = pl.col("players").is_in(confounded)
         features = features.with_columns(

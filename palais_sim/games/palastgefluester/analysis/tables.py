@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from palais_sim.analytics.design import confounded_player_counts
-from palais_sim.analytics.runs import Run, collect, collect_all
-from palais_sim.analytics.seat_balance import finish_seats
+from palais_sim.analytics.batches import seat_batches, strategies, sum_over_chunks
+from palais_sim.analytics.design import SeatStrategies, confounded_player_counts
+from palais_sim.analytics.runs import Run, collect
+from palais_sim.analytics.seat_balance import SeatSums, finish_seats
 
 KINDS = ("repeat", "six", "jester")
 
@@ -25,35 +26,48 @@ class PgReport:
     notes: list[str] = field(default_factory=list)
 
 
-def compute(run: Run, min_effect: float = 0.01) -> PgReport:
-    seat_rows = run.seats().select("players", "group", "seat", "win", "total", "plays", "own_colour_replays")
-    games = run.games().select("game", "players")
-    ends = run.scan("round_ends").join(games, on="game", how="inner")
-    seats, by_group, kinds, length = collect_all(
-        [
-            seat_rows.group_by("players", "seat").agg(
-                pl.len().alias("games"), pl.col("win").sum().alias("wins"), pl.col("total").mean().alias("mean_score")
-            ),
-            seat_rows.group_by("players", "group", "seat").agg(pl.len().alias("n"), pl.col("win").sum()),
-            ends.group_by("players", "kind").agg(pl.len().alias("rounds"), pl.col("cards").mean().alias("mean_cards")),
-            run.games()
-            .select("game", "players", "rounds")
-            .join(
-                run.seats().group_by("game").agg(
-                    pl.col("plays").sum().alias("plays"), pl.col("own_colour_replays").sum().alias("replays")
-                ),
-                on="game",
-            )
-            .group_by("players")
-            .agg(
-                pl.len().alias("games"), pl.col("rounds").mean().alias("mean_rounds"),
-                (pl.col("plays").sum() / pl.col("rounds").sum()).alias("cards_per_round"),
-                (pl.col("replays").sum() / pl.col("plays").sum()).alias("own_colour_share"),
-            ),
-        ]
+def _played_seats(tables: dict[str, pl.LazyFrame]) -> pl.LazyFrame:
+    """A batch's seat rows of played games with the game's player count, rounds and whether it finished."""
+    games = tables["games"].filter(pl.col("error").is_null()).select("game", "players", "rounds", "finished")
+    return tables["seats"].join(games, on="game", how="inner")
+
+
+def _round_ends(tables: dict[str, pl.LazyFrame]) -> pl.LazyFrame:
+    games = tables["games"].filter(pl.col("error").is_null()).select("game", "players")
+    ends = tables["round_ends"].join(games, on="game", how="inner")
+    return ends.group_by("players", "kind").agg(pl.len().alias("rounds"), pl.col("cards").sum())
+
+
+def _length(tables: dict[str, pl.LazyFrame]) -> pl.LazyFrame:
+    per_game = _played_seats(tables).group_by("game").agg(
+        pl.col("players").first(), pl.col("rounds").first(), pl.col("plays").sum(),
+        pl.col("own_colour_replays").sum().alias("replays"),
     )  # fmt: skip
+    return per_game.group_by("players").agg(
+        pl.len().alias("games"), pl.col("rounds").sum(), pl.col("plays").sum(), pl.col("replays").sum()
+    )
+
+
+def compute(run: Run, min_effect: float = 0.01) -> PgReport:
+    """The tables, each summed a batch of chunks at a time (a game lies in one chunk) or from the seat batches (the
+    seats' group-clustered sums): memory does not grow with the run."""
+    names = strategies(run)
+    seat_sums, seen = SeatSums(), SeatStrategies(len(names))
+    for b in seat_batches(run, names):
+        seat_sums.add(b.players, b.group, b.seat, b.win, b.total)
+        seen.add(b)
+    if "_confounded" not in run.__dict__:
+        seen.store(run)
+    kinds = sum_over_chunks(run, _round_ends, ["players", "kind"])
+    kinds = kinds.with_columns((pl.col("cards") / pl.col("rounds")).alias("mean_cards")).drop("cards")
+    length = sum_over_chunks(run, _length, ["players"]).select(
+        "players", "games", (pl.col("rounds") / pl.col("games")).alias("mean_rounds"),
+        (pl.col("plays") / pl.col("rounds")).alias("cards_per_round"),
+        (pl.col("replays") / pl.col("plays")).alias("own_colour_share"),
+    )  # fmt: skip
+    seats, by_group = seat_sums.table(), seat_sums
     seat_df, balance = finish_seats(seats, min_effect, by_group, confounded_player_counts(run))
-    ties = collect(tiebreak_table(run))
+    ties = sum_over_chunks(run, lambda tables: tiebreaks(_played_seats(tables)), ["players"])
     kinds = kinds.with_columns((pl.col("rounds") / pl.col("rounds").sum().over("players")).alias("share")).sort(
         "players", "kind"
     )
@@ -79,8 +93,13 @@ def compute(run: Run, min_effect: float = 0.01) -> PgReport:
 
 def tiebreak_table(run: Run) -> pl.LazyFrame:
     """Per player count: finished games, ties for the win, the ties each rule leaves shared, and the ties the
-    two rules give to different seats."""
-    seats = run.seats().filter(pl.col("finished")).select("game", "players", "seat", "total", "display", "noted")
+    two rules give to different seats (over the whole run at once; ``compute`` sums ``tiebreaks`` by chunks)."""
+    return tiebreaks(run.seats())
+
+
+def tiebreaks(seats: pl.LazyFrame) -> pl.LazyFrame:
+    """``tiebreak_table`` of these seat rows (of played games, with their player count and finished flag)."""
+    seats = seats.filter(pl.col("finished")).select("game", "players", "seat", "total", "display", "noted")
     top = seats.filter(pl.col("total") == pl.col("total").max().over("game"))
 
     def winners(column: str) -> pl.Expr:
