@@ -124,15 +124,25 @@ def strategy_description(cls: type) -> str:
     """The class's docstring; for a compiled class (which keeps none at run time) read from its source file."""
     if cls.__doc__:
         return cls.__doc__.strip()
-    module = sys.modules.get(cls.__module__)
-    origin = getattr(module, "__file__", None)
-    source = Path(origin).with_name(cls.__module__.rsplit(".", 1)[-1] + ".py") if origin else None
-    if source is None or not source.exists():
+    source = _source_file(cls.__module__)
+    if source is None:
         return ""
     for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
             return (ast.get_docstring(node) or "").strip()
     return ""
+
+
+def _source_file(module_name: str) -> Path | None:
+    """The ``.py`` file of a module, found through its package's directories: a compiled module's ``__file__`` names
+    its shared library, and not always beside its source (how the build's shim was first imported decides)."""
+    package, _, leaf = module_name.rpartition(".")
+    parent = sys.modules.get(package) if package else None
+    places = [Path(p) for p in getattr(parent, "__path__", ())]
+    origin = getattr(sys.modules.get(module_name), "__file__", None)
+    if origin:
+        places.append(Path(origin).parent)
+    return next((place / f"{leaf}.py" for place in places if (place / f"{leaf}.py").is_file()), None)
 
 
 GAME_PARAMETER = "game"  # a strategy of every game takes the game it plays by this keyword: the registry passes it
