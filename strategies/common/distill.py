@@ -270,10 +270,11 @@ def _evaluate(x: Any, played: Any, uid: Any, w: Any) -> dict:
 
 def train_main(
     argv: list[str] | None, prog: str, game: str, teacher: str, student: Callable[[], Any], features: Sequence[str],
-    model: Path, players: int = 2,
+    model: Path, players: int = 2, subsets: dict[str, tuple[Sequence[str], str]] | None = None,
 ) -> int:  # fmt: skip
     """A game's training command (``generate`` and ``fit``, see the game's ``expert_train``): ``teacher`` and
-    ``players`` are the defaults of ``generate``, ``model`` the file ``fit --write`` stores the policy in."""
+    ``players`` are the defaults of ``generate``, ``model`` the file ``fit --write`` stores the policy in.
+    ``subsets``: ``fit`` flags (name -> (features, help)) that fit on the first features of every row only."""
     import argparse
     import sys
     import time
@@ -294,6 +295,8 @@ def train_main(
     fitp.add_argument("--target", choices=TARGETS, default="played")
     fitp.add_argument("--l2", type=float, default=1e-3)
     fitp.add_argument("--temperature", type=float, default=0.02)
+    for flag, (_, text) in (subsets or {}).items():
+        fitp.add_argument(f"--{flag}", action="store_true", help=text)
     fitp.add_argument("--write", action="store_true", help="store the model (palais_sim/data/ or --model)")
     fitp.add_argument("--model", type=Path, default=model)
     args = parser.parse_args(argv)
@@ -319,10 +322,14 @@ def train_main(
             return 1
         frames.append(pl.read_parquet(path).with_columns(file=pl.lit(i)))
     table = pl.concat(frames)
+    chosen = [flag for flag in subsets or {} if getattr(args, flag.replace("-", "_"))]
+    if chosen:  # the subset's features are the first of every row
+        features = (subsets or {})[chosen[-1]][0]
+        table = table.with_columns(pl.col("features").list.head(len(features)))
     policy, report = fit(table, features, args.target, args.l2, args.temperature, args.seed)
     policy.meta["command"] = f"python -m {prog.removeprefix('python -m ')} fit " + " ".join(
         [*(p.name for p in args.tables), f"--seed {args.seed}", f"--target {args.target}", f"--l2 {args.l2}",
-         f"--temperature {args.temperature}"])  # fmt: skip
+         f"--temperature {args.temperature}", *(f"--{flag}" for flag in chosen)])  # fmt: skip
     policy.meta["games"] = int(table.select(pl.struct("file", "game").n_unique()).item())
     print(json.dumps(report, indent=1))
     if args.write:
