@@ -36,6 +36,17 @@ TARGETS = ("played", "visits", "value")
 COLUMNS = ("game", "decision", "seat", "round", "kind", "candidate", "features", "visits", "value", "played")
 
 
+_LOADED: dict[tuple, LinearPolicy] = {}  # fitted policies read in this process, by path and feature lists
+
+
+def check_prior_search(budget: int, top: int) -> None:
+    """The parameters every game's ``expert`` shares: the race's rollouts and how many of the policy's best it races."""
+    if budget < 0:
+        raise ValueError(f"budget must be 0 (the policy alone) or a number of rollouts, got {budget}")
+    if top < 2:
+        raise ValueError(f"top must be at least 2 candidates, got {top}")
+
+
 class LinearPolicy:
     """A linear score per decision kind over a candidate's features (a kind without its own weights uses the
     shared ones, ``""``)."""
@@ -56,6 +67,14 @@ class LinearPolicy:
             raise ValueError(f"{path}: fitted on other features than today's {len(features)}: refit it")
         weights = {kind: [float(x) for x in w] for kind, w in data["weights"].items()}
         return cls(data["features"], weights, {k: v for k, v in data.items() if k not in ("features", "weights")})
+
+    @classmethod
+    def cached(cls, path: str | Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy:
+        """:meth:`load`, read once per process and path (every player of a game shares the model)."""
+        key = (str(path), tuple(features), *map(tuple, others))
+        if key not in _LOADED:
+            _LOADED[key] = cls.load(Path(path), features, *others)
+        return _LOADED[key]
 
     def to_json(self) -> dict:
         return {"features": list(self.features), "weights": self.weights, **self.meta}

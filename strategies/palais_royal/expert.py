@@ -25,22 +25,18 @@ from typing import Any
 
 from palais_sim.games.palais_royal.rules import DECISION_KINDS, Decision
 from palais_sim.games.palais_royal.view import PlayerView
-from strategies.common.distill import LinearPolicy, best_index
+from strategies.common.distill import LinearPolicy, best_index, check_prior_search
 from strategies.common.search import choice_key
 from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, candidate_features
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 
 # found through the package (a compiled module's __file__ is the shared library's, elsewhere)
 MODEL = Path(str(resources.files("palais_sim").joinpath("data/palais_royal_expert.json")))
-_POLICIES: dict[str, LinearPolicy] = {}
 
 
 def load_policy(path: str | Path = MODEL) -> LinearPolicy:
     """The fitted policy at ``path``, read once per process."""
-    key = str(path)
-    if key not in _POLICIES:
-        _POLICIES[key] = LinearPolicy.load(Path(path), *FEATURE_SETS)
-    return _POLICIES[key]
+    return LinearPolicy.cached(path, *FEATURE_SETS)
 
 
 class ExpertStrategy:
@@ -53,10 +49,7 @@ class ExpertStrategy:
         self, budget: int = 8, top: int = 3, margin: float = 0.0, horizon: int = 2, base_after: int = 40,
         model: str = "", search: str = "setup/move/recruit/seals",
     ) -> None:  # fmt: skip
-        if budget < 0:
-            raise ValueError(f"budget must be 0 (the policy alone) or a number of rollouts, got {budget}")
-        if top < 2:
-            raise ValueError(f"top must be at least 2 candidates, got {top}")
+        check_prior_search(budget, top)
         if margin < 0:
             raise ValueError(f"margin must be 0 (search every decision) or a policy score gap, got {margin}")
         self.budget = int(budget)

@@ -21,22 +21,18 @@ from pathlib import Path
 
 from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.view import PlayerView
-from strategies.common.distill import LinearPolicy, best_index
+from strategies.common.distill import LinearPolicy, best_index, check_prior_search
 from strategies.common.search import SearchStrategy
 from strategies.palastgefluester.expert_features import FEATURES, candidate_features
 from strategies.palastgefluester.heuristic import HeuristicStrategy
 
 MODEL = Path(__file__).resolve().parent.parent.parent / "palais_sim" / "data" / "palastgefluester_expert.json"
 MAX_CANDIDATES = 24  # more legal choices than this (a large Zauberer gift): heuristic's choice
-_POLICIES: dict[str, LinearPolicy] = {}
 
 
 def load_policy(path: str | Path = MODEL) -> LinearPolicy:
     """The fitted policy at ``path``, read once per process."""
-    key = str(path)
-    if key not in _POLICIES:
-        _POLICIES[key] = LinearPolicy.load(Path(path), FEATURES)
-    return _POLICIES[key]
+    return LinearPolicy.cached(path, FEATURES)
 
 
 class ExpertStrategy:
@@ -45,10 +41,7 @@ class ExpertStrategy:
     name = "expert"
 
     def __init__(self, budget: int = 6, top: int = 3, horizon: int = 0, model: str = "") -> None:
-        if budget < 0:
-            raise ValueError(f"budget must be 0 (the policy alone) or a number of rollouts, got {budget}")
-        if top < 2:
-            raise ValueError(f"top must be at least 2 candidates, got {top}")
+        check_prior_search(budget, top)
         if horizon < 0:
             raise ValueError(f"horizon must be 0 (play to the end) or a number of rounds, got {horizon}")
         self.budget = int(budget)
