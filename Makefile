@@ -80,23 +80,25 @@ ladder: $(STAMP)  ## the strategy ladder: every built-in, ratings and decisions/
 	$(BIN)/palais ladder --strategies $(LADDER) --games 60 --workers 2 --seed 1
 
 STUDIES := runs/studies/standard
-PRIVILEGES := reinforce_plus2,move_plus2,diagonal_move,mint_plus2,king_plus1,madame_plus1,cards_plus3,servants_plus1,servants_plus3
-
 STUDY_WORKERS ?= 2
-# The nobles at the search level: a subset (an arm there costs about 100 CPU-s, so all 51 subjects would take about 5
-# hours): the subjects the greedy level decides (only these can be robust) and those it puts beyond 3 pp.
-NOBLES_SEARCH := king_plus1,madame_plus1,move_plus2,N04,N06,N11,N17,N22,N30,N19,N20,N33
+# The three skill levels of every study: the cheap one, the strong one (about ismcts:budget=30's strength) and the
+# old search level between them.
+STUDY_LEVELS := --strategy greedy --strategy expert --strategy lookahead:budget=8,horizon=2
+# Games the nobles study may play in all (its levels' looks in rounds, the cheapest arms first within a round); a rerun
+# with a larger one carries on where the last stopped: make reports NOBLES_BUDGET=...
+NOBLES_BUDGET ?= 1000000
+# The search ladder's subjects: those whose verdict moves with strength in the published studies.
+NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,N04,N06,N11,N17,N22,N30,N19,N20,N33
 
-# After a change of the rules or the strategies the studies refuse their old arms (another code fingerprint):
-# remove $(STUDIES) first, and every arm is played again.
-reports: $(STAMP)  ## the standard set's balance studies and a balancing search into reports/standard/ (about 3 hours on 2 cores, most of it the searches; reruns reuse arms)
-	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 1500 --gold-factorial --workers $(STUDY_WORKERS)
-	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder ismcts:budget=8 --rungs 3 --groups 400 --workers $(STUDY_WORKERS)
-	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 3000 --workers $(STUDY_WORKERS)
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --groups 500 --looks 5 --workers $(STUDY_WORKERS)
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles-search --nobles $(NOBLES_SEARCH) --groups 500 --looks 5 --workers $(STUDY_WORKERS)
-	$(BIN)/palais study nobles --out $(STUDIES)/privileges --nobles $(PRIVILEGES) --groups 500 --workers $(STUDY_WORKERS)
-	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy seals --groups 300 --workers $(STUDY_WORKERS)
+# Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
+# last groups and kept when the games are identical (verified), played again otherwise.
+reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
+	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 1000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
+	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 3000 $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 3000 --looks 5 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
+	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder expert:budget=8 --rungs 3 --groups 400 --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder expert:budget=8 --rungs 3 --groups 500 --workers $(STUDY_WORKERS)
+	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --workers $(STUDY_WORKERS)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
