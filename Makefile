@@ -84,7 +84,7 @@ STUDY_WORKERS ?= 2
 # The three skill levels of every study: the cheap one, the strong one (about ismcts:budget=30's strength) and the
 # old search level between them.
 STUDY_LEVELS := --strategy greedy --strategy expert --strategy lookahead:budget=8,horizon=2
-# Games the nobles study may play in all (its levels' looks in rounds, the cheapest arms first within a round); a rerun
+# Games the nobles study may play in all (in rounds: every open arm's next look, levels in this order); a rerun
 # with a larger one carries on where the last stopped: make reports NOBLES_BUDGET=...
 NOBLES_BUDGET ?= 1000000
 # The search ladder's subjects: those whose verdict moves with strength in the published studies.
