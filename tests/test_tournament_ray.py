@@ -232,3 +232,25 @@ def test_without_ray_the_backend_says_how_to_install(tmp_path):
     assert res.returncode == 2
     assert res.stderr.strip() == "error: --backend ray needs Ray: pip install 'palais-sim[ray]'"
     assert not (tmp_path / "r").exists()
+
+
+def test_the_ladder_plays_on_the_cluster(tmp_path, ray_address):
+    """`palais ladder --backend ray --address`: the same ratings and head-to-head table as the local pool's, its run
+    recorded as played on Ray with all the cluster's CPUs."""
+    import json
+
+    args = ["ladder", "--strategies", "random,greedy,seals", "--games", "6", "--max-rounds", "6", "--json"]
+    local = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "local")])
+    assert local.exit_code == 0, local.output
+    res = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "ray"), "--backend", "ray", "--address", ray_address])
+    assert res.exit_code == 0, res.output
+    tables = [json.loads(r.output) for r in (local, res)]
+    for t in tables:  # the clocks differ between any two runs
+        for key in ("seconds", "run"):
+            t.pop(key)
+        for row in t["table"]:
+            for key in ("decisions_timed", "cpu_seconds", "decisions_per_cpu_second"):
+                row.pop(key)
+    assert tables[0] == tables[1] and len(tables[0]["ratings"]) == 3
+    session = json.loads((tmp_path / "ray" / "manifest.json").read_text())["sessions"][-1]
+    assert session["backend"] == "ray" and session["workers"] == 2

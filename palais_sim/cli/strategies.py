@@ -31,10 +31,13 @@ from palais_sim.cli.errors import (
 )
 from palais_sim.cli.options import (
     NO_RULES,
+    AddressOpt,
     AllowFailuresOpt,
+    BackendOpt,
     ComponentsOpt,
     GameOpt,
     MaxRoundsGameOpt,
+    check_backend,
     rules_for,
     with_rule_options,
 )
@@ -243,8 +246,15 @@ def ladder(
         None, "--strategies", help="Comma-separated strategy specs \\[default: the game's ladder (`palais games`)]"
     ),
     players: int | None = typer.Option(None, "--players", "-p", help="Players per game \\[default: 2; the game's]"),
-    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (1 = in-process)"),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        "-w",
+        help="Worker processes (1 = in-process) \\[default: 1; with --backend ray: the cluster's CPUs]",
+    ),
     seed: int = typer.Option(1, "--seed", "-s", help="Root seed for every game seed"),
+    backend: str = BackendOpt,
+    address: str | None = AddressOpt,
     components: Path | None = ComponentsOpt,
     max_rounds: int | None = MaxRoundsGameOpt,
     out: Path | None = typer.Option(
@@ -259,13 +269,18 @@ def ladder(
     from palais_sim.analytics import winrates
     from palais_sim.analytics.runs import RunError, open_run
     from palais_sim.tournament.manifest import MANIFEST, Manifest, RunDirError
+    from palais_sim.tournament.ray_backend import RayUnavailable
     from palais_sim.tournament.runner import RunStopped, run
     from palais_sim.tournament.schedule import Schedule, ScheduleError
 
     check_at_least(games, "--games")
-    check_at_least(workers, "--workers")
+    if workers is not None:
+        check_at_least(workers, "--workers")
     check_seed(seed)
     try:
+        check_backend(backend, address)
+        if workers is None and backend != "ray":
+            workers = 1
         the_game = resolve_game(game)
         given = rules_for(the_game, rules)  # a peer's option refused before anything else
         if players is None:
@@ -301,10 +316,14 @@ def ladder(
             # the same command again finishes a ladder an interruption left in --out (as a study's arms)
             stored = Manifest.load(run_dir) if (run_dir / MANIFEST).exists() else None
             resume = stored is not None and stored.data.get("state") != "done"
-            summary = run(settings, run_dir, workers, time_strategies=True, resume=resume)
+            summary = run(
+                settings, run_dir, workers, time_strategies=True, resume=resume, backend=backend, address=address
+            )
             played = open_run(run_dir)
             rates = winrates.compute(played)
             facts = played.summary
+    except RayUnavailable as exc:
+        fail(str(exc), 2)
     except RunStopped as exc:
         if out is None:
             fail(f"{exc.stopped.split(':')[0]}: the ladder's temporary run is removed; {resume_advice()}", exc.code)
