@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from palais_sim.core import loop
 from palais_sim.games.palastgefluester.rules import Decision, apply, decision, new_game
-from palais_sim.games.palastgefluester.state import REPEAT, SIX, PgOptions, PgState, RoundEnd
+from palais_sim.games.palastgefluester.state import REPEAT, SIX, PgOptions, PgState, RoundEnd, round_end_record
 from palais_sim.games.palastgefluester.view import PlayerView, Strategy
 
 GAME_NAME = "palastgefluester"
@@ -84,16 +84,7 @@ class PgResult:
             "seed": self.seed,
             "options": self.options.to_dict() if self.options else None,
             "components_hash": self.components_hash,
-            "round_ends": [
-                {
-                    "round": r.round,
-                    "kind": r.kind,
-                    "seat": r.seat + 1,
-                    "scorers": [s + 1 for s in r.scorers],
-                    "cards": r.cards,
-                }
-                for r in self.round_ends
-            ],  # fmt: skip
+            "round_ends": [round_end_record(r) for r in self.round_ends],
         }
 
 

@@ -47,6 +47,7 @@ from palais_sim.games.palastgefluester.state import (
     PgState,
     RoundEnd,
     empty_state,
+    round_end_record,
     shuffle_rng,
 )
 
@@ -154,16 +155,7 @@ def export_position(state: PgState) -> dict:
         "known": known,
         "last_card": None if state.last_card < 0 else card_name(comps, state.last_card),
         "round_cards": state.round_cards,
-        "round_ends": [
-            {
-                "round": r.round,
-                "kind": r.kind,
-                "seat": r.seat + 1,
-                "scorers": [s + 1 for s in r.scorers],
-                "cards": r.cards,
-            }
-            for r in state.round_ends
-        ],  # fmt: skip
+        "round_ends": [round_end_record(r) for r in state.round_ends],
         **{name: list(getattr(state, name)) for name in _COUNTS},
         "shuffles": state.shuffles,
         "king_shuffles": state.king_shuffles,

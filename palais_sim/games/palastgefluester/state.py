@@ -72,6 +72,17 @@ class RoundEnd(NamedTuple):
     cards: int
 
 
+def round_end_record(end: RoundEnd) -> dict[str, object]:
+    """A round end as the game record and a position file write it (seats 1-based)."""
+    return {
+        "round": end.round,
+        "kind": end.kind,
+        "seat": end.seat + 1,
+        "scorers": [s + 1 for s in end.scorers],
+        "cards": end.cards,
+    }
+
+
 def shuffle_rng(seed: int, purpose: str, count: int) -> random.Random:
     """The random stream of one shuffle: keyed by sha256 of the seed, the purpose and the shuffle's number (the seed
     formatted as an ``object``: see ``core.streams.decision_rng``)."""
