@@ -42,7 +42,7 @@ def source(tmp_path: Path) -> Path:
         _row("king_plus1", "greedy", "favoured", 5.2, [2.7, 7.7], 100),
         _row("N01", "lookahead:budget=8", "undecided", 1.1, [-1.0, 3.2], 100),
         _row("N19", "greedy", "disfavoured", -0.1, [-0.2, 0.1], 100, reason="dead"),
-    ], {"greedy": {"games": 600, "seconds": 100.0, "cpu_seconds": 180.0, "cores": 2},
+    ], {"greedy": {"games": 600, "seconds": 100.0, "cpu_seconds": 180.0, "cores": [2]},
         "lookahead:budget=8": {"games": 200, "seconds": 1000.0, "cpu_seconds": 1900.0, "cores": 2}})  # fmt: skip
     _study(src / "b-expert", ["greedy", "expert", "lookahead:budget=8"], [
         _row("N01", "greedy", "undecided", 2.2, [-0.3, 4.7], 300),

@@ -345,6 +345,13 @@ def duration(seconds: float) -> str:
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
+def _as_list(value: object) -> list:
+    """A level's recorded cores: a list of counts (one per machine), or one count."""
+    if isinstance(value, list | tuple):
+        return [v for v in value if v]
+    return [value] if value else []
+
+
 def time_table(sources: list[Source]) -> list[str]:
     """Per study and search: its games, the sum of its arms' recorded wall and CPU seconds, and the machine's cores
     where recorded; the total over all."""
@@ -358,7 +365,7 @@ def time_table(sources: list[Source]) -> list[str]:
         wall = sum(float(g.get("seconds") or 0.0) for g in levels)
         has_cpu = all(g.get("cpu_seconds") is not None for g in levels)
         cpu = sum(float(g.get("cpu_seconds") or 0.0) for g in levels)
-        mine = {int(g["cores"]) for g in levels if g.get("cores")}
+        mine = {int(c) for g in levels for c in _as_list(g.get("cores"))}
         cores |= mine
         total_games, total_wall, total_cpu = total_games + games, total_wall + wall, total_cpu + cpu
         cpu_known = cpu_known and has_cpu
