@@ -50,7 +50,8 @@ def source(tmp_path: Path) -> Path:
         _row("N02", "expert", "balanced", 0.0, [-1.5, 1.5], 300),
         _row("N01", "lookahead:budget=8", "undecided", 0.9, [-1.5, 3.3], 50),
     ], {"greedy": {"games": 600, "seconds": 50.0}, "expert": {"games": 600, "seconds": 3600.0}},
-        ladder={"rungs": [{"strategy": "greedy", "elo": 0.0}, {"strategy": "expert", "elo": 312.4}],
+        ladder={"rungs": [{"strategy": "greedy", "elo": 0.0, "groups": 0},
+                          {"strategy": "expert", "elo": 312.4, "groups": 100}],
                 "settling": [{"subject": "noble", "key": "N01", "state": "moving", "setups": 300},
                              {"subject": "noble", "key": "N03", "state": "not settled", "setups": 300}]})  # fmt: skip
     # a seats study: ten rows at one level, three undecided (exactly the 30% goal: not marked)
@@ -116,7 +117,7 @@ def test_the_table_has_a_row_per_subject_a_column_per_level(source: Path, tmp_pa
     assert rows["N03"][5].startswith("not balanced within the limits") and rows["N03"][5].endswith(bal)
     assert rows["N19"][1] == f"**disfavoured** (dead) -0.1 [-0.2, +0.1] {a}"
     assert rows["king_plus1"][1] == f"**favoured** +5.2 [+2.7, +7.7] {a}"
-    assert "`expert` +312 Elo" in text  # the ladder's rungs with their strength
+    assert "`greedy` (the reference), `expert` +312 Elo" in text  # the ladder's rungs with their strength
 
 
 def test_every_noble_of_the_set_is_listed_even_unplayed(source: Path, tmp_path: Path) -> None:
@@ -167,7 +168,7 @@ def test_time_sums_the_recorded_seconds(source: Path, tmp_path: Path) -> None:
     assert a[1:] == ["800", "1,100 s (18 min)", "2,080 s (35 min)", "2"]
     b = rows["[b-expert](b-expert/study.md)"]
     assert b[1:] == ["1,200", "3,650 s (1 h 01 min)", "not recorded", "not recorded"]
-    assert rows["[balance](balance/balance.md)"][2] == "40 s (40 s)"
+    assert rows["[balance](balance/balance.md)"][2] == "40 s"
     total = rows["**all**"]
     assert total[1] == "**2,900**" and total[2] == "**4,800 s (1 h 20 min)**"
     assert total[3] == "not recorded for every study"

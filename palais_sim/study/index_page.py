@@ -198,7 +198,8 @@ def _price(row: dict) -> str:
     if row.get("gold") is None or not seals:
         return ""
     points = row.get("points")
-    return f" ({row['gold']} gold, {seals[0]}+{seals[1]} seals, {points} point{'s' * (points != 1)})"
+    worth = "" if points is None else f", {points} point{'s' * (points != 1)}"
+    return f" ({row['gold']} gold, {seals[0]}+{seals[1]} seals{worth})"
 
 
 def subject_table(studies: list[Source], searches: list[Source]) -> list[str]:
@@ -272,9 +273,12 @@ def _legend(
     if not proposed:
         lines += [f"balance proposal: {NONE} everywhere, no balance search at this player count.", ""]
     else:
+        searches = {source.name: source for _text, source in proposed.values()}
+        at = "; ".join(f"{_mark(numbers[n])} at {', '.join(f'`{lv}`' for lv in study_levels(s))}"
+                       for n, s in searches.items() if n in numbers)  # fmt: skip
         lines += [
-            f"balance proposal: the change the balance search proposes and what the noble was before; {NONE}: no "
-            "change proposed (it was not called under- or overpriced there, or not searched).",
+            f"balance proposal: the change the balance search proposes and what the noble was before ({at}); "
+            f"{NONE}: no change proposed (not called under- or overpriced there, or not searched).",
             "",
         ]
     if notes:
@@ -287,7 +291,8 @@ def _rungs_text(source: Source) -> str:
     parts = []
     for rung in (source.data.get("ladder") or {}).get("rungs") or []:
         elo = rung.get("elo")
-        parts.append(f"`{rung.get('strategy')}`" + ("" if elo is None else f" {round(elo):+d} Elo"))
+        strength = " (the reference)" if not rung.get("groups") else "" if elo is None else f" {round(elo):+d} Elo"
+        parts.append(f"`{rung.get('strategy')}`{strength}")
     return ", ".join(parts) or "not recorded"
 
 
@@ -345,6 +350,11 @@ def duration(seconds: float) -> str:
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
+def _seconds(seconds: float) -> str:
+    """Seconds, and in minutes and hours from a minute on: "38 s", "2,750 s (46 min)"."""
+    return f"{seconds:,.0f} s" + (f" ({duration(seconds)})" if seconds >= 60 else "")
+
+
 def _as_list(value: object) -> list:
     """A level's recorded cores: a list of counts (one per machine), or one count."""
     if isinstance(value, list | tuple):
@@ -369,15 +379,14 @@ def time_table(sources: list[Source]) -> list[str]:
         cores |= mine
         total_games, total_wall, total_cpu = total_games + games, total_wall + wall, total_cpu + cpu
         cpu_known = cpu_known and has_cpu
-        body.append([source.link, f"{games:,}", f"{wall:,.0f} s ({duration(wall)})",
-                     f"{cpu:,.0f} s ({duration(cpu)})" if has_cpu else "not recorded",
+        body.append([source.link, f"{games:,}", _seconds(wall), _seconds(cpu) if has_cpu else "not recorded",
                      ", ".join(map(str, sorted(mine))) or "not recorded"])  # fmt: skip
     if not body:
         return []
-    body.append(["**all**", f"**{total_games:,}**", f"**{total_wall:,.0f} s ({duration(total_wall)})**",
-                 f"**{total_cpu:,.0f} s ({duration(total_cpu)})**" if cpu_known else "not recorded for every study",
+    body.append(["**all**", f"**{total_games:,}**", f"**{_seconds(total_wall)}**",
+                 f"**{_seconds(total_cpu)}**" if cpu_known else "not recorded for every study",
                  ", ".join(map(str, sorted(cores))) or "not recorded"])  # fmt: skip
-    on = f" on {', '.join(map(str, sorted(cores)))} cores" if cores else ""
+    on = f" on {' and '.join(map(str, sorted(cores)))} cores" if cores else " (the machine's cores not recorded)"
     return [
         "## Time",
         "",
