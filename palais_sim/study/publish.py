@@ -1,5 +1,8 @@
 """Copy finished studies into a directory small enough to commit (study.md, study.json and the PNG charts; not the
-arm runs nor the self-contained HTML, which embeds the same PNGs) and write an index of their verdicts.
+arm runs nor the self-contained HTML, which embeds the same PNGs) and write an index of their verdicts: the overview
+of every noble and privilege at every skill level, the undecided shares and the recorded time (``study.index_page``),
+then each study's and balance search's summary. It reads only the files it copies, so a published directory can be
+published again (``python -m palais_sim.study.publish reports/standard /tmp/out``).
 
     python -m palais_sim.study.publish runs/studies/standard reports/standard
 """
