@@ -73,6 +73,8 @@ class Ledger:
     games: dict[str, int] = field(default_factory=dict)
     played_now: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    cpu: dict[str, float | None] = field(default_factory=dict)  # the workers' CPU seconds; None: not recorded
+    cores: dict[str, set[int]] = field(default_factory=dict)  # the cores of the machines that played its arms
     code: dict[str, str] = field(default_factory=dict)  # the code fingerprint its arms hold for (played or verified)
     played_by: dict[str, set[str]] = field(default_factory=dict)  # the code fingerprints that played its arms
     verified: dict[str, dict[str, dict]] = field(default_factory=dict)  # its arms of earlier code verified, by arm
@@ -90,6 +92,10 @@ class Ledger:
         else:
             seconds = _recorded_seconds(out)  # an arm played earlier: the wall time its manifest recorded
         self.seconds[strategy] = self.seconds.get(strategy, 0.0) + seconds
+        cpu, cores = recorded_cpu(out)
+        before = self.cpu.get(strategy, 0.0)
+        self.cpu[strategy] = None if cpu is None or before is None else before + cpu
+        self.cores.setdefault(strategy, set()).update(cores)
         self._record_code(strategy, settings, out)
         return out
 
@@ -113,9 +119,12 @@ class Ledger:
             self.code[strategy] = played  # type: ignore[assignment]
 
     def to_dict(self) -> dict:
-        """Per skill level: games, games played now, wall time, the code its arms hold for (``code_fingerprint``:
-        played by it, or verified with it by replay), the codes that played them and the arms verified."""
+        """Per skill level: games, games played now, wall time, the workers' CPU time (None where an arm's run did
+        not record it) and the machines' cores, the code its arms hold for (``code_fingerprint``: played by it, or
+        verified with it by replay), the codes that played them and the arms verified."""
+        cpu = {s: None if t is None else round(t, 1) for s, t in self.cpu.items()}
         return {s: {"games": g, "played_now": self.played_now.get(s, 0), "seconds": round(self.seconds.get(s, 0.0), 1),
+                    "cpu_seconds": cpu.get(s), "cores": sorted(self.cores.get(s, ())),
                     "code_fingerprint": self.code.get(s), "played_by": sorted(self.played_by.get(s, ())),
                     "verified": list(self.verified.get(s, {}).values())}
                 for s, g in self.games.items()}  # fmt: skip
@@ -150,6 +159,22 @@ def _recorded_seconds(run_dir: Path) -> float:
         return (datetime.fromisoformat(updated) - datetime.fromisoformat(created)).total_seconds()
     except (AttributeError, KeyError, TypeError, ValueError):
         return 0.0
+
+
+def recorded_cpu(run_dir: Path) -> tuple[float | None, set[int]]:
+    """The CPU seconds a finished run's sessions recorded in their run.log summaries ("... Wall time 12.3 s (CPU
+    20.1 s in the workers) with 2 workers on 2 cores ..."), None when a session's summary lacks it (an older run),
+    and the core counts they name."""
+    import re
+
+    try:
+        text = (run_dir / "run.log").read_text(encoding="utf-8")
+    except OSError:
+        return None, set()
+    sessions = re.findall(r"Wall time [0-9.]+ s", text)
+    cpu = [float(x) for x in re.findall(r"Wall time [0-9.]+ s \(CPU ([0-9.]+) s in the workers\)", text)]
+    cores = {int(x) for x in re.findall(r"Wall time [^,]* workers? on (\d+) cores", text)}
+    return (sum(cpu) if sessions and len(cpu) == len(sessions) else None), cores
 
 
 def arm_dir(out: Path, strategy: str, *parts: str) -> Path:

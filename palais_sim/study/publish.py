@@ -1,5 +1,8 @@
 """Copy finished studies into a directory small enough to commit (study.md, study.json and the PNG charts; not the
-arm runs nor the self-contained HTML, which embeds the same PNGs) and write an index of their verdicts.
+arm runs nor the self-contained HTML, which embeds the same PNGs) and write an index of their verdicts: the overview
+of every noble and privilege at every skill level, the undecided shares and the recorded time (``study.index_page``),
+then each study's and balance search's summary. It reads only the files it copies, so a published directory can be
+published again (``python -m palais_sim.study.publish reports/standard /tmp/out``).
 
     python -m palais_sim.study.publish runs/studies/standard reports/standard
 """
@@ -11,6 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from palais_sim.study import index_page
 from palais_sim.study.common import verified_text
 from palais_sim.study.render import ci_text, pp
 
@@ -59,7 +63,14 @@ def _summary(name: str, data: dict) -> list[str]:
 
 
 def publish(source: Path, target: Path) -> Path:
+    """Copy the finished studies and balance searches of ``source`` into ``target`` and write its README.md: the
+    overview of every noble and privilege, the undecided shares and the time (``study.index_page``), then a summary
+    of each study. Reads only the files it copies, so ``source`` may be a published directory itself."""
     target.mkdir(parents=True, exist_ok=True)
+    studies = [index_page.Source(p.name, _read(p / "study.json"))
+               for p in sorted(source.iterdir()) if (p / "study.json").exists()]  # fmt: skip
+    searches = [index_page.Source(p.name, _read(p / "balance.json"), "balance.md")
+                for p in sorted(source.iterdir()) if (p / "balance.json").exists()]  # fmt: skip
     index = [
         "# The standard component set's balance verdicts",
         "",
@@ -71,30 +82,40 @@ def publish(source: Path, target: Path) -> Path:
         "expected by chance). Wall times are those of the machine that played the arms (sums of the runs' own "
         "summaries), which may have been shared with other work.",
         "",
+        *index_page.subject_table(studies, searches),
+        *index_page.undecided_table(studies),
+        *index_page.time_table(studies + searches),
     ]
-    for study in sorted(p for p in source.iterdir() if (p / "study.json").exists()):
-        out = target / study.name
-        if out.exists():
-            shutil.rmtree(out)
-        (out / "charts").mkdir(parents=True)
-        for name in ("study.md", "study.json"):
-            shutil.copy2(study / name, out / name)
-        for png in sorted((study / "charts").glob("*.png")):
-            shutil.copy2(png, out / "charts" / png.name)
-        index += _summary(study.name, json.loads((study / "study.json").read_text(encoding="utf-8")))
-    for search in sorted(p for p in source.iterdir() if (p / "balance.json").exists()):
-        out = target / search.name
-        if out.exists():
-            shutil.rmtree(out)
-        (out / "charts").mkdir(parents=True)
-        for name in ("balance.md", "balance.json", "balanced.toml"):
-            shutil.copy2(search / name, out / name)
-        for png in sorted((search / "charts").glob("*.png")):
-            shutil.copy2(png, out / "charts" / png.name)
-        index += _balance_summary(search.name, json.loads((search / "balance.json").read_text(encoding="utf-8")))
+    for study in studies:
+        _copy(source / study.name, target / study.name, ("study.md", "study.json"))
+        index += _summary(study.name, study.data)
+    for search in searches:
+        _copy(source / search.name, target / search.name, ("balance.md", "balance.json", "balanced.toml"))
+        index += _balance_summary(search.name, search.data)
     path = target / "README.md"
     path.write_text("\n".join(index), encoding="utf-8")
     return path
+
+
+def _read(path: Path) -> dict:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a study document (a JSON object)")
+    return data
+
+
+def _copy(source: Path, target: Path, names: tuple[str, ...]) -> None:
+    """The files of a study worth committing (those present) and its PNG charts; ``target`` is replaced."""
+    if source.resolve() == target.resolve():
+        return
+    if target.exists():
+        shutil.rmtree(target)
+    (target / "charts").mkdir(parents=True)
+    for name in names:
+        if (source / name).exists():
+            shutil.copy2(source / name, target / name)
+    for png in sorted((source / "charts").glob("*.png")):
+        shutil.copy2(png, target / "charts" / png.name)
 
 
 def _balance_summary(name: str, data: dict) -> list[str]:
@@ -104,7 +125,7 @@ def _balance_summary(name: str, data: dict) -> list[str]:
                  f"validation on fresh seeds (root seed {data.get('validation_seed')}).")  # fmt: skip
     lines.append("")
     changed = [c for c in data.get("changes", []) if c.get("new_price", c["new_gold"]) != c.get("price", c["gold"])]
-    lines.append("Proposed: " + (", ".join(f"{c['noble']} {_change(c)} ({c['was']})"
+    lines.append("Proposed: " + (", ".join(f"{c['noble']} {index_page.change_text(c)} ({c['was']})"
                                           for c in changed) or "no change") + ".")  # fmt: skip
     unbalanced = data.get("unbalanced") or {}
     if unbalanced:
@@ -114,10 +135,18 @@ def _balance_summary(name: str, data: dict) -> list[str]:
     return lines
 
 
-def _change(change: dict) -> str:
-    """A change in words: the whole price's (seals and points too), or the gold of a search that moved gold only."""
-    return change.get("change") or f"{change['gold']} -> {change['new_gold']} gold"
+def main(argv: list[str]) -> int:
+    """``python -m palais_sim.study.publish SOURCE TARGET``: a bad argument or file is one line and exit status 1."""
+    if len(argv) != 2:
+        print("error: usage: python -m palais_sim.study.publish SOURCE TARGET", file=sys.stderr)
+        return 1
+    try:
+        print(publish(Path(argv[0]), Path(argv[1])))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"error: {' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover - make reports
-    print(publish(Path(sys.argv[1]), Path(sys.argv[2])))
+    sys.exit(main(sys.argv[1:]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import math
+import os
 import platform
 import signal
 import sys
@@ -73,6 +74,8 @@ class RunSummary:
     # with time_strategies: every strategy's decisions and their CPU seconds, over the games played in this session
     strategy_clock: dict[str, tuple[int, float]] = field(default_factory=dict)
     shard: Shard | None = None  # the part of the schedule this run plays (--shard), None for all of it
+    cpu_seconds: float = 0.0  # the workers' CPU time for the chunks played in this session
+    cores: int | None = None  # the machine's cores (a local run; None on a Ray cluster)
 
     def text(self) -> str:
         s = self.settings
@@ -88,8 +91,9 @@ class RunSummary:
             played += f" (part {self.shard} of a {s.games}-game schedule)"
         return (
             f"{game}Played {played} of {s.format} {','.join(s.strategies)} for {s.players} players "
-            f"{rot}{rules}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s with "
-            f"{self.workers} worker{'s' if self.workers > 1 else ''}, {rate:.0f} games/s. Results in {self.out}: "
+            f"{rot}{rules}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s (CPU {self.cpu_seconds:.1f} s "
+            f"in the workers) with {self.workers} worker{'s' if self.workers > 1 else ''}"
+            f"{f' on {self.cores} cores' if self.cores else ''}, {rate:.0f} games/s. Results in {self.out}: "
             f"{', '.join(t + '/' for t in tables[:-1])} and {tables[-1]}/ Parquet (one file per chunk), manifest.json "
             "and run.log."
         )
@@ -391,6 +395,7 @@ def _run(
     played_now = 0
     first_error = None
     clock: dict[str, tuple[int, float]] = {}
+    cpu_total = 0.0
     try:
         with _signals(_raise_terminated):
             try:
@@ -421,6 +426,7 @@ def _run(
                         raise _FailFast(rep)
                     manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)  # one ledger line
                     played_now += rep.games
+                    cpu_total += rep.cpu_seconds
                     bar.update(rep.games)
                     first_error = first_error or rep.first_error
                     for spec, n, cpu in rep.clock:
@@ -455,7 +461,8 @@ def _run(
     totals = manifest.totals()
     summary = RunSummary(
         out, manifest.planned_games, totals["games"], totals["errors"], totals["decisions"], played_now,
-        time.perf_counter() - start, workers, first_error, settings, clock, manifest.shard,
+        time.perf_counter() - start, workers, first_error, settings, clock, manifest.shard, cpu_total,
+        os.cpu_count() if backend == "local" else None,
     )  # fmt: skip
     with (out / "run.log").open("a", encoding="utf-8") as fh:
         fh.write(summary.text() + "\n")
