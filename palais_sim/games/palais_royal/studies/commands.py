@@ -218,6 +218,7 @@ def balance_nobles(
     from palais_sim.analytics.runs import RunError
     from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.pools import kept
     from palais_sim.tournament.ray_backend import held
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError
@@ -233,7 +234,7 @@ def balance_nobles(
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
                            max_step=max_step, max_seal_step=max_seal_step if seals else 0,
                            max_point_step=max_point_step if points else 0, rounds=rounds, looks=looks)  # fmt: skip
-        with held():  # --backend ray: one start or join of Ray for all the search's arms
+        with held(), kept():  # one start of Ray (--backend ray) or of the local pool for all the search's arms
             paths = run_balance(plan, out)
     except RunStopped as exc:
         stopped(exc)
