@@ -108,6 +108,18 @@ def test_a_failed_start_of_a_run_drops_the_kept_pool(tmp_path: Path, started) ->
     assert_same(tmp_path / "a", tmp_path / "b")
 
 
+def test_a_worker_lost_between_runs_gives_the_next_run_a_new_pool(tmp_path: Path, started) -> None:
+    with pools.kept():
+        run(small(1), tmp_path / "a", 2, progress=False)
+        os.kill(started[0].pids()[0], signal.SIGKILL)  # killed while idle (out of memory, by hand)
+        deadline = time.monotonic() + 30
+        while started[0].alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        run(small(1), tmp_path / "b", 2, progress=False)
+        assert len(started) == 2 and not any(started[0]._procs[i].is_alive() for i in range(2))
+    assert_same(tmp_path / "a", tmp_path / "b")
+
+
 def test_an_interrupted_run_stops_the_kept_pool(tmp_path: Path, started, monkeypatch) -> None:
     from palais_sim.tournament import runner
     from palais_sim.tournament.runner import RunStopped

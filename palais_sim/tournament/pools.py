@@ -223,8 +223,8 @@ class ProcessExecutor:
         failure: BaseException | None = None
         for i in range(len(self._procs)):
             while True:
-                ready = connection.wait([self._conns[i], self._procs[i].sentinel])
-                kind, value = self._receive(i) if ready else ("", None)
+                connection.wait([self._conns[i], self._procs[i].sentinel])  # a reply, or the worker is gone
+                kind, value = self._receive(i)
                 if kind == "log":
                     logging.getLogger(value.name).handle(value)  # type: ignore[attr-defined]
                     continue
