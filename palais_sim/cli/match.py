@@ -67,6 +67,7 @@ def match(
     from palais_sim.registry import resolve_game
     from palais_sim.study.match import MatchPlan, play_match
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.pools import kept
     from palais_sim.tournament.ray_backend import held
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError, Settings
@@ -88,7 +89,7 @@ def match(
             max_games=max_games, batch_groups=batch, base=base,
         )  # fmt: skip
         plan.check()
-        with held():  # --backend ray: one start or join of Ray for all the batches
+        with held(), kept():  # one start of Ray (--backend ray) or of the local pool for all the batches
             if out is not None:
                 result = play_match(plan, out, workers, backend, address)
             else:

@@ -86,12 +86,13 @@ def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = 
     os.environ.setdefault("MPLBACKEND", "Agg")
     from palais_sim.analytics.runs import RunError
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.pools import kept
     from palais_sim.tournament.ray_backend import held
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError
 
     try:
-        with held():  # --backend ray: one start or join of Ray for all the study's arms
+        with held(), kept():  # one start of Ray (--backend ray) or of the local pool for all the study's arms
             paths = fn()
     except RunStopped as exc:
         stopped(exc)

@@ -34,6 +34,7 @@ __all__ = [
     "ProcessExecutor",
     "WorkerLost",
     "default_workers",
+    "kept",
     "make_executor",
     "watch_parent",
 ]
@@ -130,11 +131,12 @@ def _worker_main(conn: Connection, parent_pid: int, initializer: Callable, inita
             return
         if message is None:
             return
-        fn, task = message
+        kind, fn, arg = message
         try:
-            result = fn(task)
+            # "init": the next run's static data for a kept pool (:meth:`ProcessExecutor.initialize`); "task": a task
+            result = fn(*arg, channel, True) if kind == "init" else fn(arg)
         except Exception as exc:  # noqa: BLE001 - the parent decides; the worker stays usable
-            logging.getLogger("palais_sim.worker").error("task %r failed:\n%s", task, traceback.format_exc())
+            logging.getLogger("palais_sim.worker").error("%s %r failed:\n%s", kind, arg, traceback.format_exc())
             channel.send(("error", _picklable(exc)))
         else:
             channel.send(("ok", result))
@@ -208,6 +210,30 @@ class ProcessExecutor:
     def pids(self) -> list[int]:
         return [p.pid for p in self._procs if p.pid is not None]
 
+    def alive(self) -> bool:
+        """Every worker still runs (none was killed or died)."""
+        return bool(self._procs) and all(p.is_alive() for p in self._procs)
+
+    def initialize(self, initializer: Callable, initargs: tuple) -> None:
+        """Run ``initializer(*initargs, log_queue, True)`` in every (idle) worker and wait until each has: the static
+        data of a new run for workers already started (a kept pool, :func:`kept`), as the start-up gives it to new
+        ones. A worker's failure is raised here (it stays usable), a lost worker as :class:`WorkerLost`."""
+        for i in range(len(self._procs)):
+            self._send(i, ("init", initializer, initargs))
+        failure: BaseException | None = None
+        for i in range(len(self._procs)):
+            while True:
+                connection.wait([self._conns[i], self._procs[i].sentinel])  # a reply, or the worker is gone
+                kind, value = self._receive(i)
+                if kind == "log":
+                    logging.getLogger(value.name).handle(value)  # type: ignore[attr-defined]
+                    continue
+                if kind == "error" and failure is None:
+                    failure = value  # type: ignore[assignment]
+                break
+        if failure is not None:
+            raise failure
+
     def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator:
         todo = iter(tasks)
         idle = list(range(len(self._procs)))[::-1]
@@ -220,7 +246,7 @@ class ProcessExecutor:
                     exhausted = True
                     break
                 i = idle.pop()
-                self._send(i, (fn, task))
+                self._send(i, ("task", fn, task))
                 busy.add(i)
             if not busy:
                 return
@@ -282,6 +308,100 @@ class ProcessExecutor:
 _END = object()
 
 
+class _Kept:
+    """The pool :func:`kept` holds between runs: a :class:`ProcessExecutor` and whether a run has it now."""
+
+    def __init__(self) -> None:
+        self.held = False
+        self.pool: ProcessExecutor | None = None
+        self.leased = False
+        self.started = 0  # pools started while held (one per study, unless a worker was lost or the size changed)
+
+    def drop(self) -> None:
+        """Stop the kept pool's workers (at once) and forget it."""
+        pool, self.pool, self.leased = self.pool, None, False
+        if pool is not None:
+            pool.terminate()
+
+
+_KEPT = _Kept()
+
+
+class _Lease:
+    """A run's use of the kept pool: the pool's executor, except that ``close`` hands the workers back for the next
+    run (they stay up, idle) and ``terminate`` stops them (an interrupted or failed run: the next run starts anew)."""
+
+    def __init__(self, pool: ProcessExecutor) -> None:
+        self._pool = pool
+        self.workers = pool.workers
+        self.log_queue = pool.log_queue
+
+    def pids(self) -> list[int]:
+        return self._pool.pids()
+
+    def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator:
+        return self._pool.imap_unordered(fn, tasks)
+
+    def terminate(self) -> None:
+        if _KEPT.pool is self._pool:
+            _KEPT.drop()
+        else:  # pragma: no cover - the kept pool was replaced meanwhile
+            self._pool.terminate()
+
+    def close(self) -> None:
+        if _KEPT.pool is self._pool:
+            _KEPT.leased = False
+        else:  # pragma: no cover - the kept pool was replaced meanwhile
+            self._pool.close()
+
+
+@contextlib.contextmanager
+def kept() -> Iterator[None]:
+    """Within the block, the local process pool of a run is kept for the block's next runs (a study's arms and looks,
+    a match's batches: one start of the workers, their imports and the engine's, for all of them, not one per run).
+    Each run hands its own static data to the kept workers (:meth:`ProcessExecutor.initialize`), so a run plays
+    exactly as in a pool of its own. A pool of another size, a run while another has the pool (a nested run), an
+    in-process run (one worker) or a Ray run are made as without the block. The workers stop when the block ends (at
+    once when it ends by an exception), and die with this process like any pool's (:func:`watch_parent`)."""
+    if _KEPT.held:  # an outer block holds it already
+        yield
+        return
+    _KEPT.held = True
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        _KEPT.held = False
+        pool, _KEPT.pool, _KEPT.leased = _KEPT.pool, None, False
+        if pool is not None:
+            if ok:
+                pool.close()
+            else:
+                pool.terminate()
+
+
+def _kept_executor(workers: int, initializer: Callable, initargs: tuple) -> Executor:
+    """The kept pool of ``workers`` workers, started if need be, initialised for this run (see :func:`kept`)."""
+    if _KEPT.leased:  # a nested run while another has the pool: a pool of its own
+        return ProcessExecutor(workers, initializer, initargs)
+    pool = _KEPT.pool
+    if pool is not None and (pool.workers != workers or not pool.alive()):
+        _KEPT.drop()
+        pool = None
+    if pool is None:
+        pool = ProcessExecutor(workers, initializer, initargs)
+        _KEPT.pool, _KEPT.started = pool, _KEPT.started + 1
+    else:
+        try:
+            pool.initialize(initializer, initargs)
+        except BaseException:
+            _KEPT.drop()
+            raise
+    _KEPT.leased = True
+    return _Lease(pool)
+
+
 BACKENDS = ("local", "ray")
 
 
@@ -303,4 +423,6 @@ def make_executor(
     workers = workers or default_workers()
     if workers <= 1:
         return InProcessExecutor(initializer, initargs)
+    if _KEPT.held:
+        return _kept_executor(workers, initializer, initargs)
     return ProcessExecutor(workers, initializer, initargs)

@@ -94,11 +94,11 @@ def nobles(
     Underpriced (favoured) when having it is worth more than the margin; overpriced (disfavoured) when forbidding it
     helps, when nobody can reach it (dead) or when it is rarely taken within reach (passed over).
     Size: 1 arm x groups x players games per subject and skill level at most; the standard set has 42 nobles and 9
-    privilege kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: on one core about
-    1.5 minutes at greedy (20,400 games in 150 s) and about 28 minutes at expert (6 games a second), more with
-    repricing (use --nobles to study a few; --workers spreads each arm over more cores). 100 groups give intervals
-    of about +-2 to +-7 pp; a balanced verdict within +-2 pp needs about 1,000 (ten times the time). With --looks K
-    a subject stops at its first decided look (the repeated 95% intervals of a Lan-DeMets spending design,
+    privilege kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: at greedy about 45 s
+    with --workers 2 (30 CPU-seconds), at expert about 28 CPU-minutes (6 games a CPU-second: 14 minutes on 2 cores),
+    more with repricing (use --nobles to study a few; --workers spreads each arm over more cores). 100 groups give
+    intervals of about +-2 to +-7 pp; a balanced verdict within +-2 pp needs about 1,000 (ten times the time). With
+    --looks K a subject stops at its first decided look (the repeated 95% intervals of a Lan-DeMets spending design,
     --spending), so clear subjects cost a fraction of their groups; --budget caps the games of the whole study,
     played look by look over the undecided subjects (each row gives the games it cost, the page the games per
     decided row).
@@ -149,9 +149,10 @@ def layouts(
     explains, and the first-game layout against random ones.
 
     Size: (groups + (layouts + 1) x setups) games per player count and skill level; the defaults play 1,900 games
-    per skill level, the size the joint model and the share of variance need: about 4 minutes on one core at one
-    player count, nearly all of it the lookahead level. A first look: --groups 200 --layouts 6 --setups 40 (480
-    games a level), about a minute.
+    per skill level, the size the joint model and the share of variance need: at one player count about 15 s at
+    greedy with --workers 2 (10 CPU-seconds) and about 5 CPU-minutes at expert (6 games a CPU-second at 2 players),
+    nearly all of it the expert level. A first look: --groups 200 --layouts 6 --setups 40 (480 games a level), about
+    1.5 CPU-minutes.
     """
     from palais_sim.games.palais_royal.studies.layouts import LayoutsPlan, run_study
 
@@ -218,6 +219,7 @@ def balance_nobles(
     from palais_sim.analytics.runs import RunError
     from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.pools import kept
     from palais_sim.tournament.ray_backend import held
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError
@@ -233,7 +235,7 @@ def balance_nobles(
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
                            max_step=max_step, max_seal_step=max_seal_step if seals else 0,
                            max_point_step=max_point_step if points else 0, rounds=rounds, looks=looks)  # fmt: skip
-        with held():  # --backend ray: one start or join of Ray for all the search's arms
+        with held(), kept():  # one start of Ray (--backend ray) or of the local pool for all the search's arms
             paths = run_balance(plan, out)
     except RunStopped as exc:
         stopped(exc)

@@ -164,7 +164,7 @@ class Arm:
     comps: ComponentSet
     components: str | None
     tag: str
-    runs: list = field(default_factory=list)
+    runs: list = field(default_factory=list)  # the looks' readings (:class:`LookReading`), read once each
     row: dict = field(default_factory=dict)
     state: str = "open"
     groups: int = 0  # groups of the looks played
@@ -218,7 +218,7 @@ def play_look(plan: NoblesPlan, ledger: Ledger, out: Path, arm: Arm, look: int) 
     d = arm_dir(out, arm.strategy, arm.tag, *parts)
     settings = arm_settings(plan, arm.strategy, arm.key, arm.components, sizes[look], sum(sizes[:look]))
     ledger.play(plan.spec, arm.strategy, settings, d)
-    arm.runs.append(open_run(d))
+    arm.runs.append(LookReading.of(open_run(d)))  # a finished look never changes: read once, not at every look
     arm.groups += sizes[look]
     arm.row = subject_row(plan, arm.runs, arm.subject, arm.key, arm.strategy, arm.comps, plan.look_confidence(look))
     arm.row["looks"] = look + 1
@@ -250,6 +250,24 @@ def play_subject(
     return arm.row
 
 
+@dataclass(frozen=True)
+class LookReading:
+    """What a verdict row needs from one look's run: the forbidden focus's win share per complete group and the
+    watching players' notes (``notes_rates``). A study reads each look once and keeps this, instead of reading
+    every earlier look's Parquet again at each look."""
+
+    wins: np.ndarray
+    rates: dict[str, dict[str, float]]
+
+    @classmethod
+    def of(cls, run) -> LookReading:
+        return cls(focus_groups(run)["win"].to_numpy(), notes_rates(run))
+
+
+def _readings(runs: list) -> list[LookReading]:
+    return [r if isinstance(r, LookReading) else LookReading.of(r) for r in runs]
+
+
 def subject_runs(out: Path, strategy: str, key: str, tag: str = "base") -> list:
     """The runs of a subject's forbid arm that were played (one, or one per look)."""
     d = arm_dir(out, strategy, tag, f"{ARM}-{key}")
@@ -269,10 +287,10 @@ def forbidden_values(out: Path, players: int) -> Callable[[str, str], pl.DataFra
 
 def group_values(runs: list, players: int) -> np.ndarray:
     """1/P - the forbidden focus's win share, per group: what having the subject available is worth (0: forbidding
-    it changed nothing in that group)."""
+    it changed nothing in that group). ``runs``: the looks' runs or their readings (:class:`LookReading`)."""
     if not runs:
         return np.empty(0)
-    wins = np.concatenate([focus_groups(run)["win"].to_numpy() for run in runs])
+    wins = np.concatenate([r.wins for r in _readings(runs)])
     return 1.0 / players - wins
 
 
@@ -283,10 +301,11 @@ def value_estimate(runs: list, players: int, confidence: float = 0.95) -> Estima
 
 def take_rates(runs: list) -> dict:
     """Within reach and taken, from the watching players' notes (``notes_rates``, over every run of the arm), and
-    the focus's reach."""
+    the focus's reach. ``runs``: the looks' runs or their readings (:class:`LookReading`)."""
+    looks = _readings(runs)
     total = {"others": [0.0, 0.0, 0], "focus": [0.0, 0.0, 0]}  # reachable, taken (seat-game counts), seat-games
-    for run in runs:
-        for role, r in notes_rates(run).items():
+    for look in looks:
+        for role, r in look.rates.items():
             if r["seat_games"] and np.isfinite(r["reachable"]):
                 total[role][0] += r["reachable"] * r["seat_games"]
                 total[role][1] += r["taken"] * r["seat_games"]
@@ -299,7 +318,7 @@ def take_rates(runs: list) -> dict:
         "within_reach": _rate(reach), "taken": _rate(taken),
         "taken_when_within_reach": _rate(took / reached) if reached > 0 else None,
         "seat_games": seat_games, "reached": int(round(reached)), "focus_within_reach": _rate(focus_reach),
-        "groups": sum(len(focus_groups(run)) for run in runs),
+        "groups": sum(len(look.wins) for look in looks),
     }  # fmt: skip
 
 
