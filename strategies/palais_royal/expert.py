@@ -25,7 +25,8 @@ from typing import Any
 
 from palais_sim.games.palais_royal.rules import DECISION_KINDS, Decision
 from palais_sim.games.palais_royal.view import PlayerView
-from strategies.common.distill import LinearPolicy, best_index, check_prior_search
+from strategies.common.distill import LinearPolicy, best_index, check_prior_search, load_model
+from strategies.common.mlp import MlpPolicy
 from strategies.common.search import choice_key
 from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, candidate_features
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
@@ -34,9 +35,9 @@ from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 MODEL = Path(str(resources.files("palais_sim").joinpath("data/palais_royal_expert.json")))
 
 
-def load_policy(path: str | Path = MODEL) -> LinearPolicy:
-    """The fitted policy at ``path``, read once per process."""
-    return LinearPolicy.cached(path, *FEATURE_SETS)
+def load_policy(path: str | Path = MODEL) -> LinearPolicy | MlpPolicy:
+    """The fitted policy at ``path`` (linear or a small network), read once per process."""
+    return load_model(path, *FEATURE_SETS)
 
 
 class ExpertStrategy:
@@ -66,7 +67,7 @@ class ExpertStrategy:
         self._base = self._search._rollout
         self._styles = len(self._search.styles)
         self.model = model or str(MODEL)
-        self._policy: LinearPolicy | None = None  # read at the first decision (data generation needs none)
+        self._policy: LinearPolicy | MlpPolicy | None = None  # read at the first decision (data generation needs none)
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:
@@ -78,7 +79,7 @@ class ExpertStrategy:
         }  # fmt: skip
 
     @property
-    def policy(self) -> LinearPolicy:
+    def policy(self) -> LinearPolicy | MlpPolicy:
         if self._policy is None:
             self._policy = load_policy(self.model)
         return self._policy
