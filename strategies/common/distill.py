@@ -29,14 +29,32 @@ from typing import Any
 
 from palais_sim.games import get_game
 from palais_sim.registry import load_strategy
+from strategies.common.mlp import KIND as MLP
+from strategies.common.mlp import MlpPolicy, fit_mlp
 from strategies.common.search import choice_key
 
 # what the policy imitates: the teacher's choice, its visit distribution, or a softmax of its mean rewards
 TARGETS = ("played", "visits", "value")
+STUDENTS = ("linear", MLP)  # the policy's form: a linear score, or a small network (strategies/common/mlp.py)
 COLUMNS = ("game", "decision", "seat", "round", "kind", "candidate", "features", "visits", "value", "played")
 
 
-_LOADED: dict[tuple, LinearPolicy] = {}  # fitted policies read in this process, by path and feature lists
+_LOADED: dict[tuple, LinearPolicy | MlpPolicy] = {}  # fitted policies read in this process, by path and features
+
+
+def load_model(path: str | Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy | MlpPolicy:
+    """The fitted policy at ``path`` (linear, or a network where the file says ``"model": "mlp"``), fitted on
+    ``features`` or one of the ``others`` lists; read once per process and path (every player of a game shares it)."""
+    key = (str(path), tuple(features), *map(tuple, others))
+    if key not in _LOADED:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("model") != MLP:
+            _LOADED[key] = LinearPolicy.load(Path(path), features, *others)
+        elif tuple(data["features"]) not in [tuple(f) for f in (features, *others)]:
+            raise ValueError(f"{path}: fitted on other features than today's {len(features)}: refit it")
+        else:
+            _LOADED[key] = MlpPolicy.from_json(data)
+    return _LOADED[key]
 
 
 def check_prior_search(budget: int, top: int) -> None:
@@ -71,10 +89,10 @@ class LinearPolicy:
     @classmethod
     def cached(cls, path: str | Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy:
         """:meth:`load`, read once per process and path (every player of a game shares the model)."""
-        key = (str(path), tuple(features), *map(tuple, others))
-        if key not in _LOADED:
-            _LOADED[key] = cls.load(Path(path), features, *others)
-        return _LOADED[key]
+        policy = load_model(path, features, *others)
+        if not isinstance(policy, LinearPolicy):
+            raise ValueError(f"{path}: not a linear model")
+        return policy
 
     def to_json(self) -> dict:
         return {"features": list(self.features), "weights": self.weights, **self.meta}
@@ -188,17 +206,20 @@ def _targets(table: Any, target: str, temperature: float) -> Any:
 
 def fit(
     table: Any, features: Sequence[str], target: str = "played", l2: float = 1e-3, temperature: float = 0.02,
-    seed: int = 1, holdout: float = 0.2, by_kind: bool = True,
-) -> tuple[LinearPolicy, dict]:  # fmt: skip
-    """A conditional logit fitted on the decisions of ``1 - holdout`` of the games (chosen from ``seed``); the policy
-    and its held-out figures (per kind: decisions, log-loss, agreement with the teacher's choice, and the base
-    choice's agreement for comparison)."""
+    seed: int = 1, holdout: float = 0.2, by_kind: bool = True, student: str = "linear", hidden: int = 32,
+) -> tuple[LinearPolicy | MlpPolicy, dict]:  # fmt: skip
+    """A conditional logit (or with ``student="mlp"`` a network of ``hidden`` tanh units, stopped early on 15% of the
+    training games) fitted on the decisions of ``1 - holdout`` of the games (chosen from ``seed``); the policy and its
+    held-out figures (per kind: decisions, log-loss, agreement with the teacher's choice, the base choice's agreement
+    for comparison, and how often the teacher's choice is among the policy's best 2 and 3)."""
     import numpy as np
     import polars as pl
     from scipy.optimize import minimize
 
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
+    if student not in STUDENTS:
+        raise ValueError(f"student must be one of {', '.join(STUDENTS)}, not {student!r}")
     table = table.with_columns(uid=pl.struct("file", "game", "decision").rank("dense") if "file" in table.columns
                                else pl.struct("game", "decision").rank("dense")).sort("uid", "candidate")  # fmt: skip
     # decisions the teacher played a listed candidate at
@@ -216,19 +237,32 @@ def fit(
     kinds = table["kind"].to_numpy()
     uid = table["uid"].to_numpy()
     played = table["played"].to_numpy()
+    game_id = np.array(file_col) * 1_000_000 + table["game"].to_numpy()
     weights: dict[str, list[float]] = {}
+    nets: dict[str, dict[str, Any]] = {}
     report: dict[str, dict] = {}
     groups = sorted(set(kinds.tolist())) if by_kind else [""]
     for kind in groups:
         mask = (kinds == kind) if kind else np.ones(len(kinds), bool)
         train, test = mask & ~is_held, mask & is_held
+        if student == MLP:
+            net, how = fit_mlp(x_all[train], q_all[train], uid[train], game_id[train], hidden, l2, seed)
+            nets[kind] = net
+            scores = MlpPolicy(features, {"": net}).scores("", x_all[test].tolist())
+            report[kind or "all"] = {**_evaluate(np.array(scores), played[test], uid[test], q_all[test]), **how}
+            continue
         w = _fit_logit(x_all[train], q_all[train], uid[train], l2, minimize)
         weights[kind] = [float(v) for v in w]
-        report[kind or "all"] = _evaluate(x_all[test], played[test], uid[test], w)
-    if by_kind:
-        weights[""] = weights[max(groups, key=lambda k: int((kinds == k).sum()))]
+        report[kind or "all"] = _evaluate(x_all[test] @ w, played[test], uid[test], q_all[test])
+    largest = max(groups, key=lambda k: int((kinds == k).sum()))
     meta = {"target": target, "l2": l2, "temperature": temperature, "seed": seed, "held_out": report,
             "decisions": int(len(set(uid.tolist()))), "candidates": int(len(uid))}  # fmt: skip
+    if student == MLP:
+        if by_kind:
+            nets[""] = nets[largest]
+        return MlpPolicy(features, nets, {**meta, "hidden": hidden}), report
+    if by_kind:
+        weights[""] = weights[largest]
     return LinearPolicy(features, weights, meta), report
 
 
@@ -267,21 +301,28 @@ def _fit_logit(x: Any, q: Any, uid: Any, l2: float, minimize: Any) -> Any:
     return w / scale
 
 
-def _evaluate(x: Any, played: Any, uid: Any, w: Any) -> dict:
+def _evaluate(z: Any, played: Any, uid: Any, q: Any) -> dict:
+    """Held-out figures of the scores ``z`` (one per candidate row) against the teacher's choice, and the
+    cross-entropy to the fit's own target ``q`` (``target_loss``)."""
     import numpy as np
 
     if len(uid) == 0:
         return {"decisions": 0}
-    p = _softmax(x @ w, uid)
+    p = _softmax(z, uid)
     starts, _ = _segments(uid)
     ends = [*starts[1:], len(uid)]
-    hits = base_hits = 0
+    hits = base_hits = top2 = top3 = 0
     for a, b in zip(starts, ends, strict=True):
-        hits += int(played[a + int(np.argmax(p[a:b]))])
+        order = sorted(range(b - a), key=lambda i: (-z[a + i], i))  # as expert ranks them: the first of equals
+        chosen = int(np.argmax(played[a:b]))
+        hits += int(order[0] == chosen)
+        top2 += int(chosen in order[:2])
+        top3 += int(chosen in order[:3])
         base_hits += int(played[a])
     n = len(starts)
     return {"decisions": n, "log_loss": float(-np.sum(played * np.log(p + 1e-12)) / n),
-            "agreement": hits / n, "base_agreement": base_hits / n}  # fmt: skip
+            "target_loss": float(-np.sum(q * np.log(p + 1e-12)) / n),
+            "agreement": hits / n, "base_agreement": base_hits / n, "top2": top2 / n, "top3": top3 / n}  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- the command line
@@ -314,6 +355,8 @@ def train_main(
     fitp.add_argument("--target", choices=TARGETS, default="played")
     fitp.add_argument("--l2", type=float, default=1e-3)
     fitp.add_argument("--temperature", type=float, default=0.02)
+    fitp.add_argument("--student", choices=STUDENTS, default="linear", help="a linear policy or a small network")
+    fitp.add_argument("--hidden", type=int, default=32, help="the network's tanh units (--student mlp)")
     for flag, (_, text) in (subsets or {}).items():
         fitp.add_argument(f"--{flag}", action="store_true", help=text)
     fitp.add_argument("--write", action="store_true", help="store the model (palais_sim/data/ or --model)")
@@ -345,10 +388,12 @@ def train_main(
     if chosen:  # the subset's features are the first of every row
         features = (subsets or {})[chosen[-1]][0]
         table = table.with_columns(pl.col("features").list.head(len(features)))
-    policy, report = fit(table, features, args.target, args.l2, args.temperature, args.seed)
+    policy, report = fit(table, features, args.target, args.l2, args.temperature, args.seed,
+                         student=args.student, hidden=args.hidden)  # fmt: skip
     policy.meta["command"] = f"python -m {prog.removeprefix('python -m ')} fit " + " ".join(
         [*(p.name for p in args.tables), f"--seed {args.seed}", f"--target {args.target}", f"--l2 {args.l2}",
-         f"--temperature {args.temperature}", *(f"--{flag}" for flag in chosen)])  # fmt: skip
+         f"--temperature {args.temperature}", *(f"--{flag}" for flag in chosen),
+         *((f"--student {args.student}", f"--hidden {args.hidden}") if args.student != "linear" else ())])  # fmt: skip
     policy.meta["games"] = int(table.select(pl.struct("file", "game").n_unique()).item())
     print(json.dumps(report, indent=1))
     if args.write:

@@ -1,16 +1,17 @@
 """``expert``: a policy distilled from ``ismcts``, the prior of a small search.
 
-At each decision the search would search (not the card, draw and keep decisions, which ``ismcts`` leaves to its
-rollout strategy too), ``expert`` takes the search's own candidates (``IsmctsStrategy.candidates``), describes each
-by its after-state at the end of the seat's turn, the other seats' replies and the move itself
-(``expert_features``), and scores it with a linear policy fitted on the mean rewards of ``ismcts:budget=30,horizon=2``
-in its self-play (``python -m strategies.palais_royal.expert_train``; the model file
-``palais_sim/data/palais_royal_expert.json`` records its commands, data size, seed and held-out figures).
+At each decision of the kinds in ``search`` (movements and recruitments; the others, like the card, draw and keep
+decisions ``ismcts`` leaves to its rollout strategy, go to the base style, greedy), ``expert`` takes the search's own
+candidates (``IsmctsStrategy.candidates``), describes each by its after-state at the end of the seat's turn, the
+other seats' replies and the move itself (``expert_features``), and scores it with a policy fitted on the choices of
+``ismcts:budget=30,horizon=2`` in its self-play: a small network (``strategies/common/mlp.py``) or a linear score
+(``python -m strategies.palais_royal.expert_train``; the model file ``palais_sim/data/palais_royal_expert.json``
+records its commands, data size, seed and held-out figures).
 
-The ``top`` (3) candidates the policy scores best are then searched by ``ismcts``' sequential-halving root with
-``budget`` (8) rollouts of ``horizon`` (2) rounds, the policy's own choice played unless another is clearly better.
-``budget=0`` plays the policy's choice alone; with ``margin`` above 0 only the decisions where its best score leads
-the second by less than ``margin`` are searched. From round ``base_after`` the base style alone plays (``ismcts``'
+Where the policy's best score leads its second by less than ``margin`` (3.0; 0 searches every decision), the
+``top`` (2) candidates it scores best are searched by ``ismcts``' sequential-halving root with ``budget`` (2)
+rollouts of ``horizon`` (2) rounds, the policy's own choice played unless another is clearly better.
+``budget=0`` plays the policy's choice alone. From round ``base_after`` the base style alone plays (``ismcts``'
 safety net). Strength and cost: ``docs/notes/2026-11-26-expert.md``.
 
 Fair play: everything is read from the seat's view; the other hands are a determinization's.
@@ -25,7 +26,8 @@ from typing import Any
 
 from palais_sim.games.palais_royal.rules import DECISION_KINDS, Decision
 from palais_sim.games.palais_royal.view import PlayerView
-from strategies.common.distill import LinearPolicy, best_index, check_prior_search
+from strategies.common.distill import LinearPolicy, best_index, check_prior_search, load_model
+from strategies.common.mlp import MlpPolicy
 from strategies.common.search import choice_key
 from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, candidate_features
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
@@ -34,9 +36,9 @@ from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 MODEL = Path(str(resources.files("palais_sim").joinpath("data/palais_royal_expert.json")))
 
 
-def load_policy(path: str | Path = MODEL) -> LinearPolicy:
-    """The fitted policy at ``path``, read once per process."""
-    return LinearPolicy.cached(path, *FEATURE_SETS)
+def load_policy(path: str | Path = MODEL) -> LinearPolicy | MlpPolicy:
+    """The fitted policy at ``path`` (linear or a small network), read once per process."""
+    return load_model(path, *FEATURE_SETS)
 
 
 class ExpertStrategy:
@@ -46,8 +48,8 @@ class ExpertStrategy:
     name = "expert"
 
     def __init__(
-        self, budget: int = 8, top: int = 3, margin: float = 0.0, horizon: int = 2, base_after: int = 40,
-        model: str = "", search: str = "setup/move/recruit/seals",
+        self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,
+        model: str = "", search: str = "move/recruit",
     ) -> None:  # fmt: skip
         check_prior_search(budget, top)
         if margin < 0:
@@ -66,19 +68,19 @@ class ExpertStrategy:
         self._base = self._search._rollout
         self._styles = len(self._search.styles)
         self.model = model or str(MODEL)
-        self._policy: LinearPolicy | None = None  # read at the first decision (data generation needs none)
+        self._policy: LinearPolicy | MlpPolicy | None = None  # read at the first decision (data generation needs none)
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:
         """The keyword parameters and their defaults, as ``__init__`` has them (the registry reads these: a compiled
         class has no inspectable signature)."""
         return {
-            "budget": 8, "top": 3, "margin": 0.0, "horizon": 2, "base_after": 40, "model": "",
-            "search": "setup/move/recruit/seals",
+            "budget": 2, "top": 2, "margin": 3.0, "horizon": 2, "base_after": 40, "model": "",
+            "search": "move/recruit",
         }  # fmt: skip
 
     @property
-    def policy(self) -> LinearPolicy:
+    def policy(self) -> LinearPolicy | MlpPolicy:
         if self._policy is None:
             self._policy = load_policy(self.model)
         return self._policy

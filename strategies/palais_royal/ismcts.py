@@ -112,6 +112,8 @@ class IsmctsStrategy:
         root: str = "halving",
         settle: float = 0.0,
         skip: str = "cards/draw/keep",
+        prior: str = "",
+        cpuct: float = 1.0,
     ) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1 iteration per decision")
@@ -144,6 +146,12 @@ class IsmctsStrategy:
         unknown = sorted(self.skip - set(rules.DECISION_KINDS))
         if unknown:
             raise ValueError(f"skip names decision kinds: {', '.join(rules.DECISION_KINDS)}; not {', '.join(unknown)}")
+        if cpuct < 0:
+            raise ValueError("the prior's weight cpuct must not be negative")
+        # a distilled policy's file ("expert": the shipped one) as the root's prior (PUCT); "" searches without one
+        self.prior = prior
+        self.cpuct = float(cpuct)
+        self._prior: Any = None  # the policy, read at the first decision
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:
@@ -152,7 +160,7 @@ class IsmctsStrategy:
         return {
             "budget": 200, "rollout": "greedy/seals/economy/park/cards", "c": 0.7,
             "styles": "greedy/seals/economy/park/cards", "horizon": 2, "time_ms": 0, "max_nobles": 6, "discount": 0.99,
-            "base_after": 40, "root": "halving", "settle": 0.0, "skip": "cards/draw/keep",
+            "base_after": 40, "root": "halving", "settle": 0.0, "skip": "cards/draw/keep", "prior": "", "cpuct": 1.0,
         }  # fmt: skip
 
     # ------------------------------------------------------------------ the strategy
@@ -160,6 +168,12 @@ class IsmctsStrategy:
         if view.round >= self.base_after or decision.kind in self.skip:
             # a safety net, or a kind the search never changed (both in the module docstring)
             return self._rollout.choose(view, decision)
+        if self.prior:
+            votes: dict[object, int] = {}
+            candidates = self.candidates(view, decision, votes)
+            if len(candidates) == 1:
+                return candidates[0][1]
+            return self.puct(view, decision, Node(), candidates, votes)
         candidates = self.candidates(view, decision)
         if len(candidates) == 1:
             return candidates[0][1]
@@ -234,6 +248,70 @@ class IsmctsStrategy:
         if best != base and clearly_better([rewards[base], rewards[best]]) == 1:
             return root.children[best].choice
         return root.children[base].choice
+
+    def prior_probabilities(
+        self, view: PlayerView, decision: Decision, candidates: list[tuple[object, object]], votes: dict[object, int]
+    ) -> list[float]:
+        """The prior policy's probability of each candidate (a softmax of its scores over the candidates' features,
+        ``expert_features``, on one determinization of the view)."""
+        from strategies.common.distill import load_model
+        from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, candidate_features
+
+        if self._prior is None:
+            if self.prior == "expert":
+                from importlib import resources
+
+                path = str(resources.files("palais_sim").joinpath("data/palais_royal_expert.json"))
+            else:
+                path = self.prior
+            self._prior = load_model(path, *FEATURE_SETS)
+        policy = self._prior
+        choices = [choice for _, choice in candidates]
+        counts = [votes.get(key, 0) for key, _ in candidates]
+        rng = random.Random(view.rng.getrandbits(64))
+        rows = candidate_features(
+            view, choices, counts, len(self.styles), self._rollout, rng, len(policy.features) == len(FEATURES)
+        )
+        scores = policy.scores(decision.kind, rows)
+        top = max(scores)
+        weights = [math.exp(z - top) for z in scores]
+        total = sum(weights)
+        return [w / total for w in weights]
+
+    def puct(
+        self, view: PlayerView, decision: Decision, root: Node, candidates: list[tuple[object, object]],
+        votes: dict[object, int],
+    ) -> object:  # fmt: skip
+        """The root with a prior (``prior``): each of ``budget`` rollouts goes through the candidate with the best
+        mean reward plus ``cpuct`` times its prior probability times sqrt(rollouts so far) / (1 + its rollouts) (PUCT,
+        AlphaZero's selection; an unvisited candidate counts the root's mean so far), on a fresh determinization. The
+        prior's best is played unless the most visited beats it clearly (``_clearly_better``)."""
+        probs = self.prior_probabilities(view, decision, candidates, votes)
+        root.cache[_cache_key(view, decision)] = candidates
+        rng = random.Random(view.rng.getrandbits(64))
+        seat = view.seat
+        children = []
+        for key, choice in candidates:
+            child = Node(choice)
+            root.children[key] = child
+            children.append(child)
+        base = max(range(len(children)), key=lambda i: (probs[i], -i))
+        for t in range(self.budget):
+            mean = root.total / root.visits if root.visits else 0.5
+            explore = self.cpuct * math.sqrt(t + 1)
+            pick, best_u = 0, -math.inf
+            for i, child in enumerate(children):
+                q = child.total / child.visits if child.visits else mean
+                u = q + explore * probs[i] / (1 + child.visits)
+                if u > best_u:
+                    pick, best_u = i, u
+            self.iterate(view.sample_state(rng), seat, root, rng, children[pick])
+        most = max(range(len(children)), key=lambda i: (children[i].visits, children[i].total, probs[i]))
+        if most == base:
+            return children[base].choice
+        if not children[base].visits or (children[most].visits > 1 and _clearly_better(children[most], children[base])):
+            return children[most].choice
+        return children[base].choice
 
     def search(self, view: PlayerView, root: Node) -> None:
         rng = random.Random(view.rng.getrandbits(64))

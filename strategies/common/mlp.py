@@ -1,0 +1,151 @@
+"""A small non-linear student: one hidden layer of tanh units scoring each candidate, a softmax over a decision's
+candidates, one network per decision kind.
+
+- :class:`MlpPolicy` is the fitted model, evaluated with numpy, one matrix product per decision (the same calls in
+  the Python source and the compiled build, which compiles none of this module: the same floats; a forward pass in
+  plain Python lists cost about 40 ms a game, half of what the policy alone costs). It has
+  :class:`~strategies.common.distill.LinearPolicy`'s interface (``features``, ``meta``, ``scores``, ``best``,
+  ``to_json``), so a student plays either.
+- :func:`fit_mlp` fits one network to a decision kind's candidates (features standardised, the standardisation folded
+  into the first layer's weights of the stored model), the cross-entropy to each decision's target distribution plus
+  an L2 penalty, by scipy's L-BFGS from a seeded random start, stopped early on a validation part of the training
+  games (the iterate with the lowest validation loss is kept).
+
+A candidate's score is ``sum_j out[j] * tanh(bias[j] + sum_i hidden[j][i] * x[i])``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+KIND = "mlp"  # the model file's "model" entry
+
+
+class MlpPolicy:
+    """One tanh network per decision kind (a kind without its own uses the shared one, ``""``)."""
+
+    def __init__(self, features: Sequence[str], nets: dict[str, dict[str, Any]], meta: dict | None = None) -> None:
+        self.features = tuple(features)
+        self.meta = meta or {}
+        self.nets: dict[str, tuple[list[list[float]], list[float], list[float]]] = {}
+        for kind, net in nets.items():
+            hidden = [[float(x) for x in row] for row in net["hidden"]]
+            bias = [float(x) for x in net["bias"]]
+            out = [float(x) for x in net["out"]]
+            if any(len(row) != len(self.features) for row in hidden) or not len(hidden) == len(bias) == len(out):
+                raise ValueError(f"kind {kind!r}: the network's shapes do not fit {len(self.features)} features")
+            self.nets[kind] = (hidden, bias, out)
+        self._arrays = {kind: (np.array(h).T, np.array(b), np.array(o)) for kind, (h, b, o) in self.nets.items()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> MlpPolicy:
+        nets = data["nets"]
+        return cls(data["features"], nets, {k: v for k, v in data.items() if k not in ("features", "nets")})
+
+    @classmethod
+    def load(cls, path: Path) -> MlpPolicy:
+        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def to_json(self) -> dict:
+        nets = {kind: {"hidden": h, "bias": b, "out": o} for kind, (h, b, o) in self.nets.items()}
+        return {"model": KIND, "features": list(self.features), "nets": nets, **self.meta}
+
+    def scores(self, kind: str, rows: list[list[float]]) -> list[float]:
+        if not rows:
+            return []
+        hidden, bias, out = self._arrays.get(kind) or self._arrays[""]
+        scores: list[float] = (np.tanh(np.array(rows, dtype=float) @ hidden + bias) @ out).tolist()
+        return scores
+
+    def best(self, kind: str, rows: list[list[float]]) -> int:
+        """The index of the best-scored row (the first of equals)."""
+        scores = self.scores(kind, rows)
+        best = 0
+        for i in range(1, len(scores)):
+            if scores[i] > scores[best]:
+                best = i
+        return best
+
+
+# ---------------------------------------------------------------------------------------------- the fit
+
+
+def _segments(uid: Any) -> tuple[Any, Any]:
+    change = np.r_[True, uid[1:] != uid[:-1]]
+    return np.flatnonzero(change), np.cumsum(change) - 1
+
+
+def _softmax(z: Any, starts: Any, seg: Any) -> Any:
+    e = np.exp(z - np.maximum.reduceat(z, starts)[seg])
+    return e / np.add.reduceat(e, starts)[seg]
+
+
+def fit_mlp(
+    x: Any, q: Any, uid: Any, game: Any, hidden: int = 32, l2: float = 1e-3, seed: int = 1, valid: float = 0.15,
+    maxiter: int = 300,
+) -> tuple[dict[str, Any], dict[str, float]]:  # fmt: skip
+    """A network for rows ``x`` (one per candidate, sorted by decision ``uid``) and targets ``q`` (each decision's
+    sum to 1), fitted on the decisions of ``1 - valid`` of the ``game`` ids and stopped early on the rest; the network
+    (``hidden``, ``bias``, ``out`` as lists, the standardisation folded in) and its fit figures."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(seed)
+    ids = np.unique(game)
+    rng.shuffle(ids)
+    held = np.isin(game, ids[: max(1, int(len(ids) * valid))]) if len(ids) > 1 else np.zeros(len(game), bool)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    xs = (x - mean) / scale
+    d = x.shape[1]
+    parts = {}
+    for name, mask in (("train", ~held), ("valid", held)):
+        starts, seg = _segments(uid[mask])
+        parts[name] = (xs[mask], q[mask], starts, seg, max(1, len(starts)))
+
+    def unpack(theta: Any) -> tuple[Any, Any, Any]:
+        w1 = theta[: hidden * d].reshape(hidden, d)
+        return w1, theta[hidden * d : hidden * d + hidden], theta[hidden * d + hidden :]
+
+    def loss(theta: Any, part: str = "train", grad: bool = True) -> Any:
+        xp, qp, starts, seg, n = parts[part]
+        w1, b1, w2 = unpack(theta)
+        h = np.tanh(xp @ w1.T + b1)
+        p = _softmax(h @ w2, starts, seg)
+        value = -np.sum(qp * np.log(p + 1e-12)) / n
+        if not grad:
+            return value
+        value += l2 * (np.sum(w1 * w1) + np.sum(w2 * w2))
+        ds = (p - qp) / n
+        gw2 = h.T @ ds + 2 * l2 * w2
+        dz = np.outer(ds, w2) * (1.0 - h * h)
+        gw1 = dz.T @ xp + 2 * l2 * w1
+        return value, np.concatenate([gw1.ravel(), dz.sum(axis=0), gw2])
+
+    theta0 = np.concatenate([rng.normal(0.0, 1.0 / math.sqrt(d), hidden * d), np.zeros(hidden),
+                             rng.normal(0.0, 1.0 / math.sqrt(hidden), hidden)])  # fmt: skip
+    best: dict[str, Any] = {"loss": math.inf, "theta": theta0, "iteration": 0}
+    count = [0]
+
+    def watch(theta: Any) -> None:
+        count[0] += 1
+        if held.any() and count[0] % 5 == 0:
+            v = loss(theta, "valid", grad=False)
+            if v < best["loss"]:
+                best.update(loss=v, theta=theta.copy(), iteration=count[0])
+
+    result = minimize(loss, theta0, jac=True, method="L-BFGS-B", callback=watch, options={"maxiter": maxiter})
+    if not held.any() or loss(result.x, "valid", grad=False) <= best["loss"]:
+        best.update(loss=loss(result.x, "valid", grad=False) if held.any() else math.nan, theta=result.x,
+                    iteration=count[0])  # fmt: skip
+    w1, b1, w2 = unpack(best["theta"])
+    # fold the standardisation in: w1 . (x - mean) / scale + b1 = (w1 / scale) . x + (b1 - (w1 / scale) . mean)
+    w1s = w1 / scale
+    net = {"hidden": w1s.tolist(), "bias": (b1 - w1s @ mean).tolist(), "out": w2.tolist()}
+    return net, {"valid_loss": float(best["loss"]), "iteration": int(best["iteration"]), "iterations": count[0]}

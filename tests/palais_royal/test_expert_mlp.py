@@ -1,0 +1,129 @@
+"""The non-linear student (``strategies/common/mlp.py``): its forward pass, a fit that reproduces from a fixed seed,
+a model file ``expert`` plays, identical games pure and compiled; and ``ismcts``' prior option."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from palais_sim import _build
+from palais_sim.games.palais_royal.components import standard_components
+from palais_sim.games.palais_royal.play import play_game
+from palais_sim.games.palais_royal.state import RuleOptions
+from palais_sim.registry import load_strategy
+from strategies.common.distill import fit, generate, write_table
+from strategies.common.mlp import MlpPolicy, fit_mlp
+from strategies.palais_royal import expert_train
+from strategies.palais_royal.expert import ExpertStrategy, load_policy
+from strategies.palais_royal.expert_features import FEATURES
+from strategies.palais_royal.ismcts import IsmctsStrategy
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPONENTS = standard_components()
+
+
+def test_a_network_scores_each_candidate_through_its_tanh_units() -> None:
+    net = {"hidden": [[1.0, 0.0], [0.5, -1.0]], "bias": [0.0, 0.25], "out": [2.0, -1.0]}
+    policy = MlpPolicy(("a", "b"), {"": net, "move": {"hidden": [[1.0, 1.0]], "bias": [0.0], "out": [1.0]}})
+    row = [0.3, 0.8]
+    expected = 2.0 * math.tanh(0.3) - 1.0 * math.tanh(0.25 + 0.15 - 0.8)
+    assert policy.scores("recruit", [row]) == pytest.approx([expected], rel=1e-12)
+    assert policy.best("recruit", [[0.0, 0.0], row]) == 1
+    assert policy.scores("move", [row]) == pytest.approx([math.tanh(1.1)], rel=1e-12)
+    assert MlpPolicy.from_json(json.loads(json.dumps(policy.to_json()))).nets == policy.nets
+    with pytest.raises(ValueError, match="shapes"):
+        MlpPolicy(("a",), {"": net})
+
+
+def test_a_fit_learns_a_non_linear_choice_and_reproduces_from_its_seed() -> None:
+    """Decisions of 4 candidates where the teacher picks the one whose feature is nearest 0: no linear score can
+    rank that, a network can."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4 * 600, 2))
+    uid = np.repeat(np.arange(600), 4)
+    q = np.zeros(len(x))
+    for d in range(600):
+        q[4 * d + int(np.argmin(np.abs(x[4 * d : 4 * d + 4, 0])))] = 1.0
+    game = uid // 10
+    net, how = fit_mlp(x, q, uid, game, hidden=8, l2=1e-4, seed=3)
+    again, _ = fit_mlp(x, q, uid, game, hidden=8, l2=1e-4, seed=3)
+    assert net == again and how["iteration"] > 0
+    policy = MlpPolicy(("a", "b"), {"": net})
+    hits = sum(
+        policy.best("", x[4 * d : 4 * d + 4].tolist()) == int(np.argmax(q[4 * d : 4 * d + 4])) for d in range(600)
+    )
+    assert hits / 600 > 0.8  # a uniform pick gets 25%, the best linear score about as little
+
+
+def _small_model(tmp_path: Path) -> Path:
+    rows = generate("palais-royal", "ismcts:budget=2,horizon=1", ExpertStrategy, 2, seed=3)
+    path = tmp_path / "data.parquet"
+    write_table(rows, path)
+    table = pl.read_parquet(path).with_columns(file=pl.lit(0))
+    first, report = fit(table, FEATURES, "value", temperature=0.2, seed=5, holdout=0.5, by_kind=False,
+                        student="mlp", hidden=4)  # fmt: skip
+    second, _ = fit(table, FEATURES, "value", temperature=0.2, seed=5, holdout=0.5, by_kind=False,
+                    student="mlp", hidden=4)  # fmt: skip
+    assert isinstance(first, MlpPolicy) and first.to_json() == second.to_json()
+    assert {"agreement", "top2", "top3", "log_loss"} <= set(report["all"])
+    model = tmp_path / "mlp.json"
+    args = ["fit", str(path), "--seed", "5", "--target", "value", "--student", "mlp", "--hidden", "4"]
+    assert expert_train.main([*args, "--write", "--model", str(model)]) == 0
+    written = json.loads(model.read_text(encoding="utf-8"))
+    assert written["model"] == "mlp" and "--student mlp --hidden 4" in written["command"]
+    return model
+
+
+def test_expert_plays_a_network_model_and_pure_and_compiled_agree(tmp_path: Path) -> None:
+    model = _small_model(tmp_path)
+    policy = load_policy(model)
+    assert isinstance(policy, MlpPolicy) and load_policy(str(model)) is policy  # read once per process
+    seats = [ExpertStrategy(budget=0, model=str(model)), load_strategy("greedy")]
+    assert play_game(COMPONENTS, RuleOptions(players=2), 5, seats).finished
+    if not all(_build._has_extension(p) for p in _build.COMPILED_SOURCES):
+        pytest.skip("the engine is not compiled in this install: the pure/compiled comparison needs `make build`")
+    code = (
+        "import json, sys\nfrom palais_sim.games.palais_royal.components import standard_components\n"
+        "from palais_sim.games.palais_royal.play import play_game\n"
+        "from palais_sim.games.palais_royal.state import RuleOptions\nfrom palais_sim.registry import load_strategies\n"
+        "from palais_sim import build_info\nm = sys.argv[1]\nout = [build_info()['compiled']]\n"
+        "for i, spec in enumerate([f'expert:budget=0,model={m}', f'expert:budget=4,top=2,model={m}',"
+        " f'ismcts:budget=3,prior={m}']):\n"
+        "    r = play_game(standard_components(), RuleOptions(players=2, max_rounds=60), 300 + i,"
+        " load_strategies(spec + ',greedy', 2))\n"
+        "    out.append([r.to_json(), r.decisions])\nprint(json.dumps(out))\n"
+    )
+    results = []
+    for pure in (False, True):
+        env = {k: v for k, v in os.environ.items() if k != "PALAIS_PURE"}
+        if pure:
+            env["PALAIS_PURE"] = "1"
+        done = subprocess.run([sys.executable, "-c", code, str(model)], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=600)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        results.append(json.loads(done.stdout))
+    assert results[0][0] is True and results[1][0] is False
+    assert results[0][1:] == results[1][1:]
+
+
+def test_ismcts_with_a_prior_plays_and_without_one_is_unchanged() -> None:
+    prior = load_strategy("ismcts:budget=4,prior=expert,horizon=1")
+    assert isinstance(prior, IsmctsStrategy) and prior.prior == "expert"
+    assert play_game(COMPONENTS, RuleOptions(players=2), 7, [prior, load_strategy("greedy")]).finished
+    plain = [load_strategy("ismcts:budget=4,horizon=1"), load_strategy("greedy")]
+    default = [load_strategy("ismcts:budget=4,horizon=1,prior=,cpuct=1.0"), load_strategy("greedy")]
+    games = [play_game(COMPONENTS, RuleOptions(players=2), 8, seats).to_json() for seats in (plain, default)]
+    for game in games:
+        for seat in game["seats"]:
+            seat.pop("strategy")  # the specs differ in their text only
+    assert games[0] == games[1]
+    with pytest.raises(ValueError, match="cpuct"):
+        IsmctsStrategy(cpuct=-1.0)
