@@ -86,9 +86,9 @@ def seats(
     Size: groups x player counts x skill levels games (x P with --gold-factorial). The question (is a seat within
     +-2 pp?) needs the default 1,000 groups: the intervals narrow as 1/sqrt(groups), from +-6 to +-11 pp at 40 groups
     to +-1.2 to +-2.2 pp at 1,000. At 2-4 players the defaults play 3,000 games a skill level (9,000 with
-    --gold-factorial): about 15 s at greedy with --workers 2 (10 CPU-seconds) and about 13 CPU-minutes at expert
-    (6, 4 and 3 games a CPU-second at 2, 3 and 4 players; 42 with --gold-factorial; --workers spreads each arm over
-    more cores), nearly all of it the expert level. A first look: --groups 50, about 2 CPU-minutes with
+    --gold-factorial): about 15 s at greedy with --workers 2 (10 CPU-seconds) and about 6 CPU-minutes at expert
+    (13, 9 and 7 games a CPU-second at 2, 3 and 4 players; 18 with --gold-factorial; --workers spreads each arm over
+    more cores), nearly all of it the expert level. A first look: --groups 50, about 1 CPU-minute with
     --gold-factorial. A ladder adds (rungs - 1) x elo-groups x 2 games and its top rungs are slow: mind --groups.
     """
     from palais_sim.study.seats import SeatsPlan, run_study

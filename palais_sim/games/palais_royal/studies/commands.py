@@ -95,7 +95,7 @@ def nobles(
     helps, when nobody can reach it (dead) or when it is rarely taken within reach (passed over).
     Size: 1 arm x groups x players games per subject and skill level at most; the standard set has 42 nobles and 9
     privilege kinds, so the defaults (2 players, 100 groups) play 10,200 games per skill level: at greedy about 45 s
-    with --workers 2 (30 CPU-seconds), at expert about 28 CPU-minutes (6 games a CPU-second: 14 minutes on 2 cores),
+    with --workers 2 (30 CPU-seconds), at expert about 13 CPU-minutes (13 games a CPU-second: 7 minutes on 2 cores),
     more with repricing (use --nobles to study a few; --workers spreads each arm over more cores). 100 groups give
     intervals of about +-2 to +-7 pp; a balanced verdict within +-2 pp needs about 1,000 (ten times the time). With
     --looks K a subject stops at its first decided look (the repeated 95% intervals of a Lan-DeMets spending design,
@@ -150,9 +150,9 @@ def layouts(
 
     Size: (groups + (layouts + 1) x setups) games per player count and skill level; the defaults play 1,900 games
     per skill level, the size the joint model and the share of variance need: at one player count about 15 s at
-    greedy with --workers 2 (10 CPU-seconds) and about 5 CPU-minutes at expert (6 games a CPU-second at 2 players),
+    greedy with --workers 2 (10 CPU-seconds) and about 2.5 CPU-minutes at expert (13 games a CPU-second at 2 players),
     nearly all of it the expert level. A first look: --groups 200 --layouts 6 --setups 40 (480 games a level), about
-    1.5 CPU-minutes.
+    40 CPU-seconds.
     """
     from palais_sim.games.palais_royal.studies.layouts import LayoutsPlan, run_study
 
