@@ -125,3 +125,24 @@ def test_ladder_bad_input_gives_one_line_and_exit_2(args: tuple[str, ...], needl
     assert result.exit_code == 2, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and needle in lines[0] and "Traceback" not in result.output
+
+
+def test_a_head_to_head_interval_stays_within_0_and_1() -> None:
+    """A pair one side won in 99 of 100 groups: the clustered normal interval reaches past 1 (and the other side's
+    below 0); the table cuts it at the bounds of a share, as the strategy table does."""
+    import numpy as np
+    import polars as pl
+
+    from palais_sim.analytics import stats, winrates
+
+    n, wins = 100, 99  # one pair per group, so the sums of squares are the sums
+    raw = stats.cluster_mean(*(np.array([x]) for x in (n, wins, wins, wins, n, n)))
+    assert raw.high[0] > 1.0  # the situation the cut is for
+    df = pl.DataFrame(
+        {"strategy": ["a", "b"], "opponent": ["b", "a"], "n": [n, n], "groups": [n, n], "nn": [n, n],
+         "ahead_sum": [wins, n - wins], "ahead_sq": [wins, n - wins], "ahead_tn": [wins, n - wins]}
+    )  # fmt: skip
+    table = winrates.finish_head_to_head(df)
+    rows = {r["strategy"]: r for r in table.iter_rows(named=True)}
+    assert rows["a"]["ahead"] == 0.99 and rows["a"]["ci_high"] == 1.0 and 0.9 < rows["a"]["ci_low"] < 0.99
+    assert rows["b"]["ci_low"] == 0.0 and 0.01 < rows["b"]["ci_high"] < 0.1

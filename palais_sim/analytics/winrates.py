@@ -193,8 +193,10 @@ def finish_head_to_head(df: pl.DataFrame) -> pl.DataFrame:
             "opponent": df["opponent"],
             "pairs": df["n"],
             "ahead": ahead.mean,
-            "ci_low": ahead.low,
-            "ci_high": ahead.high,
+            # a share: its interval cut at 0 and 1, as the strategy table's (the clustered normal interval of a pair
+            # that one side nearly always wins reaches past them)
+            "ci_low": np.clip(ahead.low, 0.0, 1.0),
+            "ci_high": np.clip(ahead.high, 0.0, 1.0),
             "p": p,
         }
     )
