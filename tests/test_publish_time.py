@@ -19,7 +19,8 @@ def test_an_arms_cpu_and_cores_reach_the_studys_ledger(tmp_path: Path) -> None:
     log = (tmp_path / "arm" / "run.log").read_text()
     assert "s in the workers) with 1 worker on" in log
     cpu, cores = recorded_cpu(tmp_path / "arm")
-    assert cpu is not None and cpu > 0 and cores == {os.cpu_count()}
+    # 12 short games: the compiled build plays them in well under 0.05 CPU-seconds, which the summary prints as 0.0
+    assert cpu is not None and cpu >= 0 and cores == {os.cpu_count()}
     level = ledger.to_dict()["x"]
     assert level["cpu_seconds"] == round(cpu, 1) and level["cores"] == [os.cpu_count()]
     # read again (an arm a later round reuses): counted again from its run.log, as the wall time is
