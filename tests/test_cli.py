@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from palais_sim import __version__
 from palais_sim.cli import COMMANDS, app
+from tests.cli_errors import one_error_line
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -125,15 +126,6 @@ def test_bad_options_give_one_line_and_exit_2(args: tuple[str, ...]) -> None:
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert len([line for line in result.output.splitlines() if line.strip()]) == 1
-
-
-def one_error_line(result, code: int = 2) -> str:
-    """The result failed with ``code`` and one line on stderr, no traceback; returns that line."""
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    return lines[0]
 
 
 @pytest.mark.parametrize("command", ["replay", "inspect", "score"])

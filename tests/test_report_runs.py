@@ -26,6 +26,7 @@ from palais_sim.tournament import records
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
 from strategies.palais_royal.greedy import GreedyStrategy
+from tests.cli_errors import one_error_line as one_line
 from tests.run_dirs import unmark_chunk
 
 
@@ -57,14 +58,6 @@ def copy_of(src: Path, dst: Path) -> Path:
 
 def report_cli(*args: str):
     return CliRunner().invoke(app, ["report", *args])
-
-
-def one_line(result, code: int = 2) -> str:
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    return lines[0]
 
 
 # ------------------------------------------------------------------------------------------ the report's content

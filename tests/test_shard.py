@@ -18,6 +18,7 @@ from palais_sim.tournament.manifest import Manifest, RunDirError
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import Settings
 from palais_sim.tournament.shards import Shard, ShardError, schedule_hash
+from tests.cli_errors import one_error_line as one_line
 from tests.run_dirs import unmark_chunk
 
 # 42 games in chunks of 8: 6 chunks, the last of 2 games; rotation groups of 2 span chunks (and parts)
@@ -45,14 +46,6 @@ def parts(runs: dict[str, Path]) -> list[Path]:
 
 def cli(*args: str):
     return CliRunner().invoke(app, list(args))
-
-
-def one_line(result, code: int = 2) -> str:
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    return lines[0]
 
 
 # ---------------------------------------------------------------------------------------------------- the parts
