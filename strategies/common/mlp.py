@@ -65,9 +65,12 @@ class MlpPolicy:
 
     def best(self, kind: str, rows: list[list[float]]) -> int:
         """The index of the best-scored row (the first of equals)."""
-        from strategies.common.distill import best_index  # distill imports this module
-
-        return best_index(self.scores(kind, rows))
+        scores = self.scores(kind, rows)
+        best = 0
+        for i in range(1, len(scores)):
+            if scores[i] > scores[best]:
+                best = i
+        return best
 
 
 # ---------------------------------------------------------------------------------------------- the fit

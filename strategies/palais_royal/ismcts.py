@@ -254,11 +254,17 @@ class IsmctsStrategy:
     ) -> list[float]:
         """The prior policy's probability of each candidate (a softmax of its scores over the candidates' features,
         ``expert_features``, on one determinization of the view)."""
-        from strategies.palais_royal.expert import load_policy  # expert imports this module
-        from strategies.palais_royal.expert_features import FEATURES, candidate_features
+        from strategies.common.distill import load_model
+        from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, candidate_features
 
         if self._prior is None:
-            self._prior = load_policy() if self.prior == "expert" else load_policy(self.prior)
+            if self.prior == "expert":
+                from importlib import resources
+
+                path = str(resources.files("palais_sim").joinpath("data/palais_royal_expert.json"))
+            else:
+                path = self.prior
+            self._prior = load_model(path, *FEATURE_SETS)
         policy = self._prior
         choices = [choice for _, choice in candidates]
         counts = [votes.get(key, 0) for key, _ in candidates]
