@@ -177,3 +177,31 @@ def test_the_first_game_interval_covers_95_percent(delta: float) -> None:
         est = first_game_difference(first, random_layouts)
         hits += est.low <= delta <= est.high
     assert 0.93 <= hits / reps <= 0.97, hits / reps
+
+
+# --- the primary rows: the distances' intervals ---------------------------------------------------------------------
+
+
+def test_the_distance_intervals_cover_95_percent() -> None:
+    """Plant a start player's share that falls 5 pp per step from the Gate to the King and rises 3 pp per step from
+    the Stairway to the Office, with the Cardinal in the centre worth 10 pp more (outside the primary model: the
+    rows estimate the best linear prediction from the distances, which that shifts), and count how often each
+    distance's 95% interval holds the planted slope of that prediction."""
+    names = list(PRIMARY)
+    pool = layout_features(pl.DataFrame({"layout": _layouts(50_000, 21)}).lazy()).collect()
+    x_pool = pool.select(names).to_numpy().astype(float)
+    p_pool = (0.5 - 0.05 * (x_pool[:, names.index("gate_to_king")] - 2) + 0.03 * x_pool[:, names.index(
+        "stairway_to_office")] + 0.1 * pool["cardinal_in_centre"].to_numpy() - 0.04)  # fmt: skip
+    design = np.column_stack([np.ones(len(x_pool)), x_pool])
+    truth = np.linalg.lstsq(design, p_pool, rcond=None)[0][1:]  # the best linear prediction's slopes
+    rng = np.random.default_rng(22)
+    reps, n = 500, 2000
+    hits = np.zeros(len(names))
+    for _ in range(reps):
+        pick = rng.integers(0, len(x_pool), n)
+        y = (rng.random(n) < p_pool[pick]).astype(float) - 0.5
+        f = fit(x_pool[pick], y, names)
+        half = 1.96 * np.sqrt(np.diag(f.cov))
+        hits += (f.beta - half <= truth) & (truth <= f.beta + half)
+    coverage = hits / reps  # each about 1 simulation standard error (1 pp) from 95%; ten of them: +-3 each
+    assert np.all((coverage >= 0.92) & (coverage <= 0.98)) and 0.935 <= coverage.mean() <= 0.965, coverage.round(3)

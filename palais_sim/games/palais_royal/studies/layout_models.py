@@ -42,15 +42,18 @@ def fit(x_all: np.ndarray, y: np.ndarray, names: list[str]) -> Fit:
     raises the design's rank (the others are aliased: exactly collinear with those before them); HC1 errors (every
     game is independent)."""
     n = len(y)
-    design = np.ones((n, 1))
+    full = np.column_stack([np.ones(n), x_all])
+    gram = full.T @ full  # the rank checks on it (k x k) rather than on the n x k design: the same answer, faster
+    cols = [0]
     keep: list[int] = []
     aliased: list[str] = []
     for j, name in enumerate(names):
-        trial = np.column_stack([design, x_all[:, j]])
-        if np.linalg.matrix_rank(trial) > design.shape[1]:
-            design, keep = trial, keep + [j]
+        trial = cols + [j + 1]
+        if np.linalg.matrix_rank(gram[np.ix_(trial, trial)]) > len(cols):
+            cols, keep = trial, keep + [j]
         else:
             aliased.append(name)
+    design = full[:, cols]
     k = design.shape[1]
     kept = [names[j] for j in keep]
     if n <= k + 1:
