@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from palais_sim.cli import app
 from palais_sim.games.palais_royal.analysis.setup_balance import feature_names, layout_features
 from palais_sim.games.palais_royal.board import random_layout_code
-from palais_sim.games.palais_royal.studies.layout_models import fit, layout_covariance, spread_interval
+from palais_sim.games.palais_royal.studies.layout_models import Fit, contrasts, fit, layout_covariance, spread_interval
 from palais_sim.games.palais_royal.studies.layouts import (
     BLOCKS,
     PRIMARY,
@@ -205,3 +205,34 @@ def test_the_distance_intervals_cover_95_percent() -> None:
         hits += (f.beta - half <= truth) & (truth <= f.beta + half)
     coverage = hits / reps  # each about 1 simulation standard error (1 pp) from 95%; ten of them: +-3 each
     assert np.all((coverage >= 0.92) & (coverage <= 0.98)) and 0.935 <= coverage.mean() <= 0.965, coverage.round(3)
+
+
+# --- the blocks' members: leads with simultaneous intervals --------------------------------------------------------
+
+
+def test_the_rooms_in_the_centre_are_read_against_the_average_layout_and_hold_together() -> None:
+    """The centre's members are each room against the average layout: they add up to zero and do not depend on the
+    room left out; drawn about planted values (the covariance of a real design), all nine intervals hold their
+    planted values together about 95% of the time."""
+    members = BLOCKS["room in the centre"]
+    games = _synthetic(4000, 7, {"king_in_centre": 0.1})
+    feats = layout_features(games.select("layout").lazy()).collect()
+    y = games["win"].to_numpy() - 0.5
+    names = list(PRIMARY) + list(members)
+    reordered = list(PRIMARY) + list(members[::-1])
+    a = contrasts(fit(feats.select(names).to_numpy().astype(float), y, names), members)
+    b = contrasts(fit(feats.select(reordered).to_numpy().astype(float), y, reordered), members)
+    assert [r["feature"] for r in a] == list(members) and abs(sum(r["effect"] for r in a)) < 1e-12
+    assert np.allclose([r["effect"] for r in a], [r["effect"] for r in b])
+    king = next(r for r in a if r["feature"] == "king_in_centre")
+    assert king["low"] < 0.1 * 8 / 9 < king["high"] and king["against"] == "the average layout"
+    f = fit(feats.select(names).to_numpy().astype(float), y, names)
+    planted = np.zeros(len(f.names))
+    planted[f.names.index("king_in_centre")] = 0.1  # the Cardinal left out: the King +10 pp against it
+    truth = {n: (0.1 if n == "king_in_centre" else 0.0) - 0.1 / 9 for n in members}
+    rng = np.random.default_rng(8)
+    reps, together = 800, 0
+    for beta in rng.multivariate_normal(planted, f.cov, size=reps):
+        rows = contrasts(Fit(f.names, beta, f.cov, f.aliased, f.n, f.dof), members, draws=4000)
+        together += all(r["low"] <= truth[r["feature"]] <= r["high"] for r in rows)
+    assert 0.93 <= together / reps <= 0.97, together / reps

@@ -132,3 +132,43 @@ def spread_interval(gamma: np.ndarray, cov: np.ndarray, s: np.ndarray, confidenc
     high = bisect(lambda t: np.mean(q(t) <= q_obs) > tail)
     low = 0.0 if np.mean(q(0.0) >= q_obs) > tail else bisect(lambda t: np.mean(q(t) >= q_obs) <= tail)
     return Spread(value, low, high, len(gamma))
+
+
+def sums_to_one(names: tuple[str, ...]) -> bool:
+    """Whether the named yes/no features add up to one on every layout (one room in the centre): then each one is
+    read against the average layout (effect coding), not against the one left out."""
+    total = _all_layouts().select(pl.sum_horizontal(list(names))).to_series().to_numpy()
+    return bool(np.all(total == 1))
+
+
+def contrasts(f: Fit, members: tuple[str, ...], confidence: float = 0.95, draws: int = DRAWS,
+              seed: int = 0) -> list[dict]:  # fmt: skip
+    """Each member of a block, as a lead beside the block's row: for features that add up to one (the room in the
+    centre) the room against the average layout (its coefficient minus the mean over the rooms, the one left out
+    counting 0), else the feature's own coefficient (yes against no), all with simultaneous intervals over the block
+    (the 95% point of the largest of their t statistics, by Monte Carlo): the one that stands out is not picked
+    from many by luck. [] when more than the reference is left out (too few games)."""
+    index = {n: i for i, n in enumerate(f.names)}
+    missing = [n for n in members if n not in index]
+    effect_coded = sums_to_one(members)
+    if len(missing) > (1 if effect_coded else 0) or not np.all(np.isfinite(f.beta)):
+        return []
+    lin = np.zeros((len(members), len(f.names)))
+    for r, name in enumerate(members):
+        if name in index:
+            lin[r, index[name]] += 1.0
+        if effect_coded:
+            for other in members:
+                if other in index:
+                    lin[r, index[other]] -= 1.0 / len(members)
+    value = lin @ f.beta
+    cov = lin @ f.cov @ lin.T
+    se = np.sqrt(np.maximum(np.diag(cov), 0))
+    if not np.all(se > 0):
+        return []
+    corr = cov / np.outer(se, se)
+    z = np.random.default_rng(seed).multivariate_normal(np.zeros(len(members)), corr, size=draws, method="eigh")
+    q = float(np.quantile(np.abs(z).max(1), confidence))
+    return [{"feature": n, "effect": float(v), "low": float(v - q * s), "high": float(v + q * s),
+             "against": "the average layout" if effect_coded else "not"}
+            for n, v, s in zip(members, value, se, strict=True)]  # fmt: skip

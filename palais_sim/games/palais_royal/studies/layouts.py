@@ -34,7 +34,7 @@ from palais_sim.analytics.runs import collect, open_run
 from palais_sim.games.palais_royal.analysis.setup_balance import feature_names, layout_features
 from palais_sim.games.palais_royal.board import random_layout_code
 from palais_sim.games.palais_royal.components import load_components
-from palais_sim.games.palais_royal.studies.layout_models import fit, layout_covariance, spread_interval
+from palais_sim.games.palais_royal.studies.layout_models import contrasts, fit, layout_covariance, spread_interval
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
@@ -122,7 +122,7 @@ def block_spreads(df: pl.DataFrame, players: int, confidence: float = 0.95) -> t
         kept = tuple(f.names[i] for i in idx)
         spread = spread_interval(f.beta[idx], f.cov[np.ix_(idx, idx)], layout_covariance(kept), confidence)
         rows.append({"block": block, "value": spread.value, "low": spread.low, "high": spread.high,
-                     "features": spread.features})  # fmt: skip
+                     "features": spread.features, "members": contrasts(f, members, confidence)})  # fmt: skip
     return rows, f.aliased, f.n
 
 
@@ -184,6 +184,7 @@ def compute(plan: LayoutsPlan, out: Path, ledger: Ledger | None = None) -> tuple
     rows: list[dict] = []
     variance: list[dict] = []
     aliased_by: dict = {}
+    leads: list[dict] = []  # the blocks' members, without verdicts
     for strategy in spec.strategies:
         for p in plan.players:
             common = dict(players=p, strategies=(strategy,), format="fixed", rotate_seats=False)
@@ -196,6 +197,8 @@ def compute(plan: LayoutsPlan, out: Path, ledger: Ledger | None = None) -> tuple
                 est = Estimate(f["mean"], f["se"], f["low"], f["high"], n)
                 rows.append(render.row("layout_feature", f["feature"], strategy, est, spec.margin, players=p))
             blocks, _, n = block_spreads(games, p)
+            leads += [{"strategy": strategy, "players": p, "block": b["block"], **m} for b in blocks
+                      for m in b["members"]]  # fmt: skip
             for b in blocks:
                 est = Estimate(b["value"], np.nan, b["low"], b["high"], n)
                 r = render.row("layout_block", b["block"], strategy, est, spec.margin, players=p,
@@ -219,7 +222,8 @@ def compute(plan: LayoutsPlan, out: Path, ledger: Ledger | None = None) -> tuple
             variance.append({"strategy": strategy, "players": p, **variance_share(matrix)})
     render.mark_robust(rows)
     return rows, variance, {"first_game": first_game, "fixed_layouts": fixed, "aliased": aliased_by,
-                            "primary": list(PRIMARY), "blocks": {k: list(v) for k, v in BLOCKS.items()}}  # fmt: skip
+                            "primary": list(PRIMARY), "blocks": {k: list(v) for k, v in BLOCKS.items()},
+                            "block_members": leads}  # fmt: skip
 
 
 def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
@@ -266,6 +270,18 @@ def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
     page.table(sorted(blocks, key=lambda r: (r["players"], r["key"], r["strategy"])),
                [("players", lambda r: str(r["players"]))] + render.verdict_columns("block")
                + [("features", lambda r: str(r["features"]))])  # fmt: skip
+    page.p("Leads, not verdicts: each member of a block from the same model, the room in the centre against the "
+           "average layout (so no rare room is the yardstick), a room next to the Stairway against not, each with a "
+           "95% interval simultaneous over its block (all of a block's intervals hold together 95% of the time, so "
+           "the member that stands out is not one picked from many by luck). Each is nearly collinear with the "
+           "distances, hence wide; the block's row above is the question they answer together.")  # fmt: skip
+    page.table(sorted(info["block_members"], key=lambda r: (r["players"], r["block"], r["feature"], r["strategy"])), [
+        ("players", lambda r: str(r["players"])), ("block", lambda r: r["block"]),
+        ("feature", lambda r: f"{r['feature']} (against {r['against']})"),
+        ("skill level", lambda r: f"`{r['strategy']}`"),
+        ("effect (pp)", lambda r: render.pp(100 * r["effect"])),
+        ("simultaneous 95% interval (pp)", lambda r: render.ci_text([100 * r["low"], 100 * r["high"]])),
+    ])  # fmt: skip
     page.h("The first-game layout against random layouts")
     page.p("The first-game layout's mean result minus the random-layout games' mean (the average layout), two "
            "independent samples; 95% Welch interval.")  # fmt: skip
