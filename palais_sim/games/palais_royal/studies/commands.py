@@ -134,7 +134,10 @@ def layouts(
     strategies: list[str] | None = StrategyOpt,
     groups: int = typer.Option(600, "--groups", "-g", help="Games with a random layout each (the joint model)"),
     n_layouts: int = typer.Option(12, "--layouts", help="Fixed random layouts for the share of variance"),
-    setups: int = typer.Option(100, "--setups", help="Setups each fixed layout (and the first-game one) is played on"),
+    setups: int = typer.Option(100, "--setups", help="Setups each fixed layout is played on"),
+    first_game_setups: int = typer.Option(
+        1000, "--first-game-setups", help="Games of the first-game layout (against the random-layout games' mean)"
+    ),
     seed: int = SeedOpt,
     margin: float = MarginOpt,
     workers: int | None = WorkersOpt,
@@ -145,14 +148,14 @@ def layouts(
     allow_failures: bool = AllowFailuresOpt,
     rules: dict[str, str] = NO_RULES,
 ) -> None:
-    """Mirror play over room layouts: one joint model of the layout features, the share of variance the layout
-    explains, and the first-game layout against random ones.
+    """Mirror play over room layouts: the distances from the Gate and the Stairway (the primary rows), what the
+    room in the centre and the Stairway's neighbours add beyond them (a row per block), the first-game layout against
+    random ones, and the share of variance the layout explains.
 
-    Size: (groups + (layouts + 1) x setups) games per player count and skill level; the defaults play 1,900 games
-    per skill level, the size the joint model and the share of variance need: at one player count about 15 s at
-    greedy with --workers 2 (10 CPU-seconds) and about 2.5 CPU-minutes at expert (13 games a CPU-second at 2 players),
-    nearly all of it the expert level. A first look: --groups 200 --layouts 6 --setups 40 (480 games a level), about
-    40 CPU-seconds.
+    Size: (groups + first-game-setups + layouts x setups) games per player count and skill level; the defaults play
+    2,800 games per skill level: at one player count about 25 s at greedy with --workers 2 and about 3.6
+    CPU-minutes at expert (13 games a CPU-second at 2 players), nearly all of it the expert level. A first look:
+    --groups 200 --first-game-setups 100 --layouts 6 --setups 40 (540 games a level), about 45 CPU-seconds.
     """
     from palais_sim.games.palais_royal.studies.layouts import LayoutsPlan, run_study
 
@@ -160,7 +163,8 @@ def layouts(
         require_study("layouts", game)
         spec = study_spec(strategies, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
                           game=game, rules=rules, backend=backend, address=address)  # fmt: skip
-        return run_study(LayoutsPlan(spec, players=player_counts(players), layouts=n_layouts, setups=setups), out)
+        return run_study(LayoutsPlan(spec, players=player_counts(players), layouts=n_layouts, setups=setups,
+                                     first_game_setups=first_game_setups), out)  # fmt: skip
 
     run_study_command(go, allow_failures)
 
