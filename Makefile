@@ -93,8 +93,8 @@ NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,N04,N06,N11,N17,N22,N30,N19,
 # Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
 # last groups and kept when the games are identical (verified), played again otherwise.
 reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
-	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 1000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
-	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 3000 $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
+	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
+	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 10000 $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 3000 --looks 5 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder expert:budget=8 --rungs 3 --groups 400 --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder expert:budget=8 --rungs 3 --groups 500 --workers $(STUDY_WORKERS)
