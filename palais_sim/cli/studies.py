@@ -99,7 +99,21 @@ def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = 
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
     typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
+    _warn_ladder(paths)
     exit_for_failures(paths["md"].parent, "the study's arms", allow_failures)
+
+
+def _warn_ladder(paths: dict[str, Path]) -> None:
+    """One line on stderr when the study's strength ladder does not climb: the study is complete and written (exit
+    status as ever), but nothing settled on it."""
+    import json
+
+    from palais_sim.study.ladder import warning_line
+
+    where = paths.get("json")
+    line = warning_line(json.loads(where.read_text())) if where is not None and where.exists() else None
+    if line is not None:
+        typer.echo(line, err=True)
 
 
 def game_commands() -> dict[str, Callable[..., None]]:

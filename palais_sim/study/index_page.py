@@ -133,16 +133,27 @@ def cell_text(row: dict) -> str:
     return f"{word} {pp(row['effect'])} {ci_text(row.get('ci'))}"
 
 
+def climbs(source: Source) -> bool:
+    """Whether a study's strength ladder climbs (a study from before the check counts as climbing: it recorded no
+    doubt)."""
+    return (source.data.get("ladder") or {}).get("climbs") is not False
+
+
 def settling(studies: list[Source]) -> dict[tuple[str, str], tuple[dict, Source]]:
     """Per (subject, key): the ladder's reading of whether its effect settled between the top two rungs (of the
-    ladder study with the most setups for it)."""
+    ladder study with the most setups for it, a ladder that climbs before one that does not: its state there is
+    *no climb*)."""
     found: dict[tuple[str, str], tuple[dict, Source]] = {}
+
+    def rank(entry: dict, source: Source) -> tuple[bool, int]:
+        return climbs(source), entry.get("setups") or 0
+
     for source in studies:
         for entry in (source.data.get("ladder") or {}).get("settling") or []:
             if entry.get("subject") not in SUBJECTS:
                 continue
             key = (str(entry["subject"]), str(entry["key"]))
-            if key not in found or (entry.get("setups") or 0) > (found[key][0].get("setups") or 0):
+            if key not in found or rank(entry, source) > rank(*found[key]):
                 found[key] = (entry, source)
     return found
 
@@ -264,7 +275,8 @@ def _legend(
         rungs = "; ".join(f"{_mark(numbers[n])} {_rungs_text(s)}" for n, s in ladders.items() if n in numbers)
         lines += [
             "**settled**: the effect's difference between the top two rungs of a strength ladder lies within the "
-            "margin; **moving**: surely beyond it; **not settled**: neither yet. "
+            "margin; **moving**: surely beyond it; **not settled**: neither yet; **no climb**: the ladder's rungs do "
+            "not get stronger (its top rung not surely stronger than its first), so nothing settles on it. "
             f"{NONE}: no ladder played it. Rungs: {rungs}.",
             "",
         ]
@@ -293,7 +305,8 @@ def _rungs_text(source: Source) -> str:
         elo = rung.get("elo")
         strength = " (the reference)" if not rung.get("groups") else "" if elo is None else f" {round(elo):+d} Elo"
         parts.append(f"`{rung.get('strategy')}`{strength}")
-    return ", ".join(parts) or "not recorded"
+    text = ", ".join(parts) or "not recorded"
+    return text if climbs(source) else f"{text} (does not climb)"
 
 
 def undecided_table(studies: list[Source]) -> list[str]:

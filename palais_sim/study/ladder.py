@@ -7,6 +7,11 @@ the first rung comes from its score with a 95% interval. A study plays its arms 
 levels) and asks of each subject whether the effect *settled*: the top two rungs' effects, compared on the same
 setups (a paired difference), agree within the margin. A difference surely beyond the margin is *moving*; anything
 else is *not settled* (more setups would tell).
+
+That reading needs a ladder that *climbs*: the top rung surely stronger than the first, and no rung surely weaker than
+the one below it (``climb``). More budget does not always buy strength (``expert`` at budget 8 scored 41.4%, -60 Elo
+[-94, -28], against itself at budget 2), and on a ladder that does not climb every subject's state is *no climb*:
+the top two rungs agreeing says nothing about stronger players.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from palais_sim.study.evidence import differing, shortfall
 
 BUDGET = re.compile(r"(?<=[:,])budget=(\d+)")
 MAX_RUNGS = 8
+NO_CLIMB = "no climb"  # a subject's state on a ladder that does not climb (never settled, moving or not settled)
+CLIMBING_EXAMPLE = "ismcts:budget=25,horizon=2"  # a strategy whose budget buys strength, for the advice
+SIGN_TEST_SETUPS = 5  # a rung that scored the same in every setup is surely ahead only from 5 setups on (0.5^5 < 5%)
 
 
 def rungs(spec: str, count: int) -> tuple[str, ...]:
@@ -89,6 +97,82 @@ def strengths(
     return result
 
 
+@dataclass(frozen=True)
+class Climb:
+    """Whether a ladder climbs, and if not, why (in one clause naming the rungs' Elo)."""
+
+    climbs: bool
+    reason: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"climbs": self.climbs, "climb_reason": self.reason}
+
+
+def _surely_above(low: float, high: float, groups: int, level: float) -> bool:
+    """A score interval wholly above ``level``; one of no width (every setup scored the same) only from
+    ``SIGN_TEST_SETUPS`` setups on, where that is unlikely between equal players (a sign test)."""
+    if not (np.isfinite(low) and low > level):
+        return False
+    return low < high or groups >= SIGN_TEST_SETUPS
+
+
+def _surely_below(low: float, high: float, groups: int, level: float) -> bool:
+    if not (np.isfinite(high) and high < level):
+        return False
+    return low < high or groups >= SIGN_TEST_SETUPS
+
+
+def _strength_text(s: RungStrength) -> str:
+    d = s.to_dict()
+    return f"`{s.strategy}` {_elo_text(d)}"
+
+
+def climb(strengths_: list[RungStrength]) -> Climb:
+    """Whether the rungs get stronger, read from each rung's score against the first (``strengths``): the top rung
+    surely stronger than the first (its 95% score interval above 0.5, its Elo interval above 0), and no rung surely
+    weaker than the rung below it (its interval wholly below that rung's; both are scores against the same first
+    rung on the same setups, and two disjoint 95% intervals are a stricter test than one 95% interval of their
+    difference, so a rung called weaker here is weaker)."""
+    if len(strengths_) < 2:
+        return Climb(False, "a ladder needs two rungs")
+    elos = "; ".join(_strength_text(s) for s in strengths_[1:])
+    top = strengths_[-1]
+    if not (top.groups and _surely_above(*top.ci, top.groups, 0.5)):
+        return Climb(False, f"the top rung `{top.strategy}` is not surely stronger than the first rung "
+                            f"`{strengths_[0].strategy}` (Elo against the first rung: {elos})")  # fmt: skip
+    for lower, upper in zip(strengths_, strengths_[1:], strict=False):
+        if _surely_below(*upper.ci, upper.groups, lower.ci[0] if lower.groups else 0.5):
+            return Climb(False, f"`{upper.strategy}` is surely weaker than `{lower.strategy}` below it "
+                                f"(Elo against the first rung: {elos})")  # fmt: skip
+    return Climb(True)
+
+
+def judged(settling: list[dict], climb_: Climb) -> list[dict]:
+    """The settling rows as the ladder allows them: unchanged on a ladder that climbs, else every state ``no climb``
+    (the top two rungs' difference and its interval are kept: they were measured, they only mean less)."""
+    if climb_.climbs:
+        return settling
+    return [{**r, "state": NO_CLIMB} for r in settling]
+
+
+def advice(climb_: Climb) -> str | None:
+    """One sentence for a page (and the warning line) when the ladder does not climb: why, and what to do."""
+    if climb_.climbs:
+        return None
+    return (
+        f"This ladder does not climb: {climb_.reason}, so no effect settles or moves on it (every state is "
+        f"*{NO_CLIMB}*); for a ladder of stronger players use a strategy whose budget buys strength, e.g. "
+        f"`--ladder {CLIMBING_EXAMPLE}`."
+    )
+
+
+def chart_tail(climb_: Climb) -> str:
+    """The last sentence of a ladder chart's caption."""
+    if climb_.climbs:
+        return "Flat at the right: the verdict holds for stronger players."
+    return "This ladder does not climb: the right is not the stronger players."
+
+
 def settled(top: np.ndarray, second: np.ndarray, margin_pp: float) -> tuple[str, dict]:
     """Whether an effect settled between the top two rungs: their per-setup values (share scale, the same setups),
     paired. ``settled`` when the difference lies within the margin, ``moving`` when it lies surely beyond it; never
@@ -103,9 +187,11 @@ def settled(top: np.ndarray, second: np.ndarray, margin_pp: float) -> tuple[str,
     return state, {"difference": _round(100 * est.mean), "ci": [_round(low), _round(high)], "evidence": why}
 
 
-def strength_intro(page, spec: StudySpec, strengths_: list, elo_groups: int, what: str, tail: str = "") -> None:
+def strength_intro(
+    page, spec: StudySpec, strengths_: list, elo_groups: int, what: str, tail: str = "", climb_: Climb | None = None
+) -> None:
     """A study page's ladder heading: how the rungs were rated, what "settled" means for ``what`` (a seat edge, a
-    value), and each rung's strength."""
+    value), each rung's strength, and (``climb_``) why nothing settles on a ladder that does not climb."""
     page.h("Strength ladder")
     page.p(
         "The skill levels are one search player at a budget doubled per rung. Each rung above the first played "
@@ -115,6 +201,9 @@ def strength_intro(page, spec: StudySpec, strengths_: list, elo_groups: int, wha
         f"settled yet.{tail}"
     )
     page.table([s.to_dict() for s in strengths_], strength_columns())
+    why = advice(climb_) if climb_ is not None else None
+    if why is not None:
+        page.p(f"**{why}**")
 
 
 def settling_columns() -> list:
@@ -194,9 +283,11 @@ def subject_section(
     """A study page's strength ladder for subjects (nobles, persons): each rung's Elo against the first, each
     subject's effect by rung, whether it settled between the top two rungs, and the chart of effect against Elo."""
     strengths_ = strengths(spec, spec.strategies, elo_groups, players, out, ledger)
+    climb_ = climb(strengths_)
+    settling = judged(settling, climb_)
     elos = {s.strategy: s.elo for s in strengths_}
     strength_intro(page, spec, strengths_, elo_groups, what,
-                   " A verdict that has not settled may not hold for a stronger player.")  # fmt: skip
+                   " A verdict that has not settled may not hold for a stronger player.", climb_)  # fmt: skip
     by_rung = {(r["strategy"], r["key"]): r for r in rows}
 
     def effect_at(rung: str):
@@ -212,7 +303,18 @@ def subject_section(
                               label="{}", ylabel=ylabel)  # fmt: skip
     caption = (
         f"Each subject's {what} (pp of win share, 95% intervals) at each rung, placed at the rung's Elo against the "
-        "first rung; band = margin. Flat at the right: the verdict holds for stronger players."
+        f"first rung; band = margin. {chart_tail(climb_)}"
     )
     page.chart("ladder", charts.save(fig, out / "charts", "ladder"), caption)
-    return {"rungs": [s.to_dict() for s in strengths_], "settling": settling}
+    return {"rungs": [s.to_dict() for s in strengths_], **climb_.to_dict(), "settling": settling}
+
+
+def warning_line(document: dict) -> str | None:
+    """The one line a study command prints (stderr) when its ladder does not climb (``document``: its study.json)."""
+    found = document.get("ladder") or {}
+    if found.get("climbs") is not False:
+        return None
+    return (
+        f"warning: the strength ladder does not climb: {found.get('climb_reason')}; nothing settles on it "
+        f"(every state {NO_CLIMB}); try a strategy whose budget buys strength, e.g. --ladder {CLIMBING_EXAMPLE}"
+    )

@@ -180,7 +180,7 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
         gold_rows = [r for r in mine if r["subject"] == "start_gold"]
         if gold_rows:
             page.table(gold_rows, [("players", lambda r: str(r["players"]))] + render.verdict_columns("start gold"))
-    strengths = _ladder_section(page, plan, rows, arms_info, out, ledger) if plan.ladder else None
+    climbed = _ladder_section(page, plan, rows, arms_info, out, ledger) if plan.ladder else None
     held, changed = _agreement(rows)
     page.h("Across skill levels")
     page.p(f"Robust verdicts (every skill level agrees): {held or 'none'}. Verdicts that differ: {changed or 'none'}.")
@@ -190,18 +190,25 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
         "rules": spec.rule_dict(), "gold_factorial": plan.factorial, "arms": arms_info,
         "games": ledger.to_dict(), "rows": rows,
     }  # fmt: skip
-    if strengths is not None:
-        document["ladder"] = {"rungs": [s.to_dict() for s in strengths], "settling": arms_info.get("ladder", [])}
+    if climbed is not None:
+        strengths, climb = climbed
+        document["ladder"] = {"rungs": [s.to_dict() for s in strengths], **climb.to_dict(),
+                              "settling": arms_info.get("ladder", [])}  # fmt: skip
     return render.write(out, page, document)
 
 
-def _ladder_section(page, plan: SeatsPlan, rows: list[dict], arms_info: dict, out: Path, ledger: Ledger) -> list:
-    """The strength ladder: each rung's Elo against the first, each seat's edge by rung, and whether it settled."""
+def _ladder_section(
+    page, plan: SeatsPlan, rows: list[dict], arms_info: dict, out: Path, ledger: Ledger
+) -> tuple[list[ladder.RungStrength], ladder.Climb]:
+    """The strength ladder: each rung's Elo against the first, whether the rungs climb, each seat's edge by rung, and
+    whether it settled (``arms_info["ladder"]`` rewritten to *no climb* on a ladder that does not climb)."""
     spec = plan.spec
     game = spec.base.game
     strengths = ladder.strengths(spec, spec.strategies, plan.elo_groups, max(2, game.min_players), out, ledger)
+    climb = ladder.climb(strengths)
+    arms_info["ladder"] = ladder.judged(arms_info.get("ladder", []), climb)
     elos = {s.strategy: s.elo for s in strengths}
-    ladder.strength_intro(page, spec, strengths, plan.elo_groups, "seat edge")
+    ladder.strength_intro(page, spec, strengths, plan.elo_groups, "seat edge", climb_=climb)
     by_rung = {(r["strategy"], r["players"], r["key"]): r for r in rows if r["subject"] == "seat"}
 
     def effect_at(rung: str):
@@ -216,10 +223,10 @@ def _ladder_section(page, plan: SeatsPlan, rows: list[dict], arms_info: dict, ou
     fig = charts.ladder_chart(seat_rows, elos, "Seat edge against player strength", spec.margin)
     caption = (
         "Each seat's edge (win share above 1/P, 95% intervals) at each rung, placed at the rung's Elo against "
-        "the first rung; band = margin. Flat at the right: the verdict holds for stronger players."
+        f"the first rung; band = margin. {ladder.chart_tail(climb)}"
     )
     page.chart("ladder", charts.save(fig, out / "charts", "ladder"), caption)
-    return strengths
+    return strengths, climb
 
 
 def _agreement(rows: list[dict]) -> tuple[str, str]:
