@@ -192,3 +192,25 @@ def test_publish_on_a_published_copy_and_bad_input(source: Path, tmp_path: Path,
     (source / "seats" / "study.json").write_text("[1, 2]")
     assert main([str(source), str(tmp_path / "four")]) == 1
     assert "not a study document" in capsys.readouterr().err
+
+
+def test_publish_drops_studies_the_source_no_longer_has(source: Path, tmp_path: Path) -> None:
+    target = tmp_path / "published"
+    _study(target / "seats-ladder", ["greedy"], [], {})  # published by an earlier make reports, since withdrawn
+    (target / "notes").mkdir()  # not a study: left alone
+    (target / "notes" / "keep.md").write_text("mine")
+    publish(source, target)
+    assert not (target / "seats-ladder").exists()
+    assert (target / "notes" / "keep.md").read_text() == "mine"
+    assert (target / "a-search" / "study.json").exists() and (target / "balance" / "balance.json").exists()
+
+
+def test_a_layout_blocks_unbalanced_row_counts_as_decided(tmp_path: Path) -> None:
+    src = tmp_path / "studies"
+    _study(src / "layouts", ["greedy"], [
+        _row("room in the centre", "greedy", "unbalanced", 3.1, [2.2, 4.0], 10000, subject="layout_block"),
+        _row("rooms next to the Stairway", "greedy", "undecided", 1.1, [0.0, 3.7], 10000, subject="layout_block"),
+    ], {"greedy": {"games": 12200, "seconds": 170.0}}, study="layouts")  # fmt: skip
+    text = publish(src, tmp_path / "out").read_text()
+    assert "layout_block room in the centre, `greedy`: unbalanced, +3.1 pp [+2.2, +4.0]" in text
+    assert "Undecided: 1 of 2 rows" in text

@@ -18,6 +18,8 @@ from palais_sim.study import index_page
 from palais_sim.study.common import verified_text
 from palais_sim.study.render import ci_text, pp
 
+DECISIONS = ("favoured", "disfavoured", "balanced", "unbalanced")  # "unbalanced": a layout block's spread row
+
 
 def _summary(name: str, data: dict) -> list[str]:
     rows = data.get("rows", [])
@@ -43,7 +45,7 @@ def _summary(name: str, data: dict) -> list[str]:
     if verified:
         lines += ["", verified]
     lines.append("")
-    decided = [r for r in rows if r["verdict"] in ("favoured", "disfavoured", "balanced")]
+    decided = [r for r in rows if r["verdict"] in DECISIONS]
     robust = sorted({(r["subject"], str(r["key"]), r.get("players"), r["verdict"]) for r in decided if r["robust"]})
     lines.append("Robust verdicts (every skill level agrees): " + (", ".join(
         f"{s} {k}" + (f" ({p}p)" if p else "") + f" **{v}**" for s, k, p, v in robust) or "none") + ".")  # fmt: skip
@@ -67,6 +69,7 @@ def publish(source: Path, target: Path) -> Path:
     overview of every noble and privilege, the undecided shares and the time (``study.index_page``), then a summary
     of each study. Reads only the files it copies, so ``source`` may be a published directory itself."""
     target.mkdir(parents=True, exist_ok=True)
+    _drop_withdrawn(source, target)
     studies = [index_page.Source(p.name, _read(p / "study.json"))
                for p in sorted(source.iterdir()) if (p / "study.json").exists()]  # fmt: skip
     searches = [index_page.Source(p.name, _read(p / "balance.json"), "balance.md")
@@ -95,6 +98,18 @@ def publish(source: Path, target: Path) -> Path:
     path = target / "README.md"
     path.write_text("\n".join(index), encoding="utf-8")
     return path
+
+
+def _drop_withdrawn(source: Path, target: Path) -> None:
+    """Remove the studies and searches published in ``target`` earlier that ``source`` no longer has (a study
+    ``make reports`` stopped playing must not stay beside the fresh ones, its old verdicts unlisted but readable).
+    Only directories holding a study.json or balance.json are touched."""
+    if source.resolve() == target.resolve():
+        return
+    for old in sorted(p for p in target.iterdir() if p.is_dir()):
+        published = (old / "study.json").exists() or (old / "balance.json").exists()
+        if published and not (source / old.name).is_dir():
+            shutil.rmtree(old)
 
 
 def _read(path: Path) -> dict:
