@@ -87,6 +87,10 @@ STUDY_LEVELS := --strategy greedy --strategy expert --strategy lookahead:budget=
 # Games the nobles study may play in all (in rounds: every open arm's next look, levels in this order); a rerun
 # with a larger one carries on where the last stopped: make reports NOBLES_BUDGET=...
 NOBLES_BUDGET ?= 1000000
+# The strength ladder above the study levels: ismcts' budget buys strength (expert's does not: budget 8 is -60 Elo
+# against budget 2), and at budget 25 it is about expert's strength, so the rungs 25 and 50 ask whether a verdict
+# survives a player stronger than the study's top level.
+LADDER := ismcts:budget=25,horizon=2
 # The search ladder's subjects: those whose verdict moves with strength in the published studies.
 NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,N04,N06,N11,N17,N22,N30,N19,N20,N33
 
@@ -96,8 +100,7 @@ reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and l
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 10000 $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 3000 --looks 5 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
-	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder expert:budget=8 --rungs 3 --groups 400 --workers $(STUDY_WORKERS)
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder expert:budget=8 --rungs 3 --groups 500 --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(LADDER) --rungs 2 --groups 1000 --looks 5 --workers $(STUDY_WORKERS)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --workers $(STUDY_WORKERS)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
