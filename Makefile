@@ -91,8 +91,11 @@ NOBLES_BUDGET ?= 1000000
 # against budget 2), and at budget 25 it is about expert's strength, so the rungs 25 and 50 ask whether a verdict
 # survives a player stronger than the study's top level.
 LADDER := ismcts:budget=25,horizon=2
-# The search ladder's subjects: those whose verdict moves with strength in the published studies.
-NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,N04,N06,N11,N17,N22,N30,N19,N20,N33
+# The search ladder's subjects: those whose verdict moves with strength in the standard nobles study (greedy's
+# verdict against lookahead's and expert's first looks, 2026-11-26): king_plus1 and madame_plus1 favoured at greedy and
+# below zero at expert, move_plus2 favoured then about 0, servants_plus3 +1.8 then +21 pp, mint_plus2 and N27/N28
+# balanced then decided, N19/N20 disfavoured then above zero.
+NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,servants_plus3,mint_plus2,N27,N28,N19,N20
 
 # Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
 # last groups and kept when the games are identical (verified), played again otherwise.
