@@ -6,6 +6,11 @@ function over tasks, yielding results as they complete. The runner never sees wh
 (:class:`~palais_sim.tournament.executor_protocol.Executor`: ``imap_unordered``, ``terminate``, ``close``,
 ``log_queue``) and :class:`~palais_sim.tournament.executor_protocol.WorkerLost` live in ``executor_protocol``, which
 the Ray backend imports too.
+
+A pool's workers run the engine its parent runs: a worker started for a compiled parent that would run the pure
+Python engine (a compiled module's source changed in the checkout since ``make build``, e.g. a merge during a long
+study) stops the run with :class:`EngineMismatch` rather than play 5-7 times slower unnoticed. Ray workers are not
+checked (their engine is their node's install).
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ from collections.abc import Callable, Iterable, Iterator
 from multiprocessing import connection
 from multiprocessing.connection import Connection
 
+from palais_sim import build_info
 from palais_sim.tournament.executor_protocol import Executor, WorkerLost, default_workers
 
 __all__ = [
     "BACKENDS",
+    "EngineMismatch",
     "Executor",
     "InProcessExecutor",
     "ProcessExecutor",
@@ -107,6 +114,31 @@ def watch_parent(parent_pid: int, interval: float = PARENT_CHECK_SECONDS) -> Non
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
+class EngineMismatch(WorkerLost):
+    """A worker would run the pure Python engine while its parent runs the compiled one: the run stops as on a lost
+    worker (finished chunks are kept; rebuilt, the same command resumes)."""
+
+
+def parent_engine_compiled() -> bool:
+    """Whether the workers started now must run the compiled engine: this process runs it and does not ask its
+    workers for the pure one (``PALAIS_PURE`` set in the environment they inherit, as ``palais bench --compare-pure``
+    does). A parent running the pure engine imposes nothing."""
+    return bool(build_info()["compiled"]) and not os.environ.get("PALAIS_PURE")
+
+
+def engine_mismatch(parent_compiled: bool) -> str | None:
+    """Why this process may not work for its parent (it runs the pure engine, the parent the compiled one), or None."""
+    if not parent_compiled:
+        return None
+    info = build_info()
+    if info["compiled"]:
+        return None
+    return (
+        f"a worker would run the pure Python engine while this run is compiled ({info['reason']}; "
+        "rebuild with `make build`)"
+    )
+
+
 def _picklable(exc: BaseException) -> BaseException:
     try:
         pickle.loads(pickle.dumps(exc))
@@ -115,10 +147,17 @@ def _picklable(exc: BaseException) -> BaseException:
     return exc
 
 
-def _worker_main(conn: Connection, parent_pid: int, initializer: Callable, initargs: tuple) -> None:
-    """A pool worker: watch the parent, initialise, then run tasks from the pipe until told to stop or orphaned."""
+def _worker_main(
+    conn: Connection, parent_pid: int, parent_compiled: bool, initializer: Callable, initargs: tuple
+) -> None:
+    """A pool worker: watch the parent, check it runs the parent's engine, initialise, then run tasks from the pipe
+    until told to stop or orphaned."""
     watch_parent(parent_pid)
     channel = _ConnQueue(conn)
+    why = engine_mismatch(parent_compiled)
+    if why is not None:
+        channel.send(("error", EngineMismatch(why)))  # raised by the parent at its first read from this worker
+        return
     try:
         initializer(*initargs, channel, True)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which stops the run
@@ -189,13 +228,14 @@ class ProcessExecutor:
         self.workers = workers
         ctx = multiprocessing.get_context("spawn")
         os.environ["POLARS_MAX_THREADS"] = "1"  # inherited by the spawned workers (the parent's pool is already up)
+        compiled = parent_engine_compiled()  # each worker checks it runs this engine too (EngineMismatch)
         self._procs: list = []
         self._conns: list[Connection] = []
         try:
             for i in range(workers):
                 parent_end, child_end = ctx.Pipe()
                 proc = ctx.Process(
-                    target=_worker_main, args=(child_end, os.getpid(), initializer, initargs),
+                    target=_worker_main, args=(child_end, os.getpid(), compiled, initializer, initargs),
                     name=f"worker-{i + 1}", daemon=True,
                 )  # fmt: skip
                 with _sigint_blocked():  # the worker inherits the mask: a Ctrl-C while it starts is no traceback
@@ -268,7 +308,20 @@ class ProcessExecutor:
         try:
             self._conns[i].send(message)
         except (BrokenPipeError, ConnectionResetError, EOFError):
-            raise WorkerLost(self._lost(i)) from None
+            raise self._last_word(i) from None
+
+    def _last_word(self, i: int) -> BaseException:
+        """Why worker ``i`` stopped reading its pipe: the error it sent before it ended (a failed start, e.g.
+        :class:`EngineMismatch`), or :class:`WorkerLost`."""
+        conn = self._conns[i]
+        with contextlib.suppress(EOFError, OSError):
+            while conn.poll():
+                kind, value = conn.recv()
+                if kind == "error":
+                    return value  # type: ignore[return-value]
+                if kind == "log":
+                    logging.getLogger(value.name).handle(value)  # type: ignore[attr-defined]
+        return WorkerLost(self._lost(i))
 
     def _receive(self, i: int) -> tuple[str, object]:
         conn = self._conns[i]
