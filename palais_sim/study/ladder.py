@@ -117,9 +117,8 @@ def _surely_above(low: float, high: float, groups: int, level: float) -> bool:
 
 
 def _surely_below(low: float, high: float, groups: int, level: float) -> bool:
-    if not (np.isfinite(high) and high < level):
-        return False
-    return low < high or groups >= SIGN_TEST_SETUPS
+    """A score interval wholly below ``level`` (the mirror image of :func:`_surely_above`)."""
+    return _surely_above(-high, -low, groups, -level)
 
 
 def _strength_text(s: RungStrength) -> str:

@@ -139,6 +139,11 @@ def engine_mismatch(parent_compiled: bool) -> str | None:
     )
 
 
+def _relay(record: object) -> None:
+    """A worker's log record, handed to the parent's logger of the same name."""
+    logging.getLogger(record.name).handle(record)  # type: ignore[attr-defined]
+
+
 def _picklable(exc: BaseException) -> BaseException:
     try:
         pickle.loads(pickle.dumps(exc))
@@ -266,7 +271,7 @@ class ProcessExecutor:
                 connection.wait([self._conns[i], self._procs[i].sentinel])  # a reply, or the worker is gone
                 kind, value = self._receive(i)
                 if kind == "log":
-                    logging.getLogger(value.name).handle(value)  # type: ignore[attr-defined]
+                    _relay(value)
                     continue
                 if kind == "error" and failure is None:
                     failure = value  # type: ignore[assignment]
@@ -296,7 +301,7 @@ class ProcessExecutor:
             for i in sorted({watched.get(r, sentinels.get(r)) for r in ready}):
                 kind, value = self._receive(i)
                 if kind == "log":
-                    logging.getLogger(value.name).handle(value)
+                    _relay(value)
                     continue
                 busy.discard(i)
                 idle.append(i)
@@ -320,7 +325,7 @@ class ProcessExecutor:
                 if kind == "error":
                     return value  # type: ignore[return-value]
                 if kind == "log":
-                    logging.getLogger(value.name).handle(value)  # type: ignore[attr-defined]
+                    _relay(value)
         return WorkerLost(self._lost(i))
 
     def _receive(self, i: int) -> tuple[str, object]:
