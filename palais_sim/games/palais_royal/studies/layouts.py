@@ -132,12 +132,14 @@ def first_game_difference(first: np.ndarray, random_layouts: np.ndarray, confide
     a, b = np.asarray(first, dtype=float), np.asarray(random_layouts, dtype=float)
     if len(a) < 2 or len(b) < 2:
         return Estimate(np.nan, np.nan, np.nan, np.nan, len(a))
-    se = float(np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)))
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    se = float(np.sqrt(va + vb))
     mean = float(a.mean() - b.mean())
     if se == 0:
         return Estimate(mean, 0.0, mean, mean, len(a))
-    ci = sstats.ttest_ind(a, b, equal_var=False).confidence_interval(confidence)
-    return Estimate(mean, se, float(ci.low), float(ci.high), len(a))
+    dof = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    q = float(sstats.t.ppf(0.5 + confidence / 2, dof))
+    return Estimate(mean, se, mean - q * se, mean + q * se, len(a))
 
 
 def variance_share(matrix: np.ndarray) -> dict:
