@@ -8,7 +8,8 @@ commands import it; it imports nothing of the CLI but those two.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import typer
@@ -92,7 +93,7 @@ def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = 
     from palais_sim.tournament.schedule import ScheduleError
 
     try:
-        with held(), kept():  # one start of Ray (--backend ray) or of the local pool for all the study's arms
+        with progress_lines(), held(), kept():  # one start of Ray (--backend ray) or of the local pool for all arms
             paths = fn()
     except RunStopped as exc:
         stopped(exc)
@@ -101,6 +102,28 @@ def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = 
     typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
     _warn_ladder(paths)
     exit_for_failures(paths["md"].parent, "the study's arms", allow_failures)
+
+
+@contextlib.contextmanager
+def progress_lines() -> Iterator[None]:
+    """The study's progress on stderr, one timed line per arm played (``study.common.progress``) and the study
+    layer's notices (an arm verified by replay or played again): a long study shows where it is, also in a log."""
+    import logging
+    import sys
+
+    logger = logging.getLogger("palais_sim.study")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False  # not again through the runner's handlers while an arm plays
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def _warn_ladder(paths: dict[str, Path]) -> None:

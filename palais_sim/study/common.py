@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -9,11 +10,16 @@ from pathlib import Path
 from palais_sim.games import DEFAULT_GAME, games_with_study, get_game
 from palais_sim.study.arms import VERIFIED, play_arm, slug, today_code
 from palais_sim.study.evidence import level, min_differing
+from palais_sim.study.render import duration
 from palais_sim.tournament.manifest import Manifest
 from palais_sim.tournament.schedule import Settings
 
 DEFAULT_SKILLS = get_game(DEFAULT_GAME).skill_levels  # a study's levels when none are named: its game's (GAME)
 DEFAULT_MARGIN = 2.0  # percentage points of win share: "balanced within +-2 pp"
+# One line per arm played (and a study's own lines, e.g. a subject's verdict after a look): a study of many arms
+# plays for hours without a progress bar, and a log of `make reports` should say where it is. The study commands show
+# it on stderr (``cli.studies``); the library stays silent unless a handler is attached.
+progress = logging.getLogger("palais_sim.study.progress")
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,12 @@ class Ledger:
         self.cpu[strategy] = None if cpu is None or before is None else before + cpu
         self.cores.setdefault(strategy, set()).update(cores)
         self._record_code(strategy, settings, out)
+        if played and played == total:
+            progress.info("%s played: %s games in %s%s", arm_name(out), f"{total:,}", duration(seconds),
+                          "" if cpu is None else f" ({duration(cpu)} of CPU in the workers)")  # fmt: skip
+        elif played:
+            progress.info("%s finished: %s of its %s games played now, in %s", arm_name(out), f"{played:,}",
+                          f"{total:,}", duration(seconds))  # fmt: skip
         return out
 
     def _record_code(self, strategy: str, settings: Settings, out: Path) -> None:

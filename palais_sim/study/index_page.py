@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from palais_sim.games import games_with_study, get_game
-from palais_sim.study.render import ci_text, pp
+from palais_sim.study.render import ci_text, duration, pp
 
 SUBJECTS = ("noble", "privilege")  # the rows of a nobles study: one noble, or every noble of a privilege kind
 UNDECIDED_GOAL = 0.30  # the standard set's goal: at most 30% of a study's rows undecided at each level
@@ -353,14 +353,6 @@ def _table_shares(studies: list[Source]) -> list[list[str]]:
             if cells:
                 out.append(_share_row(f"*{name}*", level, cells))
     return out
-
-
-def duration(seconds: float) -> str:
-    """Seconds in words: "38 s", "14 min", "2 h 44 min"."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def _seconds(seconds: float) -> str:

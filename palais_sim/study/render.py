@@ -30,6 +30,14 @@ def pp(x: float | None, digits: int = 1) -> str:
     return report_format.pp(x, digits, scale=1.0, unit="")
 
 
+def duration(seconds: float) -> str:
+    """Seconds in words: "38 s", "14 min", "2 h 44 min"."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
 def ci_text(ci: list | tuple | None, digits: int = 1) -> str:
     """A study row's interval ``[low, high]`` in percentage points."""
     if not ci:

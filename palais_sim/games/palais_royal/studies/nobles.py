@@ -50,7 +50,7 @@ from palais_sim.analytics.stats import weighted_line
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.studies.variants import repriced, write_variant
 from palais_sim.study import charts, ladder, render, sequential
-from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
+from palais_sim.study.common import Ledger, StudySpec, arm_dir, header, progress
 from palais_sim.study.evidence import min_differing
 
 MAX_LOOKS = 10
@@ -169,6 +169,11 @@ class Arm:
     state: str = "open"
     groups: int = 0  # groups of the looks played
 
+    @property
+    def label(self) -> str:
+        """The subject, and its price for a repriced variant's arm (tag ``N17-gold3``)."""
+        return self.key if self.tag == "base" else self.tag
+
 
 @dataclass
 class Budget:
@@ -183,6 +188,9 @@ class Budget:
     def take(self, games: int) -> bool:
         """Spend ``games`` if they fit; once a look does not fit, the budget is spent for every arm."""
         if self.exhausted or (self.limit is not None and self.spent + games > self.limit):
+            if not self.exhausted:
+                progress.info("the budget of %s games is spent (%s played or read): the open arms stop undecided",
+                              f"{self.limit:,}", f"{self.spent:,}")  # fmt: skip
             self.exhausted = True
             return False
         self.spent += games
@@ -217,11 +225,17 @@ def play_look(plan: NoblesPlan, ledger: Ledger, out: Path, arm: Arm, look: int) 
     parts = (f"{ARM}-{arm.key}",) if plan.looks == 1 else (f"{ARM}-{arm.key}", f"look-{look + 1}")
     d = arm_dir(out, arm.strategy, arm.tag, *parts)
     settings = arm_settings(plan, arm.strategy, arm.key, arm.components, sizes[look], sum(sizes[:look]))
+    before = ledger.played_now.get(arm.strategy, 0)
     ledger.play(plan.spec, arm.strategy, settings, d)
     arm.runs.append(LookReading.of(open_run(d)))  # a finished look never changes: read once, not at every look
     arm.groups += sizes[look]
     arm.row = subject_row(plan, arm.runs, arm.subject, arm.key, arm.strategy, arm.comps, plan.look_confidence(look))
     arm.row["looks"] = look + 1
+    if ledger.played_now.get(arm.strategy, 0) > before:
+        row = arm.row
+        progress.info("%s: %s after look %d of %d (%s groups): %s pp %s, %s", arm.strategy, arm.label, look + 1,
+                      len(sizes), f"{arm.groups:,}", render.pp(row["effect"]), render.ci_text(row["ci"]),
+                      row["verdict"])  # fmt: skip
 
 
 def finish_row(plan: NoblesPlan, arm: Arm) -> None:
