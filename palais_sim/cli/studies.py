@@ -82,6 +82,16 @@ def require_study(study: str, game: str) -> None:
 
 def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = False) -> None:
     """Run a study (``fn`` returns its pages by format): one line for an error, the exit status for failed games."""
+    paths = played(fn)
+    typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
+    _warn_ladder(paths)
+    exit_for_failures(paths["md"].parent, "the study's arms", allow_failures)
+
+
+def played(fn: Callable[[], dict[str, Path]]) -> dict[str, Path]:
+    """``fn()`` (a study or a balance search: it returns its pages by format) with its progress on stderr and one
+    start of Ray or of the local pool for all its arms; an error ends the command with one line, an interrupted run
+    with the line that says how to resume."""
     import os
 
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -94,14 +104,11 @@ def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = 
 
     try:
         with progress_lines(), held(), kept():  # one start of Ray (--backend ray) or of the local pool for all arms
-            paths = fn()
+            return fn()
     except RunStopped as exc:
         stopped(exc)
     except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
         fail(str(exc))
-    typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
-    _warn_ladder(paths)
-    exit_for_failures(paths["md"].parent, "the study's arms", allow_failures)
 
 
 @contextlib.contextmanager

@@ -45,7 +45,7 @@ from palais_sim.games.palais_royal.studies.pricing import (
 )
 from palais_sim.games.palais_royal.studies.variants import write_variant
 from palais_sim.study import charts, render
-from palais_sim.study.common import Ledger, StudySpec, header
+from palais_sim.study.common import Ledger, StudySpec, header, progress
 
 __all__ = ["FAIR", "MIXED", "OVER", "UNDER", "BalancePlan", "Search", "run_balance", "side"]
 
@@ -126,7 +126,7 @@ class Search:
         rows = []
         for strategy in spec.strategies:
             row = nobles.play_subject(nplan, self.ledger, self.out, strategy, "noble", noble, variant, str(path),
-                                      variant.hash[:12])  # fmt: skip
+                                      variant.hash[:12], title=f"{noble} at {price.text()}")  # fmt: skip
             rows.append(row)
             self.spent += row["games"]
         return rows
@@ -149,6 +149,7 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
     subjects = plan.check(comps)
     ledger = Ledger()
     study_games = len(subjects) * plan.arm_games()
+    progress.info("balance: the nobles study of the given set (%d nobles)", len(subjects))
     before, _ = nobles.compute(plan.nobles_plan(subjects=subjects), out / "before", ledger)
     # kept for the end: the validation, and the given set again on its fresh seeds for the nobles changed
     search = Search(plan, out / "search", ledger, spent=study_games, reserve=2 * study_games)
@@ -158,6 +159,7 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
             if search.spent + study_games + search.reserve > plan.budget:
                 break
             path = write_variant(current, out / "components" / f"{current.hash[:12]}.toml")
+            progress.info("balance: round %d, the nobles study of the proposal so far on other seeds", round_no + 1)
             check = replace(spec, seed=spec.seed + round_no * ROUND_SEED_OFFSET,
                             base=replace(spec.base, components=str(path)))  # fmt: skip
             rows, _ = nobles.compute(plan.nobles_plan(check, subjects), out / f"check-{round_no}", ledger)
@@ -180,11 +182,15 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
             now = Price.of(current, noble)
             found = search.price(current, noble, start, by_noble[noble], Price.of(comps, noble))
             changes.append(_change(round_no + 1, noble, start, now, found))
+            outcome = "balanced" if found.balanced else found.why or found.side
+            progress.info("balance: round %d, %s (%s at %s): %s, %s", round_no + 1, noble, start, now.text(),
+                          found.price.change(now), outcome)  # fmt: skip
             if found.price != now:
                 current = found.price.apply(current, noble)
                 changed.add(noble)
     proposal = replace(current, name=f"{comps.name}-balanced")
     balanced = write_variant(proposal, out / "balanced.toml", _toml_note(comps, changes, plan))
+    progress.info("balance: the proposal's validation on fresh seeds")
     fresh = replace(spec, seed=spec.seed + VALIDATION_SEED_OFFSET, base=replace(spec.base, components=str(balanced)))
     validation, _ = nobles.compute(plan.nobles_plan(fresh, subjects), out / "validation", ledger)
     # the before of the before/after comparison: the given set on the same fresh seeds (the search's own study

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail, stopped
+from palais_sim.cli.errors import check_at_least, exit_for_failures
 from palais_sim.cli.options import (
     NO_RULES,
     AddressOpt,
@@ -33,6 +33,7 @@ from palais_sim.cli.studies import (
     SeedOpt,
     StrategyOpt,
     WorkersOpt,
+    played,
     player_counts,
     require_study,
     run_study_command,
@@ -217,21 +218,13 @@ def balance_nobles(
     margin at every skill level, the expert one included) needs the defaults: hours on 2 cores (make reports runs
     it). A first look: --nobles N17,N18 --strategy greedy --groups 50, about 7 s.
     """
-    import os
-
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    from palais_sim.analytics.runs import RunError
     from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
-    from palais_sim.tournament.manifest import RunDirError
-    from palais_sim.tournament.pools import kept
-    from palais_sim.tournament.ray_backend import held
-    from palais_sim.tournament.runner import RunStopped
-    from palais_sim.tournament.schedule import ScheduleError
 
     check_at_least(budget, "--budget")
     check_at_least(max_seal_step, "--max-seal-step")
     check_at_least(max_point_step, "--max-point-step")
-    try:
+
+    def go() -> dict[str, Path]:
         require_study("balance nobles", game)
         spec = study_spec(strategies, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
                           game=game, rules=rules, backend=backend, address=address)  # fmt: skip
@@ -239,11 +232,8 @@ def balance_nobles(
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
                            max_step=max_step, max_seal_step=max_seal_step if seals else 0,
                            max_point_step=max_point_step if points else 0, rounds=rounds, looks=looks)  # fmt: skip
-        with held(), kept():  # one start of Ray (--backend ray) or of the local pool for all the search's arms
-            paths = run_balance(plan, out)
-    except RunStopped as exc:
-        stopped(exc)
-    except (RunDirError, RunError, ScheduleError, *USER_ERRORS) as exc:
-        fail(str(exc))
+        return run_balance(plan, out)
+
+    paths = played(go)
     typer.echo(f"balance written to {paths['md'].parent}: balanced.toml, balance.json, balance.md, balance.html")
     exit_for_failures(paths["md"].parent, "the search's arms", allow_failures)

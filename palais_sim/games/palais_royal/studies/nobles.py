@@ -168,11 +168,12 @@ class Arm:
     row: dict = field(default_factory=dict)
     state: str = "open"
     groups: int = 0  # groups of the looks played
+    title: str = ""  # the arm's name in the progress lines, where its tag does not say it (a balance search's hash)
 
     @property
     def label(self) -> str:
         """The subject, and its price for a repriced variant's arm (tag ``N17-gold3``)."""
-        return self.key if self.tag == "base" else self.tag
+        return self.title or (self.key if self.tag == "base" else self.tag)
 
 
 @dataclass
@@ -233,9 +234,10 @@ def play_look(plan: NoblesPlan, ledger: Ledger, out: Path, arm: Arm, look: int) 
     arm.row["looks"] = look + 1
     if ledger.played_now.get(arm.strategy, 0) > before:
         row = arm.row
-        progress.info("%s: %s after look %d of %d (%s groups): %s pp %s, %s", arm.strategy, arm.label, look + 1,
+        why = f" ({reading(row)})" if row["reason"] in ("dead", "passed over") else ""  # not the value's interval
+        progress.info("%s: %s after look %d of %d (%s groups): %s pp %s, %s%s", arm.strategy, arm.label, look + 1,
                       len(sizes), f"{arm.groups:,}", render.pp(row["effect"]), render.ci_text(row["ci"]),
-                      row["verdict"])  # fmt: skip
+                      row["verdict"], why)  # fmt: skip
 
 
 def finish_row(plan: NoblesPlan, arm: Arm) -> None:
@@ -255,11 +257,11 @@ def finish_row(plan: NoblesPlan, arm: Arm) -> None:
 
 def play_subject(
     plan: NoblesPlan, ledger: Ledger, out: Path, strategy: str, subject: str, key: str, comps: ComponentSet,
-    components: str | None, tag: str,
+    components: str | None, tag: str, title: str = "",
 ) -> dict:  # fmt: skip
     """Play (or read) one subject's forbid arm and return its row. With ``plan.looks`` > 1 the arm is played in that
     many batches of groups (each a run of its own), and it stops at the first look whose verdict is decided."""
-    arm = Arm(strategy, subject, key, comps, components, tag)
+    arm = Arm(strategy, subject, key, comps, components, tag, title=title)
     play_rounds(plan, ledger, out, [arm])
     return arm.row
 
