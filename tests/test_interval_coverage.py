@@ -69,6 +69,26 @@ def test_a_points_standard_error_is_its_own_not_read_back_from_its_interval() ->
     assert p1["se"] == p5["se"] and p1["ci"] != p5["ci"]
 
 
+def test_an_interval_is_cut_to_the_range_of_its_values_and_covers_as_often() -> None:
+    """A value 1/2 - a win share lies in [-1/2, +1/2]: four groups' t interval at a look's strict level reached
+    [-1.85, +1.47] (a tiny ladder study printed it); cut there it still covers whenever the uncut one does, since the
+    mean lies in the range too."""
+    rng = np.random.default_rng(12)
+    within = (-0.5, 0.5)
+    wide = mean_interval(np.array([0.5, -0.5, 0.5, 0.0]), 0.999)
+    cut = mean_interval(np.array([0.5, -0.5, 0.5, 0.0]), 0.999, within)
+    assert wide.low < -0.5 and wide.high > 0.5 and (cut.low, cut.high) == within and cut.mean == wide.mean
+    for true_share in (0.05, 0.5, 0.9):  # the forbidden player's chance to win its group (value = 1/2 - share)
+        wins = (rng.random((4000, 5)) < true_share).astype(float)
+        hits_wide = hits_cut = 0
+        for row in 0.5 - wins:
+            w, c = mean_interval(row, 0.95), mean_interval(row, 0.95, within)
+            assert within[0] <= c.low <= c.mean <= c.high <= within[1] or not np.isfinite(w.se) or w.se == 0
+            hits_wide += w.low <= 0.5 - true_share <= w.high
+            hits_cut += c.low <= 0.5 - true_share <= c.high
+        assert hits_cut == hits_wide
+
+
 # --- the strategy table: the win rate's interval and its test against 1/P, clustered on the group -----------------
 def _planted_strategy_table(rates: np.ndarray, groups: int, seed: int, spread: float = 0.25) -> pl.DataFrame:
     """One row per replicate (a "strategy" of its own) at 4 players: the strategy plays every game of a group of 4

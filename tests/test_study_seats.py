@@ -101,6 +101,11 @@ def test_three_groups_call_no_seat(tmp_path: Path) -> None:
     rows, _ = compute(plan, tmp_path)
     assert {r["verdict"] for r in rows} == {"undecided"}, [(r["key"], r["ci"], r["verdict"]) for r in rows]
     assert all(r["differing_groups"] <= 3 < r["min_differing"] for r in rows)
+    for r in rows:  # a seat's win share less 1/P: its interval within what that can be, however few the groups
+        low, high, fair = *r["ci"], 100 / r["players"]  # the row's interval is rounded to 1e-4 pp
+        assert -fair - 1e-4 <= low <= high <= 100 - fair + 1e-4, r
+    assert any(abs(r["ci"][0] + 100 / r["players"]) < 1e-4 or abs(r["ci"][1] - 100 + 100 / r["players"]) < 1e-4
+               for r in rows)  # fmt: skip
 
 
 def test_no_verdict_without_evidence_on_any_row() -> None:

@@ -86,8 +86,11 @@ class Estimate:
         return {"mean": self.mean, "se": self.se, "ci": [self.low, self.high], "n_groups": self.n_groups}
 
 
-def mean_interval(values: np.ndarray, confidence: float = 0.95) -> Estimate:
-    """Mean of independent group values with a t interval (nan when fewer than two groups)."""
+def mean_interval(values: np.ndarray, confidence: float = 0.95, within: tuple[float, float] | None = None) -> Estimate:
+    """Mean of independent group values with a t interval (nan when fewer than two groups). ``within``: the range
+    every value lies in (a win-share difference's), where the interval is cut: a few groups' t interval can reach
+    beyond anything possible (+-180 pp for a value within +-50), and the mean lies in the range, so the cut interval
+    covers whenever the uncut one does."""
     x = np.asarray(values, dtype=float)
     n = len(x)
     if n == 0:
@@ -97,7 +100,10 @@ def mean_interval(values: np.ndarray, confidence: float = 0.95) -> Estimate:
         return Estimate(mean, np.nan, np.nan, np.nan, n)
     se = float(x.std(ddof=1) / np.sqrt(n))
     q = float(sstats.t.ppf(0.5 + confidence / 2, n - 1))
-    return Estimate(mean, se, mean - q * se, mean + q * se, n)
+    low, high = mean - q * se, mean + q * se
+    if within is not None:
+        low, high = max(low, within[0]), min(high, within[1])
+    return Estimate(mean, se, low, high, n)
 
 
 def paired_difference(a: pl.DataFrame, b: pl.DataFrame, column: str = "win", confidence: float = 0.95) -> Estimate:

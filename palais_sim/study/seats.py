@@ -114,7 +114,8 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
                 per_setup_of[(strategy, p, k)] = (common["game"].to_numpy(), per_setup)
                 known = not plan.factorial and len(frames[0]) and f"g{k}" in frames[0].columns
                 gold_note = int(frames[0][f"g{k}"][0]) if known else None
-                rows.append(render.row("seat", k, strategy, mean_interval(per_setup), spec.margin, per_setup, players=p,
+                est = mean_interval(per_setup, within=(-fair, 1.0 - fair))  # a seat's win share less 1/P
+                rows.append(render.row("seat", k, strategy, est, spec.margin, per_setup, players=p,
                                        start_gold=gold_note, arms=n_arms))  # fmt: skip
             if plan.factorial:
                 for g in sorted(set(plan.golds(p))):
@@ -124,7 +125,8 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
                         held = np.column_stack([f[f"g{k}"].to_numpy() == g for k in range(1, p + 1)])
                         per_setup += (w * held).sum(1) / held.sum(1)
                     per_setup = per_setup / n_arms - fair
-                    rows.append(render.row("start_gold", g, strategy, mean_interval(per_setup), spec.margin,
+                    est = mean_interval(per_setup, within=(-fair, 1.0 - fair))
+                    rows.append(render.row("start_gold", g, strategy, est, spec.margin,
                                            per_setup, players=p, arms=n_arms))  # fmt: skip
     render.mark_robust(rows)
     if plan.ladder:

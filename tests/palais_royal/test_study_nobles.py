@@ -485,3 +485,19 @@ def test_looks_do_not_stop_an_arm_on_two_groups_and_the_page_names_the_real_leve
     page = (out / "study.md").read_text()
     # the interval is the repeated 95% interval; each look's own level is named
     assert "repeated 95% interval (pp)" in page and level(last) in page and level(plan.look_confidence(0)) in page
+
+
+def test_a_few_groups_interval_stays_within_what_a_value_can_be() -> None:
+    """Four groups at the first of five looks (a strict level): the t interval reaches about +-190 pp, beyond what a
+    value (1/2 less the forbidden player's win share) can be; the row's interval is cut at +-50 pp."""
+    import numpy as np
+
+    from palais_sim.games.palais_royal.studies.nobles import LookReading, subject_row
+
+    plan = NoblesPlan(StudySpec(strategies=("greedy",), groups=4), players=2, looks=5)
+    looks = [LookReading(np.array([1.0, 0.0, 1.0, 0.5]), {})]  # the forbidden player's win share per group
+    row = subject_row(plan, looks, "noble", "N23", "greedy", COMPS, plan.look_confidence(0))
+    assert row["ci"] == [-50.0, 50.0] and row["effect"] == -12.5 and row["verdict"] == "undecided"
+    three = NoblesPlan(StudySpec(strategies=("greedy",), groups=4), players=3, looks=5)
+    row = subject_row(three, looks, "noble", "N23", "greedy", COMPS, three.look_confidence(0))
+    assert [round(x, 2) for x in row["ci"]] == [-66.67, 33.33]  # 1/3 less a share in [0, 1]

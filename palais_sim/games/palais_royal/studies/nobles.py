@@ -310,9 +310,14 @@ def group_values(runs: list, players: int) -> np.ndarray:
     return 1.0 / players - wins
 
 
+def value_range(players: int) -> tuple[float, float]:
+    """Where a group's value lies: 1/P less a win share between 0 and 1."""
+    return 1.0 / players - 1.0, 1.0 / players
+
+
 def value_estimate(runs: list, players: int, confidence: float = 0.95) -> Estimate:
-    """The mean of ``group_values`` with its t interval."""
-    return mean_interval(group_values(runs, players), confidence)
+    """The mean of ``group_values`` with its t interval (cut to their range)."""
+    return mean_interval(group_values(runs, players), confidence, value_range(players))
 
 
 def take_rates(runs: list) -> dict:
@@ -415,7 +420,7 @@ def subject_row(
     default the last look's)."""
     confidence = plan.look_confidence(len(plan.look_sizes()) - 1) if confidence is None else confidence
     values = group_values(runs, plan.players)
-    est = mean_interval(values, confidence)
+    est = mean_interval(values, confidence, value_range(plan.players))
     noble = comps.nobles[comps.noble_index[key]] if subject == "noble" else None
     rates = take_rates(runs)
     row = render.row(subject, key, strategy, est, plan.spec.margin, values, confidence, rates=rates,
