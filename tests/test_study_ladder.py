@@ -40,6 +40,9 @@ def test_settled_moving_and_not_yet() -> None:
     assert settled(base + higher, base, 2.0)[0] == "moving"
     noisy = settled(rng.random(20) - 0.5, rng.random(20) - 0.5, 2.0)
     assert noisy[0] == "not settled" and noisy[1]["ci"][0] < -2 < 2 < noisy[1]["ci"][1]
+    # two values within +-50 pp differ by at most 100 pp: three setups' interval is cut there (uncut +-180 pp)
+    few = settled(np.array([0.5, -0.5, 0.5]), np.array([-0.5, 0.5, -0.5]), 2.0)
+    assert few[0] == "not settled" and few[1]["ci"] == [-100.0, 100.0]
 
 
 def test_cli_seats_ladder_writes_rungs_elos_and_settling(tmp_path: Path) -> None:

@@ -106,10 +106,17 @@ def mean_interval(values: np.ndarray, confidence: float = 0.95, within: tuple[fl
     return Estimate(mean, se, low, high, n)
 
 
-def paired_difference(a: pl.DataFrame, b: pl.DataFrame, column: str = "win", confidence: float = 0.95) -> Estimate:
-    """``a - b`` over the groups both arms played (the same setup seeds and rotations), with a t interval."""
+def paired_difference(
+    a: pl.DataFrame,
+    b: pl.DataFrame,
+    column: str = "win",
+    confidence: float = 0.95,
+    within: tuple[float, float] | None = None,
+) -> Estimate:
+    """``a - b`` over the groups both arms played (the same setup seeds and rotations), with a t interval (cut to
+    ``within``, the range of the differences: -1 to 1 for win shares)."""
     both = a.select("group", pl.col(column).alias("a")).join(b.select("group", pl.col(column).alias("b")), on="group")
-    return mean_interval((both["a"] - both["b"]).to_numpy(), confidence)
+    return mean_interval((both["a"] - both["b"]).to_numpy(), confidence, within)
 
 
 VERDICTS = ("favoured", "disfavoured", "balanced", "undecided")

@@ -92,7 +92,7 @@ def strengths(
             games=groups * players, players=players, strategies=table, format="fixed", rotate_seats=True
         )
         d = ledger.play(spec, rung, settings, arm_dir(out, rung, "ladder", "vs-first-rung"))
-        est = paired.mean_interval(paired.focus_groups(open_run(d))["score"].to_numpy())
+        est = paired.mean_interval(paired.focus_groups(open_run(d))["score"].to_numpy(), within=(0.0, 1.0))
         result.append(RungStrength(rung, est.mean, (est.low, est.high), est.n_groups))
     return result
 
@@ -178,7 +178,7 @@ def settled(top: np.ndarray, second: np.ndarray, margin_pp: float) -> tuple[str,
     either with fewer setups in which the rungs differ than a verdict needs (``study.evidence``): three setups of
     equal values are no evidence that the rungs agree."""
     differences = np.asarray(top) - np.asarray(second)
-    est = paired.mean_interval(differences)
+    est = paired.mean_interval(differences, within=(-1.0, 1.0))  # two win-share differences' difference
     low, high = 100 * est.low, 100 * est.high
     why = shortfall(differing(differences), est.n_groups, low, high, 0.95)
     word = paired.verdict(low, high, margin_pp) if why is None else "undecided"

@@ -92,8 +92,11 @@ def compute(plan: PersonsPlan, out: Path, ledger: Ledger | None = None) -> list[
                 d = arm_dir(out, strategy, f"{plan.players}p", f"{label}-{person}")
                 ledger.play(spec, strategy, arm_settings(plan, strategy, mode, person), d)
                 tables[label] = focus_groups(open_run(d))
-            est = paired_difference(tables["with"], tables["without"])
-            cells = {label: _shift(mean_interval(t["win"].to_numpy()), fair) for label, t in tables.items()}
+            est = paired_difference(tables["with"], tables["without"], within=(-1.0, 1.0))
+            cells = {
+                label: _shift(mean_interval(t["win"].to_numpy(), within=(0.0, 1.0)), fair)
+                for label, t in tables.items()
+            }
             rows.append(render.row("person", person, strategy, est, spec.margin, players=plan.players, **cells))
     render.mark_robust(rows, by=("subject", "key"))
     return rows
