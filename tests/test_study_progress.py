@@ -54,5 +54,6 @@ def test_the_nobles_study_gives_each_look_its_verdict_and_says_when_the_budget_i
 
 
 def test_durations_read_as_a_reader_counts_them() -> None:
-    assert [duration(s) for s in (0.4, 38, 59.4, 60, 840, 3599, 3600, 9840)] == [
-        "0 s", "38 s", "59 s", "1 min", "14 min", "1 h 00 min", "1 h 00 min", "2 h 44 min"]  # fmt: skip
+    assert [duration(s) for s in (0.4, 38, 59.4, 59.6, 60, 86, 119.6, 599.4, 600, 840, 3599, 3600, 9840)] == [
+        "0 s", "38 s", "59 s", "1 min", "1 min", "1 min 26 s", "2 min", "9 min 59 s", "10 min", "14 min",
+        "1 h 00 min", "1 h 00 min", "2 h 44 min"]  # fmt: skip
