@@ -92,13 +92,18 @@ STUDY_LEVELS := --strategy greedy --strategy expert --strategy lookahead:budget=
 NOBLES_BUDGET ?= 3000000
 # The strength ladder above the study levels: ismcts' budget buys strength (expert's does not: budget 8 is -60 Elo
 # against budget 2), and at budget 25 it is about expert's strength, so the rungs 25 and 50 ask whether a verdict
-# survives a player stronger than the study's top level.
-LADDER := ismcts:budget=25,horizon=2
+# survives a player stronger than the study's top level. (Its own name: `make ladder`'s LADDER is the strategy
+# ladder's list, which a second LADDER here overrode: make ladder ran one strategy.)
+STRENGTH_LADDER := ismcts:budget=25,horizon=2
 # The search ladder's subjects: those whose verdict moves with strength in the standard nobles study (greedy's
 # verdict against lookahead's and expert's first looks, 2026-11-26): king_plus1 and madame_plus1 favoured at greedy and
 # below zero at expert, move_plus2 favoured then about 0, servants_plus3 +1.8 then +21 pp, mint_plus2 and N27/N28
 # balanced then decided, N19/N20 disfavoured then above zero.
 NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,servants_plus3,mint_plus2,N27,N28,N19,N20
+# The 2-player seat edge climbs with strength (seat 1, start gold permuted: greedy -2.5, lookahead +4.3, ismcts:
+# budget=30 +9.3, expert +11.9 pp; 2026-11-26): the same ladder asks whether it keeps climbing above expert, on the
+# real start golds (0 and 1; the factorial's start-gold rows would not decide at this size), 3,000 mirror games a
+# rung (+-1.8 pp), about 50 CPU-minutes.
 
 # Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
 # last groups and kept when the games are identical (verified), played again otherwise.
@@ -106,7 +111,8 @@ reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and l
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 10000 $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(LADDER) --rungs 2 --groups 1000 --looks 5 --reprice none --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 1000 --looks 5 --reprice none --workers $(STUDY_WORKERS)
+	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder $(STRENGTH_LADDER) --rungs 2 --groups 3000 --workers $(STUDY_WORKERS)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --workers $(STUDY_WORKERS)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
