@@ -81,9 +81,9 @@ ladder: $(STAMP)  ## the strategy ladder: every built-in, ratings and decisions/
 
 STUDIES := runs/studies/standard
 STUDY_WORKERS ?= 2
-# The three skill levels of every study: the cheap one, the strong one (about ismcts:budget=30's strength) and the
-# old search level between them.
-STUDY_LEVELS := --strategy greedy --strategy expert --strategy lookahead:budget=8,horizon=2
+# The three skill levels of every study, weakest first (the order of the pages' columns): the cheap one, the old search
+# level and the strong one (about ismcts:budget=30's strength). The order changes no arm and no verdict.
+STUDY_LEVELS := --strategy greedy --strategy lookahead:budget=8,horizon=2 --strategy expert
 # Games the nobles study may play in all (in rounds: every open arm's next look, levels in this order); a rerun
 # with a larger one carries on where the last stopped: make reports NOBLES_BUDGET=... The default does not bind:
 # the plan needs about 1.3 million (greedy 0.22 million played; expert and lookahead about 0.4 million each, as

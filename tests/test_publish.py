@@ -214,3 +214,27 @@ def test_a_layout_blocks_unbalanced_row_counts_as_decided(tmp_path: Path) -> Non
     text = publish(src, tmp_path / "out").read_text()
     assert "layout_block room in the centre, `greedy`: unbalanced, +3.1 pp [+2.2, +4.0]" in text
     assert "Undecided: 1 of 2 rows" in text
+
+
+def test_a_seats_study_at_several_levels_is_one_table_a_row_per_seat_and_a_column_per_level(tmp_path: Path) -> None:
+    """How a seat's verdict moves with strength reads along a line (it was a list of verdicts "at one level only",
+    sorted by seat, 37 lines for the standard seats study); a nobles study's rows stay in the overview."""
+    src = tmp_path / "studies"
+    rows = [_row("1", "greedy", "undecided", -2.5, [-3.3, -1.7], 6000, subject="seat", players=2),
+            _row("1", "expert", "favoured", 11.9, [11.0, 12.8], 6000, subject="seat", players=2),
+            _row("1", "lookahead", "favoured", 4.3, [3.5, 5.2], 6000, subject="seat", players=2),
+            _row("1", "greedy", "balanced", -0.3, [-1.0, 0.3], 6000, subject="seat", players=3),
+            _row("0", "expert", "disfavoured", -3.1, [-3.8, -2.5], 6000, subject="start_gold", players=3,
+                 robust=True)]  # fmt: skip
+    _study(src / "seats", ["greedy", "lookahead", "expert"], rows, {}, study="seats")
+    text = publish(src, tmp_path / "out").read_text()
+    summary = text[text.index("## [seats]") :]
+    header, _ = _table(summary, "Every row at every skill level")
+    assert header == ["players", "row", "`greedy`", "`lookahead`", "`expert`", "robust"]  # the study's own order
+    table = [[c.strip() for c in line.strip("|").split("|")] for line in summary.splitlines()
+             if re.match(r"\| \d ", line)]  # fmt: skip
+    assert [r[:2] for r in table] == [["2", "seat 1"], ["3", "seat 1"], ["3", "start_gold 0"]]
+    assert table[0][2:] == ["undecided -2.5 [-3.3, -1.7]", "**favoured** +4.3 [+3.5, +5.2]",
+                            "**favoured** +11.9 [+11.0, +12.8]", ""]  # fmt: skip
+    assert table[2][2:] == ["–", "–", "**disfavoured** -3.1 [-3.8, -2.5]", "yes"]
+    assert "At one skill level only" not in summary

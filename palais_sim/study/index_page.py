@@ -133,6 +133,27 @@ def cell_text(row: dict) -> str:
     return f"{word} {pp(row['effect'])} {ci_text(row.get('ci'))}"
 
 
+def level_table(source: Source) -> list[str]:
+    """A study's rows outside the overview (seats, start golds, layouts, persons) at every skill level side by side:
+    a row per subject (and player count), a column per level, so that how a verdict moves with strength reads along
+    a line. Empty when every row is a noble or privilege (the overview has them) or the study has one level."""
+    rows = [r for r in source.rows() if r.get("subject") not in SUBJECTS]
+    levels = study_levels(source)
+    if not rows or len(levels) < 2:
+        return []
+    with_players = any(r.get("players") for r in rows)
+    cells: dict[tuple, dict[str, dict]] = {}
+    for r in rows:
+        cells.setdefault((r.get("players"), str(r.get("subject")), str(r.get("key"))), {})[str(r.get("strategy"))] = r
+    headers = (["players"] if with_players else []) + ["row", *[f"`{level}`" for level in levels], "robust"]
+    lines = []
+    for (players, subject, key), by_level in cells.items():
+        robust = "yes" if any(r.get("robust") for r in by_level.values()) else ""
+        verdicts = [cell_text(by_level[level]) if level in by_level else NONE for level in levels]
+        lines.append(([str(players)] if with_players else []) + [f"{subject} {key}", *verdicts, robust])
+    return _table(headers, lines)
+
+
 def climbs(source: Source) -> bool:
     """Whether a study's strength ladder climbs (a study from before the check counts as climbing: it recorded no
     doubt)."""

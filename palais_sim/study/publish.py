@@ -50,7 +50,10 @@ def _summary(name: str, data: dict) -> list[str]:
     lines.append("Robust verdicts (every skill level agrees): " + (", ".join(
         f"{s} {k}" + (f" ({p}p)" if p else "") + f" **{v}**" for s, k, p, v in robust) or "none") + ".")  # fmt: skip
     lines.append("")
-    single = [r for r in decided if not r["robust"]]
+    table = index_page.level_table(index_page.Source(name, data))
+    if table:
+        lines += ["Every row at every skill level (effect in pp with its interval):", "", *table]
+    single = [r for r in decided if not r["robust"]] if not table else []
     if single:
         lines.append("At one skill level only:")
         lines.append("")
