@@ -84,6 +84,12 @@ STUDY_WORKERS ?= 2
 # The three skill levels of every study, weakest first (the order of the pages' columns): the cheap one, the old search
 # level and the strong one (about ismcts:budget=30's strength). The order changes no arm and no verdict.
 STUDY_LEVELS := --strategy greedy --strategy lookahead:budget=8,horizon=2 --strategy expert
+# The layouts study: 10,000 random-layout games and 1,000 of the first-game layout left 4 and 6 of its 13 rows
+# undecided at expert and lookahead (31%, 46%; greedy 3): gate_to_mint at expert +1.1 [+0.1, +2.2], the blocks'
+# spreads [0, +2.6] to [0, +4.3], the first-game layout +2.1 [-1.0, +5.2] and +3.1 [-0.2, +6.3]. Three times the games
+# (half-widths 0.64 pp) and five times the first-game setups (+-1.4 pp), about 35 CPU-minutes a search level.
+LAYOUT_GAMES := 30000
+FIRST_GAME_SETUPS := 5000
 # Games the nobles study may play in all (in rounds: every open arm's next look, levels in this order); a rerun
 # with a larger one carries on where the last stopped: make reports NOBLES_BUDGET=... The default does not bind:
 # the plan needs about 1.3 million (greedy 0.22 million played; expert and lookahead about 0.4 million each, as
@@ -109,7 +115,7 @@ NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,servants_plus3,mint_plus2,N2
 # last groups and kept when the games are identical (verified), played again otherwise.
 reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
-	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups 10000 $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
+	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 1000 --looks 5 --reprice none --workers $(STUDY_WORKERS)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder $(STRENGTH_LADDER) --rungs 2 --groups 3000 --workers $(STUDY_WORKERS)
