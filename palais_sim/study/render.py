@@ -33,10 +33,11 @@ def pp(x: float | None, digits: int = 1) -> str:
 def duration(seconds: float) -> str:
     """Seconds in words: "38 s", "1 min 26 s" (under ten minutes, where a rounded minute would be off by up to a
     third), "14 min", "2 h 44 min"."""
-    if round(seconds) < 60:
-        return f"{seconds:.0f} s"
-    if round(seconds) < 600:
-        minutes, rest = divmod(round(seconds), 60)
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 600:
+        minutes, rest = divmod(whole, 60)
         return f"{minutes} min" + (f" {rest} s" if rest else "")
     minutes = round(seconds / 60)
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"

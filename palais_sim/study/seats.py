@@ -109,12 +109,13 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
             frames = [common.join(f, on="game").sort("game") for f in frames]
             n_arms = len(frames)
             fair = 1.0 / p
+            span = (-fair, 1.0 - fair)  # where a seat's (or a start gold's) win share less 1/P lies
             for k in range(1, p + 1):
                 per_setup = sum(f[f"w{k}"].to_numpy() for f in frames) / n_arms - fair
                 per_setup_of[(strategy, p, k)] = (common["game"].to_numpy(), per_setup)
                 known = not plan.factorial and len(frames[0]) and f"g{k}" in frames[0].columns
                 gold_note = int(frames[0][f"g{k}"][0]) if known else None
-                est = mean_interval(per_setup, within=(-fair, 1.0 - fair))  # a seat's win share less 1/P
+                est = mean_interval(per_setup, within=span)
                 rows.append(render.row("seat", k, strategy, est, spec.margin, per_setup, players=p,
                                        start_gold=gold_note, arms=n_arms))  # fmt: skip
             if plan.factorial:
@@ -125,7 +126,7 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
                         held = np.column_stack([f[f"g{k}"].to_numpy() == g for k in range(1, p + 1)])
                         per_setup += (w * held).sum(1) / held.sum(1)
                     per_setup = per_setup / n_arms - fair
-                    est = mean_interval(per_setup, within=(-fair, 1.0 - fair))
+                    est = mean_interval(per_setup, within=span)
                     rows.append(render.row("start_gold", g, strategy, est, spec.margin,
                                            per_setup, players=p, arms=n_arms))  # fmt: skip
     render.mark_robust(rows)
