@@ -88,6 +88,24 @@ def test_cli_writes_the_study_files_and_reuses_finished_arms(tmp_path: Path) -> 
     assert copied == ["seats_0.png", "seats_1.png", "study.json", "study.md"]  # no runs, no html
 
 
+def test_more_groups_grow_the_arms_to_the_larger_studys_answer(tmp_path: Path) -> None:
+    """More groups ("more groups would tell"): the same study with more groups into the same --out plays only the new groups, and
+    answers exactly as a study played at the larger size from the start."""
+
+    def seats(out: str, groups: int) -> dict:
+        args = ["study", "seats", "--out", str(tmp_path / out), "--players", "2", "--groups", str(groups),
+                "--strategy", "greedy", "--start-gold", "0,9"]  # fmt: skip
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        return json.loads((tmp_path / out / "study.json").read_text())
+
+    seats("grown", 12)
+    grown = seats("grown", 30)
+    fresh = seats("fresh", 30)
+    assert grown["games"]["greedy"]["played_now"] < fresh["games"]["greedy"]["played_now"]
+    assert grown["rows"] == fresh["rows"] and grown["rows"][0]["n_groups"] == 30
+
+
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["study", "seats", "--out", str(tmp_path), "--players", "2,5"])
     assert res.exit_code == 2 and "--players" in res.output

@@ -22,6 +22,7 @@ from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.tournament.manifest import RunDirError
 from palais_sim.tournament.runner import RunStopped, run
 from palais_sim.tournament.schedule import Settings
+from palais_sim.tournament.shards import Shard
 from strategies.palais_royal.greedy import GreedyStrategy
 from tests.run_dirs import chunk_states, unmark_chunk
 
@@ -119,8 +120,10 @@ def test_fail_fast_stops_at_the_first_failed_game_inside_the_chunk(tmp_path, wor
 def test_refuses_a_directory_holding_another_run(tmp_path):
     out = tmp_path / "r"
     run(small(), out, workers=1, chunk_size=8)
-    with pytest.raises(RunDirError, match="different run.*games"):
+    with pytest.raises(RunDirError, match="first 24 games of this run; add --resume to extend it to 48"):
         run(small(games=48), out, workers=1, chunk_size=8)
+    with pytest.raises(RunDirError, match="different run.*games"):  # a run never shrinks
+        run(small(games=16), out, workers=1, chunk_size=8, resume=True)
     with pytest.raises(RunDirError, match="different run.*seed"):
         run(small(seed=12), out, workers=1, chunk_size=8, resume=True)
     with pytest.raises(RunDirError, match="already holds this run"):
@@ -155,6 +158,51 @@ def test_interrupted_in_process_run_resumes_to_identical_tables(tmp_path, monkey
     summary = run(s, tmp_path / "cut", workers=2, resume=True)
     assert summary.played_now == 25
     assert_same_tables(tmp_path / "whole", tmp_path / "cut")
+
+
+@pytest.mark.parametrize("first", [24, 20])  # a run of whole chunks; one whose last chunk is short
+def test_a_run_resumed_with_more_games_grows_to_the_longer_runs_tables(tmp_path, first):
+    s = small(games=40)
+    run(s, tmp_path / "whole", workers=1, chunk_size=8)
+    out = tmp_path / "grown"
+    run(small(games=first), out, workers=1, chunk_size=8)
+    kept = {c["chunk"] for c in chunk_states(out) if c["count"] == 8}  # chunks of the full size
+    stamps = {c: (out / "games" / f"chunk-{c:06d}.parquet").stat().st_mtime_ns for c in kept}
+    summary = run(s, out, workers=2, resume=True)
+    short = first % 8  # the short last chunk is played again at its full size
+    assert summary.games == 40 and summary.played_now == 40 - first + short
+    assert {c: (out / "games" / f"chunk-{c:06d}.parquet").stat().st_mtime_ns for c in kept} == stamps
+    assert_same_tables(tmp_path / "whole", out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["state"] == "done" and manifest["total_games"] == 40 and manifest["settings"]["games"] == 40
+    assert [(e["from_games"], e["to_games"]) for e in manifest["extended"]] == [(first, 40)]
+    assert manifest["schedule_hash"] == json.loads((tmp_path / "whole" / "manifest.json").read_text())["schedule_hash"]
+
+
+def test_an_interrupted_run_grows_too_and_a_part_never_does(tmp_path, monkeypatch):
+    from palais_sim.tournament import worker
+
+    real = worker.run_chunk
+    calls = {"n": 0}
+
+    def interrupted(task):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr("palais_sim.tournament.runner.run_chunk", interrupted)
+    with pytest.raises(RunStopped):
+        run(small(), tmp_path / "cut", workers=1, chunk_size=8)
+    monkeypatch.undo()
+    summary = run(small(games=32), tmp_path / "cut", workers=1, resume=True)
+    assert summary.games == 32 and summary.played_now == 24
+    run(small(games=32), tmp_path / "whole", workers=1, chunk_size=8)
+    assert_same_tables(tmp_path / "whole", tmp_path / "cut")
+    part = tmp_path / "part"
+    run(small(), part, workers=1, chunk_size=8, shard=Shard(1, 2))
+    with pytest.raises(RunDirError, match="different run"):
+        run(small(games=48), part, workers=1, chunk_size=8, resume=True, shard=Shard(1, 2))
 
 
 def _as_from_a_shell() -> None:
@@ -271,8 +319,13 @@ def test_cli_simulate_and_resume_keep_the_stored_settings(tmp_path):
     assert "Played 8 games" in result.output and str(out) in result.output
     result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume"])
     assert result.exit_code == 0 and "0 of them in this session" in result.output
-    result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--games", "9"])
-    assert result.exit_code == 2 and "different run" in result.output
+    result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--games", "6"])
+    assert result.exit_code == 2 and "different run" in result.output  # fewer games: another run
+    result = CliRunner().invoke(app, [*args[:4], "14", *args[5:]])  # the same settings, more games
+    assert result.exit_code == 2 and "add --resume to extend it to 14" in result.output
+    result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--games", "14"])
+    assert result.exit_code == 0, result.output
+    assert "Played 14 games" in result.output  # its only chunk was short: played again at its full size
 
 
 def test_bench_json(tmp_path):

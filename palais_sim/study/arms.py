@@ -12,7 +12,7 @@ from palais_sim.study.verify import check_arm
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import Manifest, now
 from palais_sim.tournament.runner import run
-from palais_sim.tournament.schedule import Settings
+from palais_sim.tournament.schedule import Settings, longer_run
 
 log = logging.getLogger(__name__)
 
@@ -31,38 +31,38 @@ def play_arm(
     """Make sure ``out`` holds the complete run of ``settings``; returns the games played now (0: it was done; a
     resumed arm counts only the games of this session, not those played before the interruption).
 
-    A finished run of the same settings is kept as it is, an interrupted one is resumed, anything else in ``out``
-    is refused by the runner (a different run) with its one-line error. The same settings are not enough: a run
-    whose manifest records another ``components_hash`` than the file the settings name holds today (edited in
-    place) is removed and played again. A finished run played by other code (another code fingerprint or engine
+    A finished run of the same settings is kept as it is, an interrupted one is resumed, a run of the same settings
+    with fewer games is extended (its games kept), anything else in ``out`` is refused by the runner (a different
+    run) with its one-line error. The same settings are not enough: a run whose manifest records another
+    ``components_hash`` than the file the settings name holds today (edited in place) is removed and played again. A finished run played by other code (another code fingerprint or engine
     version) is re-validated (:func:`verify_arm`): kept and marked verified when a sample of its games replays
     identically today, else played again whole; an unfinished one of other code is played again from the start.
     """
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
-    if (
-        stored is not None
-        and stored.settings == settings
-        and stored.data.get("components_hash") != (today := components_hash(settings))
-    ):
+    # the same run, or its first games (a study asked for more groups: the run grows, nothing is played twice)
+    ours = stored is not None and (stored.settings == settings or longer_run(stored.settings, settings))
+    if ours and stored.data.get("components_hash") != (today := components_hash(settings)):
         # the same settings name a component file whose content changed since (a set edited in place, a repriced
         # variant rewritten): the arm measured another game; it is played again from scratch
         log.info("replaying %s: its component file changed (%s, now %s)", out, stored.data.get("components_hash"),
                  today)  # fmt: skip
         shutil.rmtree(out)
-        stored = None
-    if stored is not None and stored.settings == settings and not holds_for_today(stored, settings):
-        if stored.data.get("state") == "done" and verify_arm(out, stored, settings):
+        stored, ours = None, False
+    if ours and not holds_for_today(stored, settings):
+        if stored.data.get("state") == "done" and stored.settings == settings and verify_arm(out, stored, settings):
             return 0
-        if stored.data.get("state") != "done":
+        if stored.settings != settings:
+            log.warning("replaying %s: it grows to %d games, and its first %d were played by other code (%s); "
+                        "started again", out, settings.games, stored.settings.games,
+                        code_of(stored)["code_fingerprint"])  # fmt: skip
+        elif stored.data.get("state") != "done":
             log.warning("replaying %s: unfinished, and played by other code (%s); started again", out,
                         code_of(stored)["code_fingerprint"])  # fmt: skip
         shutil.rmtree(out)
-        stored = None
-    if stored is not None and stored.data.get("state") == "done" and stored.settings == settings:
+        stored, ours = None, False
+    if ours and stored.data.get("state") == "done" and stored.settings == settings:
         return 0
-    summary = run(
-        settings, out, workers, resume=stored is not None, progress=progress, backend=backend, address=address
-    )
+    summary = run(settings, out, workers, resume=ours, progress=progress, backend=backend, address=address)
     return summary.played_now
 
 

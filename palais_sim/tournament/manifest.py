@@ -9,7 +9,10 @@ directory of the earlier format (the chunk list inside manifest.json) is read as
 is saved or a chunk is added.
 
 A run's identity is what decides its tables: settings, chunk size, engine version, component-set hash and schema
-version. ``--resume`` continues only a run with the same identity; a different run in the directory is refused.
+version. ``--resume`` continues only a run with the same identity; a different run in the directory is refused. One
+difference is not a different run: more games. Every game depends only on the settings and its index, so a run of N
+games is the first N games of the same run at M > N, and ``--resume`` with a larger game count extends it in place
+(:meth:`Manifest.extend`): its finished chunks are kept, a short last chunk is played again at its full size.
 """
 
 from __future__ import annotations
@@ -161,6 +164,37 @@ class Manifest:
         if out:  # derived fields (an automatic chunk size) would only repeat the settings' difference
             return out
         return [f"{k}: {mine[k]!r} vs {theirs[k]!r}" for k in mine if k != "settings" and mine[k] != theirs[k]]
+
+    def grows(self, stored: Manifest) -> bool:
+        """Whether this (new) run is ``stored`` with more games and nothing else changed: the same identity but for
+        the game count, larger here, and neither a part of a schedule (a part's chunks depend on the whole's size)."""
+        if self.shard is not None or stored.shard is not None:
+            return False
+        if int(self.data["total_games"]) <= int(stored.data.get("total_games") or 0):
+            return False
+        mine, theirs = self.identity(), stored.identity()
+        mine["settings"] = {**normalised_settings(mine["settings"]), "games": None}
+        theirs["settings"] = {**normalised_settings(theirs["settings"] or {}), "games": None}
+        return mine == theirs
+
+    def extend(self, grown: Manifest) -> int | None:
+        """Make this stored run the longer run ``grown`` (see :meth:`grows`): its settings, games and chunk plan,
+        the finished chunks kept, the extension recorded under ``extended``. Returns the number of a finished last
+        chunk that was short (it holds fewer games than the same chunk of the longer plan): it is marked pending
+        here, and its files must be removed by the caller before it is played again; None when there is none."""
+        old_total, size = int(self.data["total_games"]), int(self.data["chunk_size"])
+        total = int(grown.data["total_games"])
+        short = old_total // size if old_total % size else None
+        self.data["settings"] = grown.data["settings"]
+        self.data["total_games"] = total
+        self.data["chunk_count"] = -(-total // size)
+        self.data["schedule_hash"] = schedule_hash(self.data)
+        self.data.setdefault("extended", []).append({"from_games": old_total, "to_games": total, "at": now()})
+        self.data["state"] = "running"
+        if short is None or short not in self.done:
+            return None
+        self.mark_pending(short)
+        return short
 
     @property
     def settings(self) -> Settings:

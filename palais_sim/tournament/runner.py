@@ -33,7 +33,7 @@ from palais_sim.tournament.executor_protocol import WorkerLost, default_workers
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import MANIFEST, Manifest, RunDirError, now
 from palais_sim.tournament.pools import make_executor
-from palais_sim.tournament.schedule import Schedule, Settings
+from palais_sim.tournament.schedule import Schedule, Settings, longer_run
 from palais_sim.tournament.shards import Shard, shard_auto_chunk_size
 from palais_sim.tournament.worker import (
     ChunkReport,
@@ -154,6 +154,7 @@ def prepare(
 
     Everything is checked before anything is written, so a refused run leaves ``out`` as it was. A stored run of
     other settings that has nothing on disk yet (it stopped before its first chunk) is replaced: nothing is lost.
+    Resuming with more games than the stored run extends it (``Manifest.grows``, ``Manifest.extend``).
     When resuming, chunks a killed run finished but could not mark done are found on disk and counted.
     """
     context, schedule = validate(settings)
@@ -168,13 +169,19 @@ def prepare(
     if out.exists() and not out.is_dir():
         raise RunDirError(f"{out} is a file, not a directory; choose a new or empty directory for --out")
     existing = Manifest.load(out) if out.exists() else None
-    replacing = False
+    replacing = growing = False
     if existing is not None:
         diffs = fresh.differences(existing)
+        growing = bool(diffs) and fresh.grows(existing)
         if diffs and not resume and _nothing_written(out, existing):
             log.info("replacing the run in %s: it stopped before any chunk was written", out)
             existing, replacing = None, True
-        elif diffs:
+        elif growing and not resume:
+            raise RunDirError(
+                f"{out} holds the first {existing.data['total_games']} games of this run; add --resume to extend "
+                f"it to {fresh.data['total_games']} (its games are kept), or choose another --out"
+            )
+        elif diffs and not growing:
             raise RunDirError(
                 f"{out} holds a different run ({'; '.join(diffs[:4])}); "
                 "choose another --out, or resume with that run's settings"
@@ -197,6 +204,15 @@ def prepare(
             (out / table).mkdir(exist_ok=True)
             for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
                 stray.unlink()
+        if existing is not None and growing:
+            before = existing.data["total_games"]
+            short = existing.extend(fresh)
+            if short is not None:
+                remove_chunk_files(out, short, settings.game)
+            log.info(
+                "extending the run in %s from %d to %d games%s", out, before, fresh.data["total_games"],
+                "" if short is None else f" (its short last chunk {short} is played again at its full size)",
+            )  # fmt: skip
         if existing is not None:
             lost = repair(out, manifest, settings.game)
             if lost:
@@ -358,11 +374,13 @@ def _run(
         workers = default_workers()
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
-    stored = Manifest.load(out) if resume and out.is_dir() else None
+    stored = Manifest.load(out) if out.is_dir() else None
+    if stored is not None and not (resume or _grows_into(stored, settings)):
+        stored = None  # another run: refused (or replaced) by ``prepare``
     if shard is None and stored is not None:
         shard = stored.shard  # a part resumes as the part it is
     if chunk_size is None:
-        if stored is not None:
+        if stored is not None:  # resumed or extended: its own chunk plan
             chunk_size = stored.data["chunk_size"]
         elif shard is not None:  # the same plan on every machine, whatever its cores
             chunk_size = shard_auto_chunk_size(Schedule(settings).total, shard.count)
@@ -467,6 +485,15 @@ def _run(
     with (out / "run.log").open("a", encoding="utf-8") as fh:
         fh.write(summary.text() + "\n")
     return summary
+
+
+def _grows_into(stored: Manifest, settings: Settings) -> bool:
+    """``settings`` are the stored run's with more games (False for a manifest whose settings cannot be read today:
+    ``prepare`` says why it refuses it)."""
+    try:
+        return longer_run(stored.settings, settings)
+    except (ValueError, TypeError, KeyError):
+        return False
 
 
 def _stop(exc: BaseException, out: Path, manifest: Manifest) -> RunStopped | None:
