@@ -1,5 +1,5 @@
-"""Helpers for the tests of run directories (any game): the chunks a run records, and a chunk's ledger lines
-taken out as if the parent had been killed before it wrote them."""
+"""Helpers for the tests of run directories (any game): the chunks a run records, a chunk's ledger lines taken out
+as if the parent had been killed before it wrote them, and a run interrupted at a given chunk."""
 
 from __future__ import annotations
 
@@ -23,3 +23,19 @@ def unmark_chunk(out: Path, chunk: int) -> None:
     ledger = out / LEDGER
     kept = [line for line in ledger.read_text().splitlines() if json.loads(line)["chunk"] != chunk]
     ledger.write_text("".join(line + "\n" for line in kept))
+
+
+def interrupt_at(monkeypatch, call: int) -> None:
+    """Make the runner's ``call``-th chunk raise KeyboardInterrupt (as Ctrl-C would); ``monkeypatch.undo()`` ends it."""
+    from palais_sim.tournament import worker
+
+    real = worker.run_chunk
+    calls = {"n": 0}
+
+    def interrupted(task):
+        calls["n"] += 1
+        if calls["n"] == call:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr("palais_sim.tournament.runner.run_chunk", interrupted)

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from palais_sim.cli import app, errors
 from palais_sim.tournament.runner import RunStopped
 from tests.cli_tree import leaf_commands
+from tests.run_dirs import interrupt_at
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).parent / "palais"  # the console script of this environment (palais_launch:main)
@@ -129,20 +130,9 @@ def test_a_stopped_study_says_the_same_command_resumes_it(monkeypatch, tmp_path:
 
 
 def test_a_resumed_study_counts_only_the_games_it_played_now(monkeypatch, tmp_path: Path) -> None:
-    from palais_sim.tournament import worker
-
     out = tmp_path / "study"
     args = ["study", "seats", "--out", str(out), "--players", "2", "--groups", "40", "--strategy", "random"]
-    real = worker.run_chunk
-    calls = {"n": 0}
-
-    def interrupted(task):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr("palais_sim.tournament.runner.run_chunk", interrupted)
+    interrupt_at(monkeypatch, 2)
     monkeypatch.setattr("palais_sim.tournament.runner.auto_chunk_size", lambda total, workers: 10)
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 130 and "resume with: palais study seats" in first.output, first.output

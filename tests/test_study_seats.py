@@ -89,8 +89,8 @@ def test_cli_writes_the_study_files_and_reuses_finished_arms(tmp_path: Path) -> 
 
 
 def test_more_groups_grow_the_arms_to_the_larger_studys_answer(tmp_path: Path) -> None:
-    """More groups ("more groups would tell"): the same study with more groups into the same --out plays only the new groups, and
-    answers exactly as a study played at the larger size from the start."""
+    """More groups ("more groups would tell"): the same study with more groups into the same --out plays only the
+    new groups, and answers exactly as a study played at the larger size from the start."""
 
     def seats(out: str, groups: int) -> dict:
         args = ["study", "seats", "--out", str(tmp_path / out), "--players", "2", "--groups", str(groups),

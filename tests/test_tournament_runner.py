@@ -24,7 +24,7 @@ from palais_sim.tournament.runner import RunStopped, run
 from palais_sim.tournament.schedule import Settings
 from palais_sim.tournament.shards import Shard
 from strategies.palais_royal.greedy import GreedyStrategy
-from tests.run_dirs import chunk_states, unmark_chunk
+from tests.run_dirs import chunk_states, interrupt_at, unmark_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 SORT = {"games": ["game"], "seats": ["game", "seat"], "recruits": ["game", "order"]}
@@ -137,20 +137,9 @@ def test_refuses_a_directory_holding_another_run(tmp_path):
 
 
 def test_interrupted_in_process_run_resumes_to_identical_tables(tmp_path, monkeypatch):
-    from palais_sim.tournament import worker
-
     s = small(games=40)
     run(s, tmp_path / "whole", workers=1, chunk_size=5)
-    real = worker.run_chunk
-    calls = {"n": 0}
-
-    def interrupted(task):
-        calls["n"] += 1
-        if calls["n"] == 4:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr("palais_sim.tournament.runner.run_chunk", interrupted)
+    interrupt_at(monkeypatch, 4)
     with pytest.raises(RunStopped, match="3 of 8 chunks") as info:
         run(s, tmp_path / "cut", workers=1, chunk_size=5)
     assert info.value.code == 130
@@ -180,18 +169,7 @@ def test_a_run_resumed_with_more_games_grows_to_the_longer_runs_tables(tmp_path,
 
 
 def test_an_interrupted_run_grows_too_and_a_part_never_does(tmp_path, monkeypatch):
-    from palais_sim.tournament import worker
-
-    real = worker.run_chunk
-    calls = {"n": 0}
-
-    def interrupted(task):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr("palais_sim.tournament.runner.run_chunk", interrupted)
+    interrupt_at(monkeypatch, 2)
     with pytest.raises(RunStopped):
         run(small(), tmp_path / "cut", workers=1, chunk_size=8)
     monkeypatch.undo()

@@ -34,9 +34,10 @@ def play_arm(
     A finished run of the same settings is kept as it is, an interrupted one is resumed, a run of the same settings
     with fewer games is extended (its games kept), anything else in ``out`` is refused by the runner (a different
     run) with its one-line error. The same settings are not enough: a run whose manifest records another
-    ``components_hash`` than the file the settings name holds today (edited in place) is removed and played again. A finished run played by other code (another code fingerprint or engine
-    version) is re-validated (:func:`verify_arm`): kept and marked verified when a sample of its games replays
-    identically today, else played again whole; an unfinished one of other code is played again from the start.
+    ``components_hash`` than the file the settings name holds today (edited in place) is removed and played again.
+    A finished run played by other code (another code fingerprint or engine version) is re-validated
+    (:func:`verify_arm`): kept and marked verified when a sample of its games replays identically today, else played
+    again whole; an unfinished one of other code, or one to extend, is played again from the start.
     """
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
     # the same run, or its first games (a study asked for more groups: the run grows, nothing is played twice)
