@@ -104,6 +104,8 @@ def test_more_groups_grow_the_arms_to_the_larger_studys_answer(tmp_path: Path) -
     fresh = seats("fresh", 30)
     assert grown["games"]["greedy"]["played_now"] < fresh["games"]["greedy"]["played_now"]
     assert grown["rows"] == fresh["rows"] and grown["rows"][0]["n_groups"] == 30
+    page = (tmp_path / "grown" / "study.md").read_text()
+    assert "a larger `--groups` into the same `--out` plays only the new groups" in page  # the advice the page gives
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:

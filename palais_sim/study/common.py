@@ -193,9 +193,21 @@ def arm_dir(out: Path, strategy: str, *parts: str) -> Path:
     return out.joinpath("runs", slug(strategy), *(slug(p) for p in parts))
 
 
-def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float = 0.95) -> None:
+# How an undecided row gets more evidence: a study of fixed size grows its arms (``Manifest.extend``); a sequential
+# one (the nobles: looks of a fixed size, up to a game budget) plays on from its last look.
+MORE_GROUPS = (
+    "more groups would tell: the same command with a larger `--groups` into the same `--out` plays only the new groups"
+)
+MORE_LOOKS = (
+    "more looks would tell: the same command into the same `--out` plays on, with a larger `--budget` where the "
+    "budget stopped a row, with more `--groups` and `--looks` in proportion (looks of the same size) where a row "
+    "played every look"
+)
+
+
+def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float = 0.95, more: str = MORE_GROUPS) -> None:
     """The page's top: the exact command, seeds, sizes, games and wall time per skill level, the verdict rule at the
-    rows' real confidence (99% with five looks)."""
+    rows' real confidence (99% with five looks), and ``more``: how an undecided row gets more evidence."""
     page.p(what)
     if spec.command:
         page.code(spec.command)
@@ -218,7 +230,7 @@ def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float =
     page.p(
         f"Verdicts ({shown} intervals, equivalence margin +-{spec.margin:g} pp): **favoured** when the whole interval "
         f"lies above +{spec.margin:g} pp, **disfavoured** below -{spec.margin:g} pp, **balanced** when it lies "
-        f"inside +-{spec.margin:g} pp, **undecided** otherwise (more groups would tell). No verdict without "
+        f"inside +-{spec.margin:g} pp, **undecided** otherwise ({more}). No verdict without "
         f"evidence: a row decides only when at least {min_differing(confidence)} of its groups differ from no "
         "effect at all (fewer cannot be told from chance even if they all agree) and its interval has some width; "
         "an undecided row says how many it has. **Robust**: at least two skill levels, and every one gives the "

@@ -418,6 +418,28 @@ def test_ten_groups_of_equal_values_decide_nothing(tmp_path: Path) -> None:
     assert "needs at least" in (out / "study.md").read_text()
 
 
+def test_a_study_of_one_look_grows_with_more_groups_and_one_of_looks_says_how_it_plays_on(tmp_path: Path) -> None:
+    """Undecided rows: the page says how to get more evidence, and the advice holds. One look: a larger --groups into
+    the same --out plays only the new groups and answers as a study of that size played whole; looks: the budget
+    and the looks' size are the way on."""
+
+    def nobles(out: str, groups: int, *more: str) -> tuple[dict, str]:
+        res = CliRunner().invoke(app, ["study", "nobles", "--players", "2", "--groups", str(groups), "--nobles", "N05",
+                                       "--strategy", "greedy", "--reprice", "none", "--out", str(tmp_path / out),
+                                       *more])  # fmt: skip
+        assert res.exit_code == 0, res.output
+        return json.loads((tmp_path / out / "study.json").read_text()), (tmp_path / out / "study.md").read_text()
+
+    nobles("grown", 10)
+    grown, page = nobles("grown", 24)
+    fresh, _ = nobles("fresh", 24)
+    assert "a larger `--groups` into the same `--out` plays only the new groups" in page
+    assert grown["games"]["greedy"]["played_now"] < fresh["games"]["greedy"]["played_now"]
+    assert grown["rows"] == fresh["rows"]
+    _, looked = nobles("looks", 24, "--looks", "2")
+    assert "with a larger `--budget` where the budget stopped a row" in looked
+
+
 def test_a_rerun_after_the_component_file_changed_replays_what_changed(tmp_path: Path) -> None:
     """N05 rewritten in place from 0 to 30 points: the rerun into the same --out replays its arm (and the repriced
     variant's) instead of printing the verdict of the old file."""

@@ -257,7 +257,7 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         f"limits: {plan.limits.text()}), "
         f"then the nobles study of the proposal on fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}). "
         f"The proposal: `{balanced.name}` (loads wherever --components is accepted)."
-    ), confidence)  # fmt: skip
+    ), confidence, "more groups would tell: a larger `--groups`")  # fmt: skip
     page.p(f"Budget: {spent:,} of {plan.budget:,} games.")
     page.h("Changes")
     page.table(changes, [

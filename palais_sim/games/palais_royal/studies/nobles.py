@@ -50,7 +50,7 @@ from palais_sim.analytics.stats import weighted_line
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.studies.variants import repriced, write_variant
 from palais_sim.study import charts, ladder, render, sequential
-from palais_sim.study.common import Ledger, StudySpec, arm_dir, header, progress
+from palais_sim.study.common import MORE_GROUPS, MORE_LOOKS, Ledger, StudySpec, arm_dir, header, progress
 from palais_sim.study.evidence import min_differing
 
 MAX_LOOKS = 10
@@ -586,7 +586,7 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         "counted in setups): **dead**; taken in fewer than "
         f"{RARELY_TAKEN:.0%} of the games it was within reach: **passed over**. Both are overpriced."
         + design_text(plan, rows, budget)
-    ), plan.confidence)  # fmt: skip
+    ), plan.confidence, MORE_LOOKS if plan.looks > 1 else MORE_GROUPS)  # fmt: skip
     for subject, title in (("privilege", "Privilege kinds (every noble of the kind)"), ("noble", "Nobles")):
         mine = [r for r in rows if r["subject"] == subject]
         if not mine:
