@@ -165,6 +165,7 @@ def test_a_run_resumed_with_more_games_grows_to_the_longer_runs_tables(tmp_path,
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["state"] == "done" and manifest["total_games"] == 40 and manifest["settings"]["games"] == 40
     assert [(e["from_games"], e["to_games"]) for e in manifest["extended"]] == [(first, 40)]
+    assert f"extended from {first} to 40 games" in (out / "run.log").read_text()
     assert manifest["schedule_hash"] == json.loads((tmp_path / "whole" / "manifest.json").read_text())["schedule_hash"]
 
 

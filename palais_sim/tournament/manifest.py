@@ -54,6 +54,7 @@ class Manifest:
     folder: Path | None = None  # the run directory, once saved or loaded: where the ledger is appended
     _sums: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTS, 0))
     _ledger_ready: bool = False  # the ledger file holds every done chunk (else it is written whole first)
+    extended_now: str = ""  # what :meth:`extend` did in this session, for the run's log ("" when it did not)
 
     @classmethod
     def new(
@@ -191,9 +192,11 @@ class Manifest:
         self.data["schedule_hash"] = schedule_hash(self.data)
         self.data.setdefault("extended", []).append({"from_games": old_total, "to_games": total, "at": now()})
         self.data["state"] = "running"
+        self.extended_now = f"extended from {old_total} to {total} games"
         if short is None or short not in self.done:
             return None
         self.mark_pending(short)
+        self.extended_now += f" (its short last chunk {short} is played again at its full size)"
         return short
 
     @property

@@ -205,14 +205,9 @@ def prepare(
             for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
                 stray.unlink()
         if existing is not None and growing:
-            before = existing.data["total_games"]
-            short = existing.extend(fresh)
+            short = existing.extend(fresh)  # logged by the session, whose log is open then
             if short is not None:
                 remove_chunk_files(out, short, settings.game)
-            log.info(
-                "extending the run in %s from %d to %d games%s", out, before, fresh.data["total_games"],
-                "" if short is None else f" (its short last chunk {short} is played again at its full size)",
-            )  # fmt: skip
         if existing is not None:
             lost = repair(out, manifest, settings.game)
             if lost:
@@ -418,6 +413,8 @@ def _run(
         with _signals(_raise_terminated):
             try:
                 pending = manifest.pending()
+                if manifest.extended_now:
+                    log.info("%s: %s", out, manifest.extended_now)
                 log.info(
                     "%s %s: %d games in %d chunks (%d pending), %d workers, engine %s, components %s",
                     "resuming" if resume else "starting", out, manifest.planned_games,
