@@ -169,6 +169,25 @@ def test_a_run_resumed_with_more_games_grows_to_the_longer_runs_tables(tmp_path,
     assert manifest["schedule_hash"] == json.loads((tmp_path / "whole" / "manifest.json").read_text())["schedule_hash"]
 
 
+def test_what_a_resume_repairs_is_said_in_the_runs_log_and_on_the_console(tmp_path, capsys):
+    """A chunk marked done whose file was lost is played again, one finished but never marked is counted: the
+    session's log says both (they are found before the log is open)."""
+    run(small(), tmp_path / "whole", workers=1, chunk_size=8)
+    out = tmp_path / "r"
+    run(small(), out, workers=1, chunk_size=8)
+    (out / "seats" / "chunk-000001.parquet").unlink()
+    unmark_chunk(out, 2)  # a killed parent never marked it
+    manifest = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps({**manifest, "state": "interrupted"}))
+    summary = run(small(), out, workers=1, resume=True)
+    assert summary.played_now == 8  # chunk 1 again; chunk 2 counted from disk
+    log = (out / "run.log").read_text()
+    assert "chunk(s) 1 were marked done but their files are missing or damaged: they are played again" in log
+    assert "1 chunk(s) finished before the run stopped were found complete on disk" in log
+    assert "chunk(s) 1 were marked done" in capsys.readouterr().err  # a warning reaches the console too
+    assert_same_tables(tmp_path / "whole", out)
+
+
 def test_an_interrupted_run_grows_too_and_a_part_never_does(tmp_path, monkeypatch):
     interrupt_at(monkeypatch, 2)
     with pytest.raises(RunStopped):

@@ -18,6 +18,7 @@ games is the first N games of the same run at M > N, and ``--resume`` with a lar
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -54,7 +55,9 @@ class Manifest:
     folder: Path | None = None  # the run directory, once saved or loaded: where the ledger is appended
     _sums: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTS, 0))
     _ledger_ready: bool = False  # the ledger file holds every done chunk (else it is written whole first)
-    extended_now: str = ""  # what :meth:`extend` did in this session, for the run's log ("" when it did not)
+    # what preparing this session did to the run (extended it, found or lost chunks), as (logging level, message):
+    # logged once the session's run.log is open (``runner.prepare`` runs before it is)
+    session_notes: list[tuple[int, str]] = field(default_factory=list)
 
     @classmethod
     def new(
@@ -192,11 +195,14 @@ class Manifest:
         self.data["schedule_hash"] = schedule_hash(self.data)
         self.data.setdefault("extended", []).append({"from_games": old_total, "to_games": total, "at": now()})
         self.data["state"] = "running"
-        self.extended_now = f"extended from {old_total} to {total} games"
+        note = f"extended from {old_total} to {total} games"
         if short is None or short not in self.done:
+            self.session_notes.append((logging.INFO, note))
             return None
         self.mark_pending(short)
-        self.extended_now += f" (its short last chunk {short} is played again at its full size)"
+        self.session_notes.append(
+            (logging.INFO, f"{note} (its short last chunk {short} is played again at its full size)")
+        )
         return short
 
     @property

@@ -174,7 +174,7 @@ def prepare(
         diffs = fresh.differences(existing)
         growing = bool(diffs) and fresh.grows(existing)
         if diffs and not resume and _nothing_written(out, existing):
-            log.info("replacing the run in %s: it stopped before any chunk was written", out)
+            fresh.session_notes.append((logging.INFO, "replaced the run here: it stopped before any chunk was written"))
             existing, replacing = None, True
         elif growing and not resume:
             raise RunDirError(
@@ -211,13 +211,15 @@ def prepare(
         if existing is not None:
             lost = repair(out, manifest, settings.game)
             if lost:
-                log.warning(
-                    "chunk(s) %s were marked done but their files are missing or damaged: they are played again",
-                    ", ".join(map(str, lost)),
-                )
+                manifest.session_notes.append((logging.WARNING, (
+                    f"chunk(s) {', '.join(map(str, lost))} were marked done but their files are missing or damaged: "
+                    "they are played again"
+                )))  # fmt: skip
             found = reconcile(out, manifest, settings.game)
             if found:
-                log.info("%d chunk(s) finished before the run stopped were found complete on disk", len(found))
+                manifest.session_notes.append(
+                    (logging.INFO, f"{len(found)} chunk(s) finished before the run stopped were found complete on disk")
+                )
         manifest.save(out)
     except OSError as exc:
         raise RunDirError(f"cannot use {out} as the run directory: {_os_reason(exc)}") from None
@@ -413,8 +415,8 @@ def _run(
         with _signals(_raise_terminated):
             try:
                 pending = manifest.pending()
-                if manifest.extended_now:
-                    log.info("%s: %s", out, manifest.extended_now)
+                for level, note in manifest.session_notes:
+                    log.log(level, "%s: %s", out, note)
                 log.info(
                     "%s %s: %d games in %d chunks (%d pending), %d workers, engine %s, components %s",
                     "resuming" if resume else "starting", out, manifest.planned_games,
