@@ -87,9 +87,12 @@ STUDY_LEVELS := --strategy greedy --strategy lookahead:budget=8,horizon=2 --stra
 # The layouts study: 10,000 random-layout games and 1,000 of the first-game layout left 4 and 6 of its 13 rows
 # undecided at expert and lookahead (31%, 46%; greedy 3): gate_to_mint at expert +1.1 [+0.1, +2.2], the blocks'
 # spreads [0, +2.6] to [0, +4.3], the first-game layout +2.1 [-1.0, +5.2] and +3.1 [-0.2, +6.3]. Three times the games
-# (half-widths 0.64 pp) and five times the first-game setups (+-1.4 pp), about 35 CPU-minutes a search level.
+# (half-widths 0.64 pp) and five times the first-game setups (+-1.4 pp), about 35 CPU-minutes a search level. At that
+# size expert still left 4 of 13 open (31%), the first-game layout among them at +3.1 [+1.7, +4.5]: its setups grow to
+# the random-layout arm's 30,000 (+-0.8 pp; a second look, recorded in the note of 2026-11-26), about 30 CPU-minutes
+# a search level. (An arm grows: a rerun with a larger size plays only the new games.)
 LAYOUT_GAMES := 30000
-FIRST_GAME_SETUPS := 5000
+FIRST_GAME_SETUPS := 30000
 # Games the nobles study may play in all (in rounds: every open arm's next look, levels in this order); a rerun
 # with a larger one carries on where the last stopped: make reports NOBLES_BUDGET=... The default does not bind:
 # the plan needs about 1.3 million (greedy 0.22 million played; expert and lookahead about 0.4 million each, as
