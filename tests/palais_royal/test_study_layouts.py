@@ -80,6 +80,14 @@ def test_cli_layouts_end_to_end(tmp_path: Path) -> None:
     assert len(data["variance"]) == 2 and all(0 <= v["share"] <= 1 for v in data["variance"])
     assert data["games"]["greedy"]["games"] == 80 + 12 + 3 * 10
     assert (tmp_path / "l" / "charts" / "features_2p.png").exists()
+    # more first-game setups: the page says how, and the rerun grows that arm alone (chunks of 10: 10 + 2 games, the
+    # short one played again at its full size with the 8 new games)
+    assert "a larger `--groups` (or `--first-game-setups`) into the same `--out` plays only the new groups" in page
+    more = CliRunner().invoke(app, [*args[:-1], "20"])
+    assert more.exit_code == 0, more.output
+    grown = json.loads((tmp_path / "l" / "study.json").read_text())
+    assert grown["games"]["greedy"]["played_now"] == 10 and grown["games"]["greedy"]["games"] == 80 + 20 + 3 * 10
+    assert [r["n_groups"] for r in grown["rows"] if r["subject"] == "layout"] == [20, 20]
 
 
 def test_the_first_game_setups_are_checked(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ from palais_sim.games.palais_royal.board import random_layout_code
 from palais_sim.games.palais_royal.components import load_components
 from palais_sim.games.palais_royal.studies.layout_models import contrasts, fit, layout_covariance, spread_interval
 from palais_sim.study import charts, render
-from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
+from palais_sim.study.common import MORE_GROUPS, Ledger, StudySpec, arm_dir, header
 
 
 @dataclass(frozen=True)
@@ -236,7 +236,7 @@ def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
         f"percentage points. Random-layout games: {spec.groups} per skill level and player count (the distances "
         f"and the blocks); the first-game layout {info['first_game']}: {plan.first_game_setups} games; fixed "
         f"layouts: {plan.layouts} random ones, each on the same {plan.setups} setups (the share of variance)."
-    ))  # fmt: skip
+    ), more=MORE_GROUPS.replace("`--groups`", "`--groups` (or `--first-game-setups`)"))  # fmt: skip
     page.h("Distances (the primary rows)")
     page.p("Chosen by design, not by which rows decide: every new servant arrives on the Gate, every servant starts "
            "on the Stairway, and each step between rooms costs a movement point. Each row: how much the start "
