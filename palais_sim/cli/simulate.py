@@ -66,7 +66,12 @@ def simulate(
     chunk_size: int | None = typer.Option(None, "--chunk-size", help="Games per chunk file \\[default: auto, <= 500]"),
     components: Path | None = typer.Option(None, "--components", help="Component-set TOML \\[default: standard]"),
     max_rounds: int | None = typer.Option(None, "--max-rounds", help=f"Round cap \\[default: {DEFAULTS.max_rounds}]"),
-    resume: bool = typer.Option(False, "--resume", help="Finish the interrupted run in --out (its settings are kept)"),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Finish the interrupted run in --out (its settings are kept); with a larger --games, extend it (its games "
+        "are kept)",
+    ),
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed game instead of recording it"),
     allow_failures: bool = AllowFailuresOpt,
     backend: str = BackendOpt,
