@@ -403,6 +403,33 @@ def test_a_ladder_gives_each_rungs_strength_and_whether_each_value_settled(tmp_p
 # --- no verdict without evidence, and the audited defects (issue 34) ---
 
 
+def test_a_study_stopped_in_its_repricing_has_written_its_verdicts(planted, tmp_path: Path, monkeypatch) -> None:
+    """The repricing can take as long as the verdicts: once the rows are final the page and study.json are written
+    (saying which variants are still to play), so a study stopped there is readable; the rerun completes them."""
+    from palais_sim.games.palais_royal.studies import nobles
+
+    _d, components = planted
+    args = ["study", "nobles", "--out", str(tmp_path / "s"), "--components", components, "--strategy", "greedy",
+            "--groups", "20", "--nobles", "N01", "--reprice", "N01"]  # fmt: skip
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(nobles, "reprice", stopped)
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 130, res.output
+    interim = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert interim["repricing_to_play"] == ["N01"] and interim["price_lines"] == []
+    assert [r["key"] for r in interim["rows"]] == ["N01"]
+    assert "Still to play: the repriced variants of N01 (gold -1 and +1)" in (tmp_path / "s" / "study.md").read_text()
+    monkeypatch.undo()
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    final = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert "repricing_to_play" not in final and final["price_lines"] and final["rows"] == interim["rows"]
+    assert "Still to play" not in (tmp_path / "s" / "study.md").read_text()
+
+
 def test_ten_groups_of_equal_values_decide_nothing(tmp_path: Path) -> None:
     """The planted command of issue 34: N05 and N18 at greedy over 10 groups gave "balanced, +0.0 pp [+0.0, +0.0]"
     (no group in which forbidding them changed the result): a zero-width interval is not knowledge."""

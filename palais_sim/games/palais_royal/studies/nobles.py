@@ -393,10 +393,13 @@ def reading(row: dict) -> str:
 
 
 def compute(
-    plan: NoblesPlan, out: Path, ledger: Ledger | None = None, budget: Budget | None = None
-) -> tuple[list[dict], list[dict]]:
+    plan: NoblesPlan, out: Path, ledger: Ledger | None = None, budget: Budget | None = None,
+    before_repricing: Callable[[list[dict], list[str]], object] | None = None,
+) -> tuple[list[dict], list[dict]]:  # fmt: skip
     """Play (or read) the arms, in rounds of looks up to ``plan.budget`` games; returns the verdict rows and the
-    price lines (``budget``: what the study spent, for its page)."""
+    price lines (``budget``: what the study spent, for its page). ``before_repricing`` gets the rows and the nobles
+    to reprice once the rows are final and before their variants play (the study writes its pages then: the
+    repricing can take as long again, and a study stopped in it keeps its verdicts readable)."""
     spec = plan.spec
     comps = load_components(spec.base.components)
     plan.check(comps)
@@ -408,6 +411,9 @@ def compute(
     play_rounds(plan, ledger, out, arms, budget)
     rows = [arm.row for arm in arms]
     render.mark_robust(rows, by=("subject", "key"))
+    pending = to_reprice(plan, rows)
+    if pending and before_repricing is not None:
+        before_repricing(rows, pending)
     lines = reprice(plan, comps, rows, out, ledger, budget)
     return rows, lines
 
@@ -572,7 +578,20 @@ def design_text(plan: NoblesPlan, rows: list[dict], budget: Budget) -> str:
 def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
     ledger = Ledger()
     budget = Budget(plan.budget)
-    rows, lines = compute(plan, out, ledger, budget)
+
+    def interim(rows: list[dict], pending: list[str]) -> None:
+        write_study(plan, out, ledger, budget, rows, [], pending)
+
+    rows, lines = compute(plan, out, ledger, budget, interim)
+    return write_study(plan, out, ledger, budget, rows, lines)
+
+
+def write_study(
+    plan: NoblesPlan, out: Path, ledger: Ledger, budget: Budget, rows: list[dict], lines: list[dict],
+    repricing: list[str] | None = None,
+) -> dict[str, Path]:  # fmt: skip
+    """The study's page, charts and study.json; with ``repricing`` (the nobles whose variants are still to play),
+    the page written before the price lines, which says so."""
     spec = plan.spec
     page = render.Page("Noble balance: what each noble is worth at its price")
     header(page, spec, ledger, (
@@ -623,6 +642,11 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
             "the verdict with the take rates (a dead or passed-over noble is overpriced at a value near 0)."
         )
         page.chart(name, charts.save(fig, out / "charts", name), caption)
+    if repricing:
+        page.h("Price lines")
+        page.p(f"Still to play: the repriced variants of {', '.join(repricing)} (gold {_offsets(plan)}). This page "
+               "has the final verdicts; the same command carries on with the variants and writes it again with "
+               "their price lines.")  # fmt: skip
     if lines:
         page.h("Price lines")
         page.p("Each repriced noble played again at other gold costs (component-set variants in components/, the "
@@ -669,6 +693,12 @@ def run_study(plan: NoblesPlan, out: Path) -> dict[str, Path]:
         "games_per_decided_row": _per_decided(rows),
         "thresholds": {"dead_within_reach": DEAD_REACH, "rarely_taken": RARELY_TAKEN, "min_reached": MIN_REACHED},
     }  # fmt: skip
+    if repricing:
+        document["repricing_to_play"] = repricing
     if ladder_doc is not None:
         document["ladder"] = ladder_doc
     return render.write(out, page, document)
+
+
+def _offsets(plan: NoblesPlan) -> str:
+    return " and ".join(f"{d:+d}" for d in sorted(plan.offsets))
