@@ -44,6 +44,9 @@ def _summary(name: str, data: dict) -> list[str]:
     )
     if verified:
         lines += ["", verified]
+    if data.get("repricing_to_play"):
+        lines += ["", f"Still to play: the repriced variants of {', '.join(data['repricing_to_play'])} (the study's "
+                      "price lines); its verdicts below are final."]  # fmt: skip
     lines.append("")
     decided = [r for r in rows if r["verdict"] in DECISIONS]
     robust = sorted({(r["subject"], str(r["key"]), r.get("players"), r["verdict"]) for r in decided if r["robust"]})

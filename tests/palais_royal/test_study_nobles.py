@@ -422,6 +422,9 @@ def test_a_study_stopped_in_its_repricing_has_written_its_verdicts(planted, tmp_
     assert interim["repricing_to_play"] == ["N01"] and interim["price_lines"] == []
     assert [r["key"] for r in interim["rows"]] == ["N01"]
     assert "Still to play: the repriced variants of N01 (gold -1 and +1)" in (tmp_path / "s" / "study.md").read_text()
+    from palais_sim.study.publish import publish
+
+    assert "Still to play: the repriced variants of N01" in publish(tmp_path, tmp_path / "published").read_text()
     monkeypatch.undo()
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
