@@ -128,13 +128,26 @@ def test_no_room_at_all_is_named_from_the_study_rows() -> None:
     assert "greedy: worth -13.0 pp" in found.why
 
 
-def test_a_step_over_the_whole_band_is_named() -> None:
-    """One gold moves the value by 10 pp: no gold price is fair, and seals are not tried past the reverse side."""
+def test_a_step_over_the_whole_band_moves_the_finer_lever_from_the_last_price_short_of_it() -> None:
+    """One gold moves the value by 10 pp: 2 gold is underpriced, 3 overpriced, no gold price balances. The seals
+    (1 pp a unit) move from 2 gold: 3 of them balance it, and no less gold does with them (N28 in the standard set:
+    5 gold underpriced, 6 passed over by greedy)."""
     value = _linear(gold=10, seals=1, points=1, constant=25)  # 0 gold: +25 (under); 2: +5; 3: -5
     found = _search(value, Price(0, 0, 0, 0), Limits(12, 4)).run()
+    assert (found.price, found.side, found.why) == (Price(2, 2, 1, 0), FAIR, None)  # +5 - 3 = +2: inside the band
+
+
+def test_a_step_over_the_whole_band_with_no_finer_lever_is_named() -> None:
+    """The same noble when the seals may not move, or step over the band too: named with the prices either side."""
+    value = _linear(gold=10, seals=1, points=1, constant=25)
+    found = _search(value, Price(0, 0, 0, 0), Limits(12)).run()
     assert found.price == Price(2, 0, 0, 0) and found.side == UNDER
     assert found.why and found.why.startswith("no price within the limits balances it: 2 gold, 0+0 seals, 0 points is")
     assert "3 gold, 0+0 seals, 0 points is overpriced" in found.why
+    coarse = _linear(gold=10, seals=10, points=10, constant=25)  # every unit of every dimension steps 10 pp
+    found = _search(coarse, Price(0, 0, 0, 4), Limits(12, 4, 2)).run()
+    assert found.side == UNDER and found.why and found.why.startswith("no price within the limits balances it")
+    assert all(coarse(p) > MARGIN or coarse(p) < -MARGIN for p in (t["price"] for t in found.tried))  # none fair
 
 
 def test_the_budget_stops_the_search_and_says_so() -> None:

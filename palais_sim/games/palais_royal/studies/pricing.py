@@ -26,6 +26,10 @@ until the noble is no longer on its old side, then bisects for the first price t
    bisection of gold from the price: the least gold that still turns it;
 3. the same with points (gold and seals at their limits; then a bisection of the seals, then of the gold).
 
+When one unit of a dimension steps over the whole band (one gold more and the noble goes from under- to
+overpriced: no gold price balances it), the next dimension moves from the last price on the old side, as a finer
+lever (a seal, then a point), and the earlier ones are taken back as before.
+
 Of every price measured, the cheapest one that balances is proposed (a bisection whose last probe lands on the
 reverse side keeps a balancing price it measured before). If none does, the nearest price on the old side is
 proposed and the noble is named with why: still on its old side at the limits (with what each level says there), no
@@ -268,31 +272,38 @@ class PriceSearch:
 
     def run(self) -> Outcome:
         dims = self.limits.dims()
-        farthest, inside, beyond = self.start, self.start, None
+        origin, inside, beyond = self.start, self.start, None
         try:
             for k, dim in enumerate(dims):
-                line = self.line(farthest, dim)  # the earlier dimensions at their limits
+                line = self.line(origin, dim)  # the earlier dimensions at their limits, or just short of the band
                 off, last = self.first_off(line, start_known=True)
-                farthest = line[-1]
-                if off is None:
-                    inside = line[last]
-                    continue  # still on the old side at this dimension's limit: the next dimension
-                found = line[off]
                 inside = line[last]
-                for inner in reversed(dims[:k]):  # take back what the earlier dimensions need not move
-                    base = with_dim(found, self.start, inner)
-                    line = self.line(base, inner)
-                    off, last = self.first_off(line, start_known=False)
-                    assert off is not None  # its last price is ``found``, off the old side
-                    found = line[off]
-                    inside = line[last] if last >= 0 else inside
-                beyond = found
-                break
+                if off is None:
+                    origin = line[-1]
+                    continue  # still on the old side at this dimension's limit: the next dimension
+                beyond, inside = self._take_back(line[off], inside, dims[:k])
+                if self.seen.get(beyond) == FAIR:
+                    break
+                # one unit of this dimension steps over the whole band: no price of it balances, so the next
+                # dimension (a finer lever, dearer in the order) moves from the last price on the old side
+                origin = inside
         except OutOfBudget:  # the most moved price measured on the old side
             old_side = [p for p, s in self.seen.items() if s == self.was]
             return self._outcome(max(old_side, key=lambda p: p.cost(self.given), default=self.start), None,
                                  "the budget ran out")  # fmt: skip
-        return self._outcome(inside if beyond is not None else farthest, beyond, None)
+        return self._outcome(inside if beyond is not None else origin, beyond, None)
+
+    def _take_back(self, found: Price, inside: Price, earlier: tuple[str, ...]) -> tuple[Price, Price]:
+        """``found`` (off the old side) with each earlier dimension moved back as far as it stays off, the latest
+        first; and the last price found on the old side."""
+        for inner in reversed(earlier):
+            line = self.line(with_dim(found, self.start, inner), inner)
+            line = line[: line.index(found) + 1]  # up to ``found``: its last price is known off the old side
+            off, last = self.first_off(line, start_known=False)
+            assert off is not None
+            found = line[off]
+            inside = line[last] if last >= 0 else inside
+        return found, inside
 
     def _outcome(self, inside: Price, beyond: Price | None, stopped: str | None) -> Outcome:
         rows_of = {t["price"]: t["rows"] for t in self.tried}
