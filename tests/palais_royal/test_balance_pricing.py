@@ -111,6 +111,30 @@ def test_the_cheapest_balancing_price_of_every_monotone_measure(seed: int) -> No
         assert found.side == was and found.why and found.why.startswith(f"still {was} at ")
 
 
+@pytest.mark.parametrize("seed", range(60))
+def test_measures_that_step_over_the_band_end_balanced_or_named(seed: int) -> None:
+    """Steps of up to 12 pp a unit (one unit may step over the +-2 pp band, in any dimension): the search ends with
+    a price that balances (and no cheaper one among those it measured) or names the noble with why, never proposes a
+    price it did not measure, and stays within the limits."""
+    rng = random.Random(1000 + seed)
+    start = Price(rng.randint(0, 9), rng.randint(0, 4), rng.randint(0, 4), rng.randint(0, 11))
+    limits = Limits(rng.randint(1, 12), rng.choice((0, 2, 4, 8)), rng.choice((0, 3, 6)))
+    value = _linear(rng.uniform(0.5, 12), rng.uniform(0.5, 12), rng.uniform(0.5, 12), rng.uniform(-40, 40))
+    was = aim([_row(value(start))], MARGIN)
+    if was == FAIR:
+        return
+    search = _search(value, start, limits)
+    found = search.run()
+    asked = search.asked  # type: ignore[attr-defined]
+    assert found.price == start or found.price in asked
+    assert set(asked) <= set(_reachable(start, limits, was == UNDER)) and len(asked) <= 40
+    fair = [p for p in asked if aim([_row(value(p))], MARGIN) == FAIR]
+    if found.side == FAIR:
+        assert found.why is None and found.price == min(fair, key=lambda p: p.cost(start))
+    else:
+        assert not fair and found.why
+
+
 def test_a_noble_no_price_balances_is_named_with_why() -> None:
     found = _search(_linear(gold=1, seals=1, points=1, constant=-40), Price(9, 4, 4, 1), Limits(12)).run()
     assert found.price == Price(0, 4, 4, 1) and found.side == OVER
