@@ -229,7 +229,7 @@ def stand_in(monkeypatch) -> list[dict]:
         calls.append({"out": out.name, "seed": plan.spec.seed, "hash": comps.hash, "subjects": plan.subjects})
         if out.name == "before":
             return [_row("N01", 10.0, "favoured")], []
-        if out.name == "check-1":
+        if out.parent.name == "check-1":  # check-1/<the proposal's hash>
             return [_row("N02", 30.0, "favoured"), _row("N03", 20.0, "favoured"), _row("N01", 10.0, "favoured")], []
         return [_row(n, 0.0, "balanced") for n in plan.subjects], []
 
@@ -241,6 +241,40 @@ def stand_in(monkeypatch) -> list[dict]:
     monkeypatch.setattr(balance.nobles, "compute", compute)
     monkeypatch.setattr(balance.Search, "price", price)
     return calls
+
+
+def test_a_rerun_whose_search_proposes_otherwise_checks_its_own_proposal(tmp_path: Path, monkeypatch) -> None:
+    """The check round of a rerun whose search now proposes another price (a change of the search, another budget):
+    it played into the directory of the first proposal's check, whose arms hold another component set, and stopped
+    with "holds a different run" (make reports of 2026-11-27 00:27). Each proposal has its own check directory."""
+    from palais_sim.games.palais_royal.studies import balance
+    from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
+    from palais_sim.study.common import StudySpec
+
+    real = balance.nobles.compute
+
+    def compute(plan, out, ledger=None):
+        if out.name == "before":
+            return [_row("N01", 10.0, "favoured"), _row("N02", 0.0, "balanced")], []
+        return real(plan, out, ledger)
+
+    step = {"gold": 1}
+
+    def price(self, comps, noble, start, rows, given):
+        now = Price.of(comps, noble)
+        dearer = replace(now, gold=now.gold + step["gold"])
+        return Outcome(dearer, FAIR, [_row(noble, 0.0, "balanced")], [{"price": dearer, "side": FAIR, "rows": []}])
+
+    monkeypatch.setattr(balance.nobles, "compute", compute)
+    monkeypatch.setattr(balance.Search, "price", price)
+    plan = BalancePlan(StudySpec(strategies=("greedy",), groups=4), subjects=("N01", "N02"), rounds=2)
+    run_balance(plan, tmp_path / "b")
+    step["gold"] = 2  # the rerun's search proposes another price
+    run_balance(plan, tmp_path / "b")
+    checks = sorted(p.name for p in (tmp_path / "b" / "check-1").iterdir())
+    assert len(checks) == 2  # one check per proposal, both kept (a rerun of either reuses its arms)
+    doc = json.loads((tmp_path / "b" / "balance.json").read_text())
+    assert doc["changes"][0]["new_price"]["gold"] == COMPS.nobles[COMPS.noble_index["N01"]].gold + 2
 
 
 def test_a_full_change_list_does_not_skip_the_nobles_already_changed(stand_in, tmp_path: Path) -> None:

@@ -162,7 +162,10 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
             progress.info("balance: round %d, the nobles study of the proposal so far on other seeds", round_no + 1)
             check = replace(spec, seed=spec.seed + round_no * ROUND_SEED_OFFSET,
                             base=replace(spec.base, components=str(path)))  # fmt: skip
-            rows, _ = nobles.compute(plan.nobles_plan(check, subjects), out / f"check-{round_no}", ledger)
+            # a directory per proposal: a rerun whose search proposes otherwise (other code, another budget) plays
+            # its own check instead of finding the arms of another proposal in the way
+            where = out / f"check-{round_no}" / current.hash[:12]
+            rows, _ = nobles.compute(plan.nobles_plan(check, subjects), where, ledger)
             search.spent += study_games
         by_noble: dict[str, list[dict]] = {}
         for r in rows:
