@@ -62,6 +62,16 @@ def _reachable(start: Price, limits: Limits, dearer: bool) -> list[Price]:
     return out
 
 
+def _random_case(rng: random.Random, largest_step: float) -> tuple[Price, Limits, Callable[[Price], float], str]:
+    """A random start price, limits and linear measure (each unit moving the value 0.5 to ``largest_step`` pp), and
+    what the search reads at the start."""
+    start = Price(rng.randint(0, 9), rng.randint(0, 4), rng.randint(0, 4), rng.randint(0, 11))
+    limits = Limits(rng.randint(1, 12), rng.choice((0, 2, 4, 8)), rng.choice((0, 3, 6)))
+    steps = [rng.uniform(0.5, largest_step) for _ in range(3)]
+    value = _linear(*steps, rng.uniform(-40, 40))
+    return start, limits, value, aim([_row(value(start))], MARGIN)
+
+
 def test_gold_alone_when_gold_suffices() -> None:
     """11 points for nothing: 7 gold brings it within the margin; seals and points stay although they may move."""
     search = _search(_linear(gold=3, seals=4, points=2, constant=0), Price(0, 0, 0, 11), Limits(12, 4, 4))
@@ -93,11 +103,7 @@ def test_the_cheapest_balancing_price_of_every_monotone_measure(seed: int) -> No
     """Against every price the limits allow: the search finds the cheapest one that balances (fewest points moved,
     then fewest seals, then least gold), whenever one exists, on measures that move at most 4 pp a unit (so no
     step jumps over the +-2 pp band)."""
-    rng = random.Random(seed)
-    start = Price(rng.randint(0, 9), rng.randint(0, 4), rng.randint(0, 4), rng.randint(0, 11))
-    limits = Limits(rng.randint(1, 12), rng.choice((0, 2, 4, 8)), rng.choice((0, 3, 6)))
-    value = _linear(rng.uniform(0.5, 4), rng.uniform(0.5, 4), rng.uniform(0.5, 4), rng.uniform(-40, 40))
-    was = aim([_row(value(start))], MARGIN)
+    start, limits, value, was = _random_case(random.Random(seed), largest_step=4)
     if was == FAIR:
         return
     search = _search(value, start, limits)
@@ -116,11 +122,7 @@ def test_measures_that_step_over_the_band_end_balanced_or_named(seed: int) -> No
     """Steps of up to 12 pp a unit (one unit may step over the +-2 pp band, in any dimension): the search ends with
     a price that balances (and no cheaper one among those it measured) or names the noble with why, never proposes a
     price it did not measure, and stays within the limits."""
-    rng = random.Random(1000 + seed)
-    start = Price(rng.randint(0, 9), rng.randint(0, 4), rng.randint(0, 4), rng.randint(0, 11))
-    limits = Limits(rng.randint(1, 12), rng.choice((0, 2, 4, 8)), rng.choice((0, 3, 6)))
-    value = _linear(rng.uniform(0.5, 12), rng.uniform(0.5, 12), rng.uniform(0.5, 12), rng.uniform(-40, 40))
-    was = aim([_row(value(start))], MARGIN)
+    start, limits, value, was = _random_case(random.Random(1000 + seed), largest_step=12)
     if was == FAIR:
         return
     search = _search(value, start, limits)
