@@ -109,6 +109,12 @@ STRENGTH_LADDER := ismcts:budget=25,horizon=2
 # below zero at expert, move_plus2 favoured then about 0, servants_plus3 +1.8 then +21 pp, mint_plus2 and N27/N28
 # balanced then decided, N19/N20 disfavoured then above zero.
 NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,servants_plus3,mint_plus2,N27,N28,N19,N20
+# The balance search screens prices at 300 groups (a value +-2.5 pp at expert), but its validation alone says whether
+# the proposal holds: it is a nobles study of the proposal at the nobles study's own size (6,000 groups in 10 looks,
+# about 7 CPU-hours at expert); at the search's size it left 75 of 84 rows undecided (2026-11-27). The budget holds
+# the search (about 0.2 million games played) and the validation and the given set again on its seeds (2 million
+# at most).
+BALANCE_BUDGET ?= 3000000
 # The 2-player seat edge climbs with strength (seat 1, start gold permuted: greedy -2.5, lookahead +4.3, ismcts:
 # budget=30 +9.3, expert +11.9 pp; 2026-11-26): the same ladder asks whether it keeps climbing above expert, on the
 # real start golds (0 and 1; the factorial's start-gold rows would not decide at this size), 3,000 mirror games a
@@ -116,15 +122,15 @@ NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,servants_plus3,mint_plus2,N2
 
 # Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
 # last groups and kept when the games are identical (verified), played again otherwise. The studies of a few CPU-hours
-# come first and the nobles study (about 16 CPU-hours on 2 cores) and its ladder last, so that a make reports stopped
-# part-way (every study resumes) has finished all it could.
+# come first, then the nobles study (about 16 CPU-hours on 2 cores), its ladder and the balance search with its
+# validation (about 9), so that a make reports stopped part-way (every study resumes) has finished all it could.
 reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder $(STRENGTH_LADDER) --rungs 2 --groups 3000 --workers $(STUDY_WORKERS)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
-	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 1000 --looks 5 --reprice none --workers $(STUDY_WORKERS)
+	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) --workers $(STUDY_WORKERS)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change

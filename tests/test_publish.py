@@ -68,7 +68,9 @@ def source(tmp_path: Path) -> Path:
             {"noble": "N03", "was": "overpriced", "gold": 0, "new_gold": 0, "change": "unchanged", "now": "overpriced",
              "balanced": False},
         ],
-        "unbalanced": {"N03": "still overpriced at 0 gold"}, "validation": [],
+        "unbalanced": {"N03": "still overpriced at 0 gold"},
+        "validation": [_row("N02", "greedy", "balanced", 0.0, [-1.0, 1.0], 400),
+                       _row("N03", "greedy", "undecided", -2.5, [-4.0, -1.0], 400)],
         "games": {"greedy": {"games": 800, "seconds": 40.0}},
     }))  # fmt: skip
     return src
@@ -155,6 +157,9 @@ def test_undecided_shares_per_study_and_level(source: Path, tmp_path: Path) -> N
     assert by[("[a-search](a-search/study.md)", "`lookahead:budget=8`")] == "1 of 1 | 100% **above 30%** |"
     assert by[("[b-expert](b-expert/study.md)", "`expert`")] == "0 of 2 | 0% |"
     assert by[("[seats](seats/study.md)", "`greedy`")] == "3 of 10 | 30% |"  # at the goal, not above it
+    # a balance search's validation: what decides whether its proposal holds
+    assert by[("[balance](balance/balance.md) (validation)", "`greedy`")] == "1 of 2 | 50% **above 30%** |"
+    assert "Undecided on validation: 1 of 2 rows (not shown balanced)." in text
     # the table's own cells per level: greedy N01 (b), N02, N03, N19, king_plus1 (a): three undecided of five
     assert "| *every noble and privilege (the table above, 2 players)* | `greedy` | 3 of 5 | 60% **above 30%** |" in (
         section

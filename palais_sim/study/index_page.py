@@ -11,6 +11,7 @@ studies played; a noble no study played is listed with a dash at every level.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from palais_sim.games import games_with_study, get_game
@@ -330,16 +331,15 @@ def _rungs_text(source: Source) -> str:
     return text if climbs(source) else f"{text} (does not climb)"
 
 
-def undecided_table(studies: list[Source]) -> list[str]:
-    """Per study and level: undecided rows of all rows and the share, marked above the goal (``UNDECIDED_GOAL``)."""
+def undecided_table(studies: list[Source], searches: Sequence[Source] = ()) -> list[str]:
+    """Per study and level: undecided rows of all rows and the share, marked above the goal (``UNDECIDED_GOAL``);
+    a balance search's validation too (the nobles study of its proposal: what decides whether the proposal holds)."""
     body = []
     for source in studies:
-        rows = source.rows()
-        for level in study_levels(source):
-            mine = [r for r in rows if r.get("strategy") == level]
-            if not mine:
-                continue
-            body.append(_share_row(source.link, level, mine))
+        body += _level_shares(source.link, source.rows(), study_levels(source))
+    for search in searches:
+        rows = [r for r in search.data.get("validation") or [] if isinstance(r, dict)]
+        body += _level_shares(f"{search.link} (validation)", rows, study_levels(search))
     body += _table_shares(studies)
     if not body:
         return []
@@ -351,6 +351,16 @@ def undecided_table(studies: list[Source]) -> list[str]:
         "",
         *_table(["study", "skill level", "undecided rows", "share"], body),
     ]
+
+
+def _level_shares(where: str, rows: list[dict], levels: list[str]) -> list[list[str]]:
+    """The undecided table's rows of one study (or validation), a row per level that has rows."""
+    out = []
+    for level in levels:
+        mine = [r for r in rows if r.get("strategy") == level]
+        if mine:
+            out.append(_share_row(where, level, mine))
+    return out
 
 
 def _share_row(where: str, level: str, rows: list[dict]) -> list[str]:

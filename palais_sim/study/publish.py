@@ -92,7 +92,7 @@ def publish(source: Path, target: Path) -> Path:
         "summaries), which may have been shared with other work.",
         "",
         *index_page.subject_table(studies, searches),
-        *index_page.undecided_table(studies),
+        *index_page.undecided_table(studies, searches),
         *index_page.time_table(studies + searches),
     ]
     for study in studies:
@@ -152,7 +152,12 @@ def _balance_summary(name: str, data: dict) -> list[str]:
     if unbalanced:
         lines += ["", "Not balanced within the limits: " + "; ".join(f"{n}: {why}" for n, why in unbalanced.items())]
     still = sorted({r["key"] for r in data.get("validation", []) if r["verdict"] in ("favoured", "disfavoured")})
-    lines += ["", "Still under- or overpriced on validation: " + (", ".join(still) or "none") + ".", ""]
+    lines += ["", "Still under- or overpriced on validation: " + (", ".join(still) or "none") + "."]
+    validation = data.get("validation", [])
+    undecided = sum(r["verdict"] == "undecided" for r in validation)
+    if undecided:
+        lines += ["", f"Undecided on validation: {undecided} of {len(validation)} rows (not shown balanced)."]
+    lines.append("")
     return lines
 
 

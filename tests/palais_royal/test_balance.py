@@ -127,6 +127,9 @@ def test_a_repeated_command_reuses_every_arm(balanced, planted: Path) -> None:
         (["--seals", "--max-seal-step", "0"], "--max-seal-step"),
         (["--max-point-step", "-1"], "--max-point-step"),
         (["--game", "palastgefluester"], "Palais Royal"),
+        (["--validation-groups", "1"], "--validation-groups"),
+        (["--validation-groups", "10", "--validation-looks", "6"], "--validation-looks"),
+        (["--nobles", "N01", "--groups", "10", "--budget", "2000", "--validation-groups", "1000"], "too small"),
     ],
 )
 def test_bad_input_gets_one_line_and_exit_2(tmp_path: Path, extra: list[str], message: str) -> None:
@@ -226,7 +229,8 @@ def stand_in(monkeypatch) -> list[dict]:
 
     def compute(plan, out, ledger=None):
         comps = load_components(plan.spec.base.components)
-        calls.append({"out": out.name, "seed": plan.spec.seed, "hash": comps.hash, "subjects": plan.subjects})
+        calls.append({"out": out.name, "seed": plan.spec.seed, "hash": comps.hash, "subjects": plan.subjects,
+                      "groups": plan.spec.groups, "looks": plan.looks})  # fmt: skip
         if out.name == "before":
             return [_row("N01", 10.0, "favoured")], []
         if out.parent.name == "check-1":  # check-1/<the proposal's hash>
@@ -329,3 +333,47 @@ def test_a_noble_no_price_balances_is_named_on_the_page_in_the_file_and_the_json
     assert doc["changes"][0]["why"] == why and doc["changes"][0]["balanced"] is False
     assert f"# N01: not balanced: {why}" in (tmp_path / "b" / "balanced.toml").read_text()
     assert f"**N01**: {why}" in (tmp_path / "b" / "balance.md").read_text()
+
+
+def test_the_validation_has_its_own_size(stand_in, tmp_path: Path) -> None:
+    """The search may screen at a few hundred groups; the validation alone decides whether the proposal holds, so
+    it (and the given set again on its seeds) is played at --validation-groups in --validation-looks; the search's
+    studies keep the search's size."""
+    from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
+    from palais_sim.study.common import StudySpec
+
+    plan = BalancePlan(StudySpec(strategies=("greedy",), groups=10, seed=5), subjects=("N01", "N02", "N03"),
+                       rounds=2, validation_groups=40, validation_looks=4)  # fmt: skip
+    run_balance(plan, tmp_path / "b")
+    doc = json.loads((tmp_path / "b" / "balance.json").read_text())
+    sizes = {(c["seed"] == doc["validation_seed"], c["groups"], c["looks"]) for c in stand_in}
+    assert sizes == {(True, 40, 4), (False, 10, 1)}
+    assert {c["out"] for c in stand_in if c["seed"] == doc["validation_seed"]} == {"validation", "before-fresh"}
+    assert (doc["validation_groups"], doc["validation_looks"]) == (40, 4)
+    page = (tmp_path / "b" / "balance.md").read_text()
+    assert "up to 40 groups per arm in 4 looks, each arm stopping" in page
+    assert "**Validated**: every noble balanced" in page and "`greedy` 3 of 3 (3 balanced" in page
+
+
+def test_the_validation_validates_only_what_it_shows_balanced() -> None:
+    """An undecided row is not shown balanced, however near 0: the proposal is validated only when every noble is
+    balanced at every level; a noble still called off names it."""
+    from palais_sim.games.palais_royal.studies.balance import decided_text, validation_verdict
+
+    def row(key: str, strategy: str, verdict: str) -> dict:
+        return {"key": key, "strategy": strategy, "verdict": verdict}
+
+    rows = [row("N01", "greedy", "balanced"), row("N01", "expert", "undecided"), row("N02", "greedy", "balanced"),
+            row("N02", "expert", "balanced")]  # fmt: skip
+    assert validation_verdict(rows, []).startswith("**Not shown balanced**: no noble is called")
+    assert "1 of 4 rows are undecided" in validation_verdict(rows, [])
+    rows[1] = row("N01", "expert", "favoured")
+    said = validation_verdict(rows, ["N01"])
+    assert said.startswith("**Not validated**") and said.endswith("fresh seeds: N01.")
+    rows[1] = row("N01", "expert", "balanced")
+    assert validation_verdict(rows, []).startswith("**Validated**")
+    rows[1] = row("N01", "expert", "favoured")
+    assert decided_text(rows, ["greedy", "expert"]) == (
+        "Decided on validation: `greedy` 2 of 2 (2 balanced, 0 favoured, 0 disfavoured); "
+        "`expert` 2 of 2 (1 balanced, 1 favoured, 0 disfavoured)."
+    )

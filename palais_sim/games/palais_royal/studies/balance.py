@@ -65,6 +65,8 @@ class BalancePlan:
     max_point_step: int = 0  # points a price may move; 0: points stay (--points moves them)
     rounds: int = 2  # search rounds: round 2 studies the proposal again (other seeds) and reprices what is still off
     looks: int = 1  # the nobles study's sequential looks (``NoblesPlan.looks``)
+    validation_groups: int | None = None  # the validation's groups per arm; None: the search's (``spec.groups``)
+    validation_looks: int | None = None  # the validation's looks; None: the search's (``looks``)
 
     @property
     def limits(self) -> Limits:
@@ -74,9 +76,20 @@ class BalancePlan:
         return nobles.NoblesPlan(spec or self.spec, players=self.players, subjects=subjects or self.subjects,
                                  reprice="none", looks=self.looks)  # fmt: skip
 
+    def validation_plan(self, spec: StudySpec, subjects: tuple[str, ...] | None = None) -> nobles.NoblesPlan:
+        """The nobles study of the validation (``spec``: its seeds and component set): its own size, which may be
+        larger than the search's, since it alone decides whether the proposal holds."""
+        spec = replace(spec, groups=self.validation_groups or spec.groups)
+        return nobles.NoblesPlan(spec, players=self.players, subjects=subjects or self.subjects, reprice="none",
+                                 looks=self.validation_looks or self.looks)  # fmt: skip
+
     def arm_games(self) -> int:
         """Games of one subject's arms at every skill level."""
         return len(self.spec.strategies) * self.spec.groups * self.players
+
+    def validation_arm_games(self) -> int:
+        """Games of one subject's validation arms at every skill level, at most (its looks may stop it earlier)."""
+        return len(self.spec.strategies) * (self.validation_groups or self.spec.groups) * self.players
 
     def check(self, comps: ComponentSet) -> tuple[str, ...]:
         """The nobles to balance (one-line errors for bad input)."""
@@ -93,8 +106,9 @@ class BalancePlan:
             raise ValueError("--max-seal-step and --max-point-step must be at least 1")
         if self.rounds < 1:
             raise ValueError(f"--rounds must be at least 1, got {self.rounds}")
+        self._check_validation(comps)
         subjects = tuple(self.subjects) if self.subjects else tuple(n.id for n in comps.nobles)
-        needed = 3 * len(subjects) * self.arm_games() + self.arm_games()
+        needed = (len(subjects) + 1) * self.arm_games() + 2 * len(subjects) * self.validation_arm_games()
         if self.budget < needed:
             raise ValueError(
                 f"--budget {self.budget:,} games is too small: the study before, one search step, the validation and "
@@ -102,6 +116,14 @@ class BalancePlan:
                 f"{len(self.spec.strategies)} skill level(s), {self.spec.groups} groups and {self.players} players"
             )
         return subjects
+
+    def _check_validation(self, comps: ComponentSet) -> None:
+        if self.validation_groups is not None and self.validation_groups < 2:
+            raise ValueError(f"--validation-groups must be at least 2, got {self.validation_groups}")
+        try:
+            self.validation_plan(self.spec).check(comps)
+        except ValueError as exc:
+            raise ValueError(f"the validation: {exc}".replace("--looks", "--validation-looks")) from None
 
 
 def _worst(rows: list[dict]) -> float:
@@ -149,10 +171,11 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
     subjects = plan.check(comps)
     ledger = Ledger()
     study_games = len(subjects) * plan.arm_games()
+    validation_games = len(subjects) * plan.validation_arm_games()  # at most
     progress.info("balance: the nobles study of the given set (%d nobles)", len(subjects))
     before, _ = nobles.compute(plan.nobles_plan(subjects=subjects), out / "before", ledger)
     # kept for the end: the validation, and the given set again on its fresh seeds for the nobles changed
-    search = Search(plan, out / "search", ledger, spent=study_games, reserve=2 * study_games)
+    search = Search(plan, out / "search", ledger, spent=study_games, reserve=2 * validation_games)
     current, rows, changes, skipped = comps, before, [], []
     for round_no in range(plan.rounds):
         if round_no:  # the proposal so far, studied again on other seeds: what the changes did to the others
@@ -195,15 +218,15 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
     balanced = write_variant(proposal, out / "balanced.toml", _toml_note(comps, changes, plan))
     progress.info("balance: the proposal's validation on fresh seeds")
     fresh = replace(spec, seed=spec.seed + VALIDATION_SEED_OFFSET, base=replace(spec.base, components=str(balanced)))
-    validation, _ = nobles.compute(plan.nobles_plan(fresh, subjects), out / "validation", ledger)
+    validation, _ = nobles.compute(plan.validation_plan(fresh, subjects), out / "validation", ledger)
     # the before of the before/after comparison: the given set on the same fresh seeds (the search's own study
     # selected the nobles it changed, so its values are biased away from 0: a winner's curse)
     moved = tuple(n for n in subjects if n in {c["noble"] for c in changes})
     before_fresh: list[dict] = []
     if moved:
         given = replace(spec, seed=fresh.seed)  # the given set, the validation's seeds
-        before_fresh, _ = nobles.compute(plan.nobles_plan(given, moved), out / "before-fresh", ledger)
-    spent = search.spent + study_games + len(moved) * plan.arm_games()
+        before_fresh, _ = nobles.compute(plan.validation_plan(given, moved), out / "before-fresh", ledger)
+    spent = search.spent + sum(r["games"] for r in validation + before_fresh)
     unbalanced = _unbalanced(changes)
     return _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced, before_fresh, unbalanced)
 
@@ -258,7 +281,8 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         f"overpriced, nor nearly does: its value within +-{spec.margin:g} pp, within reach in "
         f"{nobles.DEAD_REACH:.0%} of the games, surely taken in {nobles.RARELY_TAKEN:.0%} of those, at every level; "
         f"limits: {plan.limits.text()}), "
-        f"then the nobles study of the proposal on fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}). "
+        f"then the nobles study of the proposal on fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}; "
+        f"{_size_text(plan.validation_plan(spec))}). "
         f"The proposal: `{balanced.name}` (loads wherever --components is accepted)."
     ), confidence, "more groups would tell: a larger `--groups`")  # fmt: skip
     page.p(f"Budget: {spent:,} of {plan.budget:,} games.")
@@ -288,17 +312,55 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         page.chart("before_after", charts.save(fig, out / "charts", "before_after"), caption)
     page.h("Validation on fresh seeds")
     still = sorted({r["key"] for r in validation if r["verdict"] in ("favoured", "disfavoured")})
-    page.p(f"Nobles still called under- or overpriced at some skill level: {', '.join(still) or 'none'}.")
+    page.p(validation_verdict(validation, still))
+    page.p(decided_text(validation, spec.strategies))
     for noble in still:
         page.p(f"{noble}: {readings([r for r in validation if r['key'] == noble])}.")
     columns = render.verdict_columns("noble", confidence=confidence) + [("reading", lambda r: r["reading"])]
     page.table(validation, columns)
+    vplan = plan.validation_plan(spec)
     document = {
         "study": "balance-nobles", "command": spec.command, "seed": spec.seed,
         "validation_seed": spec.seed + VALIDATION_SEED_OFFSET, "groups": spec.groups, "margin_pp": spec.margin,
+        "validation_groups": vplan.spec.groups, "validation_looks": vplan.looks,
         "players": plan.players, "strategies": list(spec.strategies), "budget": plan.budget, "games_spent": spent,
         "max_changes": plan.max_changes, "rounds": plan.rounds, "limits": vars(plan.limits),
         "balanced": str(balanced), "changes": changes, "unbalanced": unbalanced, "skipped": skipped,
         "before": before, "before_fresh": before_fresh, "validation": validation, "games": ledger.to_dict(),
     }  # fmt: skip
     return render.write(out, page, document, stem="balance")
+
+
+def _size_text(vplan: nobles.NoblesPlan) -> str:
+    """The validation's size: "300 groups per arm", "up to 6000 groups per arm in 10 looks, each arm stopping at
+    its first decided look"."""
+    if vplan.looks == 1:
+        return f"{vplan.spec.groups} groups per arm"
+    return (f"up to {vplan.spec.groups} groups per arm in {vplan.looks} looks, each arm stopping at its first decided "
+            "look")  # fmt: skip
+
+
+def validation_verdict(validation: list[dict], still: list[str]) -> str:
+    """What the validation says of the proposal as a whole. Only every noble balanced at every level validates it:
+    a row the validation leaves undecided is not shown balanced, however close its value is to 0."""
+    if still:
+        return ("**Not validated**: still called under- or overpriced at some skill level on fresh seeds: "
+                f"{', '.join(still)}.")  # fmt: skip
+    open_rows = [r for r in validation if r["verdict"] != "balanced"]
+    if open_rows:
+        return (f"**Not shown balanced**: no noble is called under- or overpriced on fresh seeds, but "
+                f"{len(open_rows)} of {len(validation)} rows are undecided (more groups would tell: a larger "
+                "`--validation-groups`).")  # fmt: skip
+    return "**Validated**: every noble balanced at every skill level on fresh seeds."
+
+
+def decided_text(validation: list[dict], levels: tuple[str, ...] | list[str]) -> str:
+    """The validation's decided rows per level with their verdicts, so a reader sees how much it could tell."""
+    parts = []
+    for level in levels:
+        mine = [r for r in validation if r["strategy"] == level]
+        counts = {v: sum(r["verdict"] == v for r in mine) for v in ("balanced", "favoured", "disfavoured")}
+        decided = sum(counts.values())
+        detail = ", ".join(f"{n} {v}" for v, n in counts.items())
+        parts.append(f"`{level}` {decided} of {len(mine)} ({detail})")
+    return "Decided on validation: " + "; ".join(parts) + "."

@@ -195,6 +195,12 @@ def balance_nobles(
     max_point_step: int = typer.Option(4, "--max-point-step", help="With --points: the most points a price may move"),
     looks: int = typer.Option(1, "--looks", help="The nobles study's looks per arm (stop at the first decided one)"),
     rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
+    validation_groups: int | None = typer.Option(
+        None, "--validation-groups", help="The validation's setups per arm \\[default: --groups]"
+    ),
+    validation_looks: int | None = typer.Option(
+        None, "--validation-looks", help="The validation's looks per arm \\[default: --looks]"
+    ),
     seed: int = typer.Option(1, "--seed", "-s", help="Root seed of the search (the validation uses another)"),
     workers: int = typer.Option(
         1, "--workers", "-w", help="Worker processes (with --backend ray: CPUs of the cluster)"
@@ -214,9 +220,11 @@ def balance_nobles(
     study's rows before and on validation), OUT/balance.md and .html. Re-running the command reuses every arm
     already played (an interrupted search resumes).
 
-    Size: up to --budget games for the search and its validation. The question (every noble of a set within the
-    margin at every skill level, the expert one included) needs the defaults: hours on 2 cores (make reports runs
-    it). A first look: --nobles N17,N18 --strategy greedy --groups 50, about 7 s.
+    Size: up to --budget games for the search and its validation. The search may screen at a few hundred groups;
+    the validation alone decides whether the proposal holds, so give it the size of a decisive nobles study
+    (--validation-groups 6000 --validation-looks 10: each arm stops at its first decided look). The question (every
+    noble of a set within the margin at every skill level, the expert one included) takes hours on 2 cores (make
+    reports runs it). A first look: --nobles N17,N18 --strategy greedy --groups 50, about 7 s.
     """
     from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
 
@@ -231,7 +239,8 @@ def balance_nobles(
         wanted = tuple(x.strip() for x in subjects.split(",") if x.strip()) if subjects else None
         plan = BalancePlan(spec, players=players, subjects=wanted, budget=budget, max_changes=max_changes,
                            max_step=max_step, max_seal_step=max_seal_step if seals else 0,
-                           max_point_step=max_point_step if points else 0, rounds=rounds, looks=looks)  # fmt: skip
+                           max_point_step=max_point_step if points else 0, rounds=rounds, looks=looks,
+                           validation_groups=validation_groups, validation_looks=validation_looks)  # fmt: skip
         return run_balance(plan, out)
 
     paths = played(go)
