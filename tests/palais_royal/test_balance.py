@@ -377,3 +377,19 @@ def test_the_validation_validates_only_what_it_shows_balanced() -> None:
         "Decided on validation: `greedy` 2 of 2 (2 balanced, 0 favoured, 0 disfavoured); "
         "`expert` 2 of 2 (1 balanced, 1 favoured, 0 disfavoured)."
     )
+
+
+def test_the_before_after_chart_puts_a_nobles_rows_side_by_side(stand_in, tmp_path: Path, monkeypatch) -> None:
+    """Before and after of one noble at one level next to each other, the nobles in order, levels in the study's."""
+    from palais_sim.games.palais_royal.studies import balance
+    from palais_sim.study.common import StudySpec
+
+    drawn: list[list[dict]] = []
+    real = balance.charts.forest
+    monkeypatch.setattr(balance.charts, "forest", lambda rows, *a, **k: drawn.append(rows) or real(rows, *a, **k))
+    plan = balance.BalancePlan(StudySpec(strategies=("greedy",), groups=10), subjects=("N01", "N02", "N03"))
+    balance.run_balance(plan, tmp_path / "b")
+    assert [(r["key"], r["strategy"]) for r in drawn[0]] == [
+        ("N01", "greedy before"), ("N01", "greedy after"), ("N02", "greedy before"), ("N02", "greedy after"),
+        ("N03", "greedy before"), ("N03", "greedy after"),
+    ]  # fmt: skip

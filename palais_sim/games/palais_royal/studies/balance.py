@@ -298,16 +298,20 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         page.p("Not balanced within the limits: " + "; ".join(f"**{n}**: {why}" for n, why in unbalanced.items()))
     if skipped:
         page.p(f"Left alone (one skill level calls it underpriced, another overpriced): {', '.join(skipped)}.")
-    changed = {c["noble"] for c in changes}
-    rows = [dict(r, strategy=f"{r['strategy']} before") for r in before_fresh if r["key"] in changed]
-    rows += [dict(r, strategy=f"{r['strategy']} after") for r in validation if r["key"] in changed]
+    priced = {c["noble"] for c in changes}
+    order = {level: k for k, level in enumerate(spec.strategies)}
+    pairs = [(r, "before") for r in before_fresh if r["key"] in priced]
+    pairs += [(r, "after") for r in validation if r["key"] in priced]
+    pairs.sort(key=lambda p: (p[0]["key"], order.get(p[0]["strategy"], len(order)), p[1] == "after"))
+    rows = [dict(r, strategy=f"{r['strategy']} {when}") for r, when in pairs]  # a noble's rows side by side
     if rows:
-        fig = charts.forest(rows, "Changed nobles: value before and after, on the same fresh seeds", spec.margin,
+        fig = charts.forest(rows, "The nobles searched: value before and after, on the same fresh seeds", spec.margin,
                             xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
         caption = (
-            "Each changed noble's value with the given set (before) and with the proposal (after), both on the "
-            f"validation's fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}), not on the seeds that "
-            f"selected it; {render.level(confidence)} intervals."
+            "Each noble the search priced (changed, or kept where no price balanced it), with the given set (before) "
+            "and with the proposal (after), both on the validation's fresh seeds (root seed "
+            f"{spec.seed + VALIDATION_SEED_OFFSET}), not on the seeds that selected it; {render.level(confidence)} "
+            "intervals."
         )
         page.chart("before_after", charts.save(fig, out / "charts", "before_after"), caption)
     page.h("Validation on fresh seeds")
