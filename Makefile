@@ -122,15 +122,19 @@ BALANCE_BUDGET ?= 3000000
 
 # Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
 # last groups and kept when the games are identical (verified), played again otherwise. The studies of a few CPU-hours
-# come first, then the nobles study (about 16 CPU-hours on 2 cores), its ladder and the balance search with its
-# validation (about 9), so that a make reports stopped part-way (every study resumes) has finished all it could.
+# come first, then the nobles study's verdicts (about 16 CPU-hours on 2 cores), its ladder and the balance search with
+# its validation (about 9), and last the nobles study's price lines (its repriced variants of every noble decided at
+# some level, gold -1 and +1 at every level: up to about 15 CPU-hours, and not what the verdicts need), so that a
+# make reports stopped part-way (every study resumes) has finished all it could.
+NOBLES_STUDY = $(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
 reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder $(STRENGTH_LADDER) --rungs 2 --groups 3000 --workers $(STUDY_WORKERS)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
+	$(NOBLES_STUDY) --reprice none
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 1000 --looks 5 --reprice none --workers $(STUDY_WORKERS)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) --workers $(STUDY_WORKERS)
+	$(NOBLES_STUDY)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
