@@ -104,11 +104,13 @@ NOBLES_BUDGET ?= 3000000
 # survives a player stronger than the study's top level. (Its own name: `make ladder`'s LADDER is the strategy
 # ladder's list, which a second LADDER here overrode: make ladder ran one strategy.)
 STRENGTH_LADDER := ismcts:budget=25,horizon=2
-# The search ladder's subjects: those whose verdict moves with strength in the standard nobles study (greedy's
-# verdict against lookahead's and expert's first looks, 2026-11-26): king_plus1 and madame_plus1 favoured at greedy and
-# below zero at expert, move_plus2 favoured then about 0, servants_plus3 +1.8 then +21 pp, mint_plus2 and N27/N28
-# balanced then decided, N19/N20 disfavoured then above zero.
-NOBLES_LADDER := king_plus1,madame_plus1,move_plus2,servants_plus3,mint_plus2,N27,N28,N19,N20
+# The search ladder's subjects: the verdicts the ladder can put to a stronger player. Of the 14 subjects the nobles
+# study decides at expert with another verdict than greedy's (its final rows, 2026-11-27), those at least 3.4 pp from
+# zero there: servants_plus3 +21.1, N28 +8.8, N27 +7.0, mint_plus2 -5.7, N24 +4.3, king_plus1 -4.3 (favoured at
+# greedy), N23 +4.0, N26 -3.5, N37 -3.4. The others (N12, N16, N18, N21, reinforce_plus2: 2.8-3.1 pp) and the
+# subjects near zero at expert (chosen before from the first looks: madame_plus1, move_plus2, N19, N20) would need
+# about ten times a rung's 1,000 groups (+-4.5 pp at budget 25) to say anything at a rung.
+NOBLES_LADDER := servants_plus3,N28,N27,mint_plus2,N24,king_plus1,N23,N26,N37
 # The balance search screens prices at 300 groups (a value +-2.5 pp at expert), but its validation alone says whether
 # the proposal holds: it is a nobles study of the proposal at the nobles study's own size (6,000 groups in 10 looks,
 # about 7 CPU-hours at expert); at the search's size it left 75 of 84 rows undecided (2026-11-27). The budget holds
