@@ -79,17 +79,12 @@ class BalancePlan:
     def validation_plan(self, spec: StudySpec, subjects: tuple[str, ...] | None = None) -> nobles.NoblesPlan:
         """The nobles study of the validation (``spec``: its seeds and component set): its own size, which may be
         larger than the search's, since it alone decides whether the proposal holds."""
-        spec = replace(spec, groups=self.validation_groups or spec.groups)
-        return nobles.NoblesPlan(spec, players=self.players, subjects=subjects or self.subjects, reprice="none",
-                                 looks=self.validation_looks or self.looks)  # fmt: skip
+        plan = self.nobles_plan(replace(spec, groups=self.validation_groups or spec.groups), subjects)
+        return replace(plan, looks=self.validation_looks or self.looks)
 
-    def arm_games(self) -> int:
-        """Games of one subject's arms at every skill level."""
-        return len(self.spec.strategies) * self.spec.groups * self.players
-
-    def validation_arm_games(self) -> int:
-        """Games of one subject's validation arms at every skill level, at most (its looks may stop it earlier)."""
-        return len(self.spec.strategies) * (self.validation_groups or self.spec.groups) * self.players
+    def arm_games(self, groups: int | None = None) -> int:
+        """Games of one subject's arms at every skill level, at ``groups`` (default: the search's) at most."""
+        return len(self.spec.strategies) * (groups or self.spec.groups) * self.players
 
     def check(self, comps: ComponentSet) -> tuple[str, ...]:
         """The nobles to balance (one-line errors for bad input)."""
@@ -108,7 +103,7 @@ class BalancePlan:
             raise ValueError(f"--rounds must be at least 1, got {self.rounds}")
         self._check_validation(comps)
         subjects = tuple(self.subjects) if self.subjects else tuple(n.id for n in comps.nobles)
-        needed = (len(subjects) + 1) * self.arm_games() + 2 * len(subjects) * self.validation_arm_games()
+        needed = (len(subjects) + 1) * self.arm_games() + 2 * len(subjects) * self.arm_games(self.validation_groups)
         if self.budget < needed:
             raise ValueError(
                 f"--budget {self.budget:,} games is too small: the study before, one search step, the validation and "
@@ -171,7 +166,7 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
     subjects = plan.check(comps)
     ledger = Ledger()
     study_games = len(subjects) * plan.arm_games()
-    validation_games = len(subjects) * plan.validation_arm_games()  # at most
+    validation_games = len(subjects) * plan.arm_games(plan.validation_groups)  # at most
     progress.info("balance: the nobles study of the given set (%d nobles)", len(subjects))
     before, _ = nobles.compute(plan.nobles_plan(subjects=subjects), out / "before", ledger)
     # kept for the end: the validation, and the given set again on its fresh seeds for the nobles changed
@@ -273,6 +268,7 @@ def _toml_note(comps: ComponentSet, changes: list[dict], plan: BalancePlan) -> s
 def _write(plan, out, ledger, before, validation, changes, skipped, spent, balanced, before_fresh, unbalanced):
     spec = plan.spec
     confidence = plan.nobles_plan().confidence
+    vplan = plan.validation_plan(spec)
     page = render.Page("Balancing the nobles' prices")
     header(page, spec, ledger, (
         f"{plan.players} players. A sequential search over the prices of the nobles the study calls under- or "
@@ -282,7 +278,7 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         f"{nobles.DEAD_REACH:.0%} of the games, surely taken in {nobles.RARELY_TAKEN:.0%} of those, at every level; "
         f"limits: {plan.limits.text()}), "
         f"then the nobles study of the proposal on fresh seeds (root seed {spec.seed + VALIDATION_SEED_OFFSET}; "
-        f"{_size_text(plan.validation_plan(spec))}). "
+        f"{_size_text(vplan)}). "
         f"The proposal: `{balanced.name}` (loads wherever --components is accepted)."
     ), confidence, "more groups would tell: a larger `--groups`")  # fmt: skip
     page.p(f"Budget: {spent:,} of {plan.budget:,} games.")
@@ -322,7 +318,6 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         page.p(f"{noble}: {readings([r for r in validation if r['key'] == noble])}.")
     columns = render.verdict_columns("noble", confidence=confidence) + [("reading", lambda r: r["reading"])]
     page.table(validation, columns)
-    vplan = plan.validation_plan(spec)
     document = {
         "study": "balance-nobles", "command": spec.command, "seed": spec.seed,
         "validation_seed": spec.seed + VALIDATION_SEED_OFFSET, "groups": spec.groups, "margin_pp": spec.margin,
