@@ -15,7 +15,7 @@ from typer.testing import CliRunner, Result
 
 from palais_sim.cli import app
 from palais_sim.games.palais_royal.components import load_components
-from palais_sim.games.palais_royal.studies.balance import FAIR, MIXED, OVER, UNDER, side
+from palais_sim.games.palais_royal.studies.balance import AIM_REACHED, FAIR, MIXED, OVER, UNDER, side
 from palais_sim.games.palais_royal.studies.pricing import Outcome, Price
 
 COMPS = load_components(None)
@@ -67,7 +67,7 @@ def test_the_search_says_on_stderr_what_it_does(balanced_run: tuple[Path, Result
     assert sorted(searched) == ["balance: round 1, N17", "balance: round 1, N18"]
     assert searched["balance: round 1, N17"].startswith(
         "balance: round 1, N17 (underpriced at 0 gold, 0+0 seals, 11 points): "
-    ) and searched["balance: round 1, N17"].endswith(", balanced")
+    ) and searched["balance: round 1, N17"].endswith(f", {AIM_REACHED}")
     assert "(overpriced at 9 gold, 4+4 seals, 1 point): " in searched["balance: round 1, N18"]
     assert any(" played: " in line for line in said)  # the arms, as in a study
     looks = [line for line in said if " after look " in line]

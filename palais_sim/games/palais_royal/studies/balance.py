@@ -47,10 +47,11 @@ from palais_sim.games.palais_royal.studies.variants import write_variant
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, header, progress
 
-__all__ = ["FAIR", "MIXED", "OVER", "UNDER", "BalancePlan", "Search", "run_balance", "side"]
+__all__ = ["AIM_REACHED", "FAIR", "MIXED", "OVER", "UNDER", "BalancePlan", "Search", "run_balance", "side"]
 
 VALIDATION_SEED_OFFSET = 1_000_003  # the validation's root seed: the search's plus this (fresh setups)
 ROUND_SEED_OFFSET = 7_919  # round r > 1 studies the proposal so far at the search's seed plus r times this
+AIM_REACHED = "on aim (every level's estimate within the margin; the validation decides)"  # the log's word
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,9 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
             now = Price.of(current, noble)
             found = search.price(current, noble, start, by_noble[noble], Price.of(comps, noble))
             changes.append(_change(round_no + 1, noble, start, now, found))
-            outcome = "balanced" if found.balanced else found.why or found.side
+            # the search's aim (every level's estimate within the margin), not the verdict "balanced" (an interval
+            # inside it), which only the validation on fresh seeds can give
+            outcome = AIM_REACHED if found.balanced else found.why or found.side
             progress.info("balance: round %d, %s (%s at %s): %s, %s", round_no + 1, noble, start, now.text(),
                           found.price.change(now), outcome)  # fmt: skip
             if found.price != now:
