@@ -127,7 +127,8 @@ BALANCE_BUDGET ?= 3000000
 # come first, then the nobles study's verdicts (about 16 CPU-hours on 2 cores), its ladder and the balance search with
 # its validation (about 9), and last the nobles study's price lines (its repriced variants of every noble decided at
 # some level, gold -1 and +1 at every level: up to about 15 CPU-hours, and not what the verdicts need), so that a
-# make reports stopped part-way (every study resumes) has finished all it could.
+# make reports stopped part-way (every study resumes) has finished all it could. The verdicts are published before
+# the price lines start (the nobles page then has none and says nothing is pending), and again with them.
 NOBLES_STUDY = $(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
 reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
@@ -136,6 +137,7 @@ reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and l
 	$(NOBLES_STUDY) --reprice none
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 1000 --looks 5 --reprice none --workers $(STUDY_WORKERS)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) --workers $(STUDY_WORKERS)
+	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 	$(NOBLES_STUDY)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
