@@ -157,22 +157,27 @@ def takes_game(cls: type) -> bool:
         return False
 
 
-@functools.cache
 def strategy_parameters(cls: type) -> dict[str, object]:
     """The keyword parameters of a strategy class with their defaults: its ``parameters()`` classmethod if it has
     one (the built-in heuristic styles: a compiled class has no inspectable signature), else the keyword
-    parameters of its ``__init__``. Looked up once per class and process."""
+    parameters of its ``__init__``. Looked up once per class and process; each call gets its own dict (a caller
+    that fills in a spec's values must not change the next caller's defaults)."""
+    return dict(_declared_parameters(cls))
+
+
+@functools.cache
+def _declared_parameters(cls: type) -> tuple[tuple[str, object], ...]:
     declared = getattr(cls, "parameters", None)
     if callable(declared):
-        return dict(declared())
+        return tuple(dict(declared()).items())
     sig = inspect.signature(cls)
-    return {
-        name: p.default
+    return tuple(
+        (name, p.default)
         for name, p in sig.parameters.items()
         if name not in ("self", GAME_PARAMETER)
         and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
         and p.default is not p.empty
-    }
+    )
 
 
 def _convert(value: object, default: object, where: str) -> object:

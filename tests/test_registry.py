@@ -9,8 +9,10 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app
 from palais_sim.games.palais_royal.game import STRATEGIES as BUILTINS
-from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, strategy_parameters
+from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, resolve_game, strategy_parameters
+from palais_sim.tournament.runner import strategy_parameters as run_parameters
 from strategies.palais_royal.heuristic import HeuristicStrategy
+from strategies.palais_royal.restricted import RestrictedStrategy
 from strategies.palais_royal.styles import EconomyStrategy
 
 
@@ -26,6 +28,22 @@ def test_styles_show_their_own_defaults() -> None:
     assert params["mint"] == EconomyStrategy.DEFAULTS["mint"] and "gold_weight" in params
     assert params != strategy_parameters(HeuristicStrategy)  # the style's own defaults, not the base's
     assert EconomyStrategy().mint == params["mint"] and EconomyStrategy(mint=1).mint == 1
+
+
+def test_a_run_records_each_specs_own_parameters() -> None:
+    """Two specs of one class in one run (a nobles study's forbid= and watch= pair) each record their own values; the
+    class's defaults, looked up once per process, are not overwritten by the first spec's."""
+
+    specs = (
+        "restricted:base=greedy,forbid=N23",
+        "restricted:base=greedy,watch=N23",
+        "restricted:base=greedy,watch=N05",
+    )
+    recorded = run_parameters(specs, resolve_game("palais-royal"))
+    assert recorded[specs[0]] == {"base": "greedy", "forbid": "N23", "eager": "", "watch": ""}
+    assert recorded[specs[1]] == {"base": "greedy", "forbid": "", "eager": "", "watch": "N23"}
+    assert recorded[specs[2]]["watch"] == "N05" and recorded[specs[2]]["forbid"] == ""
+    assert strategy_parameters(RestrictedStrategy) == {"base": "greedy", "forbid": "", "eager": "", "watch": ""}
 
 
 def test_user_class_loads_from_the_working_directory(monkeypatch) -> None:
