@@ -109,7 +109,10 @@ STRENGTH_LADDER := ismcts:budget=25,horizon=2
 # zero there: servants_plus3 +21.1, N28 +8.8, N27 +7.0, mint_plus2 -5.7, N24 +4.3, king_plus1 -4.3 (favoured at
 # greedy), N23 +4.0, N26 -3.5, N37 -3.4. The others (N12, N16, N18, N21, reinforce_plus2: 2.8-3.1 pp) and the
 # subjects near zero at expert (chosen before from the first looks: madame_plus1, move_plus2, N19, N20) would need
-# about ten times a rung's 1,000 groups (+-4.5 pp at budget 25) to say anything at a rung.
+# several times a rung's groups to say anything at a rung. Looks of 200 groups: up to 1,000 in 5 looks left 3 of 9
+# rows undecided at budget 25 (N26 -3.2 [-5.1, -1.4], N37 -1.9, king_plus1 -2.1) and 1 at 50 (2026-11-27); up to
+# 2,400 in 12 looks (every look played is reused; the earlier looks' stricter boundaries reopen a few rows) is
+# projected to decide N26 at budget 25 for about 2 CPU-hours more.
 NOBLES_LADDER := servants_plus3,N28,N27,mint_plus2,N24,king_plus1,N23,N26,N37
 # The balance search screens prices at 300 groups (a value +-2.5 pp at expert), but its validation alone says whether
 # the proposal holds: it is a nobles study of the proposal at the nobles study's own size (6,000 groups in 10 looks,
@@ -135,7 +138,7 @@ reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and l
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder $(STRENGTH_LADDER) --rungs 2 --groups 3000 --workers $(STUDY_WORKERS)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
 	$(NOBLES_STUDY) --reprice none
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 1000 --looks 5 --reprice none --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 2400 --looks 12 --reprice none --workers $(STUDY_WORKERS)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) --workers $(STUDY_WORKERS)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 	$(NOBLES_STUDY)
