@@ -334,6 +334,9 @@ def test_looks_stop_a_clear_subject_early_and_keep_the_close_ones(tmp_path: Path
     assert max(pocock) - min(pocock) < 0.002 and levels[-1] < pocock[-1]
     with pytest.raises(ValueError, match="--looks"):
         NoblesPlan(spec, looks=200).check(COMPS)
+    NoblesPlan(spec, looks=12).check(COMPS)  # a plan grown by looks of the same size
+    with pytest.raises(ValueError, match="--looks must be 1 to 20"):
+        NoblesPlan(spec, looks=21).check(COMPS)
     with pytest.raises(ValueError, match="--spending"):
         NoblesPlan(spec, looks=2, spending="linear").check(COMPS)
 

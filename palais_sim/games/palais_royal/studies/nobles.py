@@ -53,7 +53,7 @@ from palais_sim.study import charts, ladder, render, sequential
 from palais_sim.study.common import MORE_GROUPS, MORE_LOOKS, Ledger, StudySpec, arm_dir, header, progress
 from palais_sim.study.evidence import min_differing
 
-MAX_LOOKS = 10
+MAX_LOOKS = 20  # a plan grown by looks of the same size (2,400 groups in 12 looks of 200) keeps its looks
 REPRICE_MODES = ("decided", "all", "none")
 
 
