@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -134,10 +135,13 @@ def ladder_chart(
     that played it (Elo against the first rung), one panel per player count: does the effect settle as the players
     get stronger? ``label`` names a subject's line from its key."""
     counts = sorted({r["players"] for r in rows})
-    width = max(6.0, 3.4 * max(len(counts), 1) + 1)
+    width = max(6.0, 3.4 * max(len(counts), 1) + 1) + 1.8  # the legend beside the panels, not over the lines
     fig = _figure(width, 3.8)
     axes = fig.subplots(1, max(len(counts), 1), squeeze=False)[0]
-    palette = ["#1f4e79", "#c0392b", "#1a7f37", "#8e44ad", "#b9770e"]
+    # a colour and a marker per subject: nine nobles on one ladder need more than a five-colour cycle, which gave two
+    # subjects one colour
+    palette = [colormaps["tab10"](k) for k in range(10)]
+    markers = "osD^vP<>Xh"
     for ax, p in zip(axes, counts, strict=False):
         ax.axhspan(-margin, margin, color="#dde8f3", zorder=0, label=f"balanced band +-{margin:g} pp")
         ax.axhline(0, color="#555", lw=0.8)
@@ -148,13 +152,14 @@ def ladder_chart(
             x = np.array([elos[r["strategy"]] for r in part]) + 4.0 * (i - (len(seats) - 1) / 2)
             eff = np.array([_finite(r["effect"]) for r in part])
             err = np.abs(np.array([[_finite(r["ci"][0]) for r in part], [_finite(r["ci"][1]) for r in part]]) - eff)
-            colour = palette[i % len(palette)]
-            ax.errorbar(x, eff, yerr=err, fmt="o-", color=colour, capsize=3, lw=1, ms=4, label=label.format(seat))
+            colour, marker = palette[i % len(palette)], markers[i % len(markers)]
+            ax.errorbar(x, eff, yerr=err, fmt=f"{marker}-", color=colour, capsize=3, lw=1, ms=4,
+                        label=label.format(seat))  # fmt: skip
         ax.set_title(f"{p} players", fontsize=9)
         ax.set_xlabel("rung strength: Elo against the first rung")
         ax.set_ylabel("\n".join(textwrap.wrap(ylabel, 34)))  # a long label would run past the axes' height
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+    axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     suptitle(fig, title, width)
     return fig
 
