@@ -111,8 +111,8 @@ STRENGTH_LADDER := ismcts:budget=25,horizon=2
 # subjects near zero at expert (chosen before from the first looks: madame_plus1, move_plus2, N19, N20) would need
 # several times a rung's groups to say anything at a rung. Looks of 200 groups: up to 1,000 in 5 looks left 3 of 9
 # rows undecided at budget 25 (N26 -3.2 [-5.1, -1.4], N37 -1.9, king_plus1 -2.1) and 1 at 50 (2026-11-27); up to
-# 2,400 in 12 looks (every look played is reused; the earlier looks' stricter boundaries reopen a few rows) is
-# projected to decide N26 at budget 25 for about 2 CPU-hours more.
+# 2,400 in 12 looks (every look played is reused; the earlier looks' stricter boundaries reopened 9 rows, each
+# decided again the same way) left 2 and 1 (N26 and N37 within about a point of the margin): 1.8 CPU-hours more.
 NOBLES_LADDER := servants_plus3,N28,N27,mint_plus2,N24,king_plus1,N23,N26,N37
 # The balance search screens prices at 300 groups (a value +-2.5 pp at expert), but its validation alone says whether
 # the proposal holds: it is a nobles study of the proposal at the nobles study's own size (6,000 groups in 10 looks,
