@@ -63,6 +63,10 @@ def test_cli_seats_ladder_writes_rungs_elos_and_settling(tmp_path: Path) -> None
     assert [r["state"] for r in data["ladder"]["settling"]] == ["not settled" if climbs else "no climb"] * 2
     assert ("does not climb" in res.stderr) is not climbs
     assert (out / "charts" / "ladder.png").exists() and "Strength ladder" in (out / "study.md").read_text()
+    # the page's games table counts the top rung's rating games (6 setups in both seatings), as study.json does
+    games = {level: data["games"][level]["games"] for level in data["strategies"]}
+    assert games["lookahead:budget=2"] == games["lookahead:budget=1"] + 6 * 2
+    assert all(f"| `{level}` | {n:,} |" in (out / "study.md").read_text() for level, n in games.items())
     both = CliRunner().invoke(app, [*args, "--strategy", "greedy"])
     assert both.exit_code == 2 and "give one of them" in both.output
 

@@ -153,6 +153,9 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
     ledger = Ledger()
     rows, arms_info = compute(plan, out, ledger)
     spec = plan.spec
+    # the rungs' ratings first: the header's games table counts them
+    players = max(2, spec.base.game.min_players)
+    rungs = ladder.strengths(spec, spec.strategies, plan.elo_groups, players, out, ledger) if plan.ladder else []
     page = render.Page("Seat balance: mirror play")
     header(page, spec, ledger, (
         "The same strategy in every seat, so any difference between seats is the game's, not the players'. "
@@ -183,7 +186,7 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
         gold_rows = [r for r in mine if r["subject"] == "start_gold"]
         if gold_rows:
             page.table(gold_rows, [("players", lambda r: str(r["players"]))] + render.verdict_columns("start gold"))
-    climbed = _ladder_section(page, plan, rows, arms_info, out, ledger) if plan.ladder else None
+    climbed = _ladder_section(page, plan, rows, arms_info, out, rungs) if plan.ladder else None
     held, changed = _agreement(rows)
     page.h("Across skill levels")
     page.p(f"Robust verdicts (every skill level agrees): {held or 'none'}. Verdicts that differ: {changed or 'none'}.")
@@ -201,13 +204,12 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
 
 
 def _ladder_section(
-    page, plan: SeatsPlan, rows: list[dict], arms_info: dict, out: Path, ledger: Ledger
+    page, plan: SeatsPlan, rows: list[dict], arms_info: dict, out: Path, strengths: list[ladder.RungStrength]
 ) -> tuple[list[ladder.RungStrength], ladder.Climb]:
-    """The strength ladder: each rung's Elo against the first, whether the rungs climb, each seat's edge by rung, and
-    whether it settled (``arms_info["ladder"]`` rewritten to *no climb* on a ladder that does not climb)."""
+    """The strength ladder (``strengths``: the rungs' ratings): each rung's Elo against the first, whether the rungs
+    climb, each seat's edge by rung, and whether it settled (``arms_info["ladder"]`` rewritten to *no climb* on a
+    ladder that does not climb)."""
     spec = plan.spec
-    game = spec.base.game
-    strengths = ladder.strengths(spec, spec.strategies, plan.elo_groups, max(2, game.min_players), out, ledger)
     climb = ladder.climb(strengths)
     arms_info["ladder"] = ladder.judged(arms_info.get("ladder", []), climb)
     elos = {s.strategy: s.elo for s in strengths}

@@ -399,6 +399,10 @@ def test_a_ladder_gives_each_rungs_strength_and_whether_each_value_settled(tmp_p
     value = {r["strategy"]: r["effect"] for r in doc["rows"]}
     assert settling["difference"] == pytest.approx(value["lookahead:budget=2"] - value["lookahead:budget=1"], abs=1e-3)
     assert "## Strength ladder" in (out / "study.md").read_text() and (out / "charts" / "ladder.png").is_file()
+    # the page's games table counts the top rung's rating games (3 setups in both seatings), as study.json does
+    games = {level: doc["games"][level]["games"] for level in doc["strategies"]}
+    assert games["lookahead:budget=2"] == games["lookahead:budget=1"] + 3 * 2
+    assert all(f"| `{level}` | {n:,} |" in (out / "study.md").read_text() for level, n in games.items())
     both = CliRunner().invoke(app, [*args[:2], "--strategy", "greedy", *args[2:]])
     assert both.exit_code == 2 and "--ladder and --strategy both name the skill levels" in both.output
 

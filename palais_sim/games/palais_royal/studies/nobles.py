@@ -593,6 +593,8 @@ def write_study(
     """The study's page, charts and study.json; with ``repricing`` (the nobles whose variants are still to play),
     the page written before the price lines, which says so."""
     spec = plan.spec
+    # the rungs' ratings first: the header's games table counts them
+    rungs = ladder.strengths(spec, spec.strategies, plan.elo_groups, plan.players, out, ledger) if plan.ladder else []
     page = render.Page("Noble balance: what each noble is worth at its price")
     header(page, spec, ledger, (
         f"{plan.players} players. For each noble and each privilege kind, at each skill level: the focus player is "
@@ -670,7 +672,7 @@ def write_study(
     if plan.ladder:
         keys = list(dict.fromkeys((r["subject"], r["key"]) for r in rows))
         settling = ladder.subject_settling(keys, forbidden_values(out, plan.players), spec)
-        ladder_doc = ladder.subject_section(page, spec, rows, settling, plan.players, plan.elo_groups, out, ledger,
+        ladder_doc = ladder.subject_section(page, spec, rows, settling, plan.players, plan.elo_groups, out, rungs,
                                             "value", "value: 1/P - win share when forbidden it (pp)")  # fmt: skip
     page.h("Across skill levels")
     robust_rows = [r for r in rows if r["robust"]]

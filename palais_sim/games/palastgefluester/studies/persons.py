@@ -107,6 +107,8 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
     rows = compute(plan, out, ledger)
     spec = plan.spec
     names = dict(zip(PERSON_IDS, load_pg_components(spec.base.components).person_names, strict=True))
+    # the rungs' ratings first: the header's games table counts them
+    rungs = ladder.strengths(spec, spec.strategies, plan.elo_groups, plan.players, out, ledger) if plan.ladder else []
     page = render.Page("Palastgeflüster: the value of each person by restricted play")
     header(page, spec, ledger, (
         f"{plan.players} players. For each person, at each skill level, two arms on the same setups and seatings "
@@ -132,7 +134,7 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
     if plan.ladder:
         keys = [("person", p) for p in plan.persons()]
         settling = ladder.subject_settling(keys, person_values(plan, out), spec)
-        ladder_doc = ladder.subject_section(page, spec, rows, settling, plan.players, plan.elo_groups, out, ledger,
+        ladder_doc = ladder.subject_section(page, spec, rows, settling, plan.players, plan.elo_groups, out, rungs,
                                             "effect", "with - without: the focus's win share (pp)")  # fmt: skip
     robust_rows = sorted({(names[r["key"]], r["verdict"]) for r in rows if r["robust"]})
     page.h("Across skill levels")
