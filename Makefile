@@ -81,6 +81,11 @@ ladder: $(STAMP)  ## the strategy ladder: every built-in, ratings and decisions/
 
 STUDIES := runs/studies/standard
 STUDY_WORKERS ?= 2
+# Where the studies' arms play: this machine's worker processes, or a Ray cluster (installs the ray extra; every arm
+# then uses the cluster's CPUs, and runs/ must be shared storage at the same path on every node):
+#   make reports STUDY_RUN="--backend ray --address HOST:6379"
+STUDY_RUN ?= --workers $(STUDY_WORKERS)
+REPORTS_STAMP := $(if $(findstring ray,$(STUDY_RUN)),$(TEST_STAMP),$(STAMP))
 # The three skill levels of every study, weakest first (the order of the pages' columns): the cheap one, the old search
 # level and the strong one (about ismcts:budget=30's strength). The order changes no arm and no verdict.
 STUDY_LEVELS := --strategy greedy --strategy lookahead:budget=8,horizon=2 --strategy expert
@@ -132,14 +137,15 @@ BALANCE_BUDGET ?= 3000000
 # some level, gold -1 and +1 at every level: up to about 15 CPU-hours, and not what the verdicts need), so that a
 # make reports stopped part-way (every study resumes) has finished all it could. The verdicts are published before
 # the price lines start (the nobles page then has none and says nothing is pending), and again with them.
-NOBLES_STUDY = $(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) --workers $(STUDY_WORKERS)
-reports: $(STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
-	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
-	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder $(STRENGTH_LADDER) --rungs 2 --groups 3000 --workers $(STUDY_WORKERS)
-	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) --workers $(STUDY_WORKERS)
+NOBLES_STUDY = $(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) $(STUDY_RUN)
+reports: $(REPORTS_STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
+	$(REBUILD)
+	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) $(STUDY_RUN)
+	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder $(STRENGTH_LADDER) --rungs 2 --groups 3000 $(STUDY_RUN)
+	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) $(STUDY_RUN)
 	$(NOBLES_STUDY) --reprice none
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 2400 --looks 12 --reprice none --workers $(STUDY_WORKERS)
-	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) --workers $(STUDY_WORKERS)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 2400 --looks 12 --reprice none $(STUDY_RUN)
+	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 	$(NOBLES_STUDY)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard

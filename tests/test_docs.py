@@ -115,6 +115,18 @@ def test_every_make_target_the_readme_names_is_in_the_makefile_and_ci_runs_make_
     assert re.search(r"^make test$", (REPO / ".ci" / "run").read_text(encoding="utf-8"), re.MULTILINE)
 
 
+def test_every_make_target_that_plays_games_compiles_the_engine_first() -> None:
+    """The install leaves the engine uncompiled (the tests run on its source meanwhile), so a target that runs
+    `palais` without `$(REBUILD)` first plays at the pure Python speed on a fresh machine (make reports did)."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    recipes = re.findall(r"^([a-z][a-z-]*):[^\n]*\n((?:\t[^\n]*\n)+)", makefile, re.MULTILINE)
+    playing = {name: body for name, body in recipes if "$(BIN)/palais " in body}
+    assert {"demo", "reports"} <= set(playing)
+    before = {name: body.split("$(BIN)/palais ")[0] for name, body in playing.items()}
+    late = [name for name, text in before.items() if "$(REBUILD)" not in text and "$(COMPILE)" not in text]
+    assert late == [], f"make targets that play before compiling the engine: {late}"
+
+
 # ------------------------------------------------------------------------------------------ the navigation
 
 
