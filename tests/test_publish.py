@@ -210,6 +210,22 @@ def test_publish_drops_studies_the_source_no_longer_has(source: Path, tmp_path: 
     assert (target / "a-search" / "study.json").exists() and (target / "balance" / "balance.json").exists()
 
 
+def test_an_installment_is_published_beside_the_studies_already_published(source: Path, tmp_path: Path) -> None:
+    """A study played on another machine (a fresh runs/ holding only it) joins the published ones: publishing from
+    its directory alone would withdraw every other study."""
+    published = tmp_path / "published"
+    publish(source, published)
+    installment = tmp_path / "cluster"
+    _study(installment / "seats", ["greedy", "expert"], [_row("1", "expert", "favoured", 9.0, [7.0, 11.0], 3000,
+           subject="seat")], {"expert": {"games": 6000, "seconds": 60.0}}, study="seats")  # fmt: skip
+    assert main([str(published), str(installment), str(published)]) == 0
+    assert sorted(p.name for p in published.iterdir() if p.is_dir()) == ["a-search", "b-expert", "balance", "seats"]
+    assert json.loads((published / "seats" / "study.json").read_text())["strategies"] == ["greedy", "expert"]
+    assert "6,000" in (published / "README.md").read_text()  # the index reads the installment's seats study
+    publish(installment, published)  # one source: what it lacks is withdrawn, as make reports relies on
+    assert sorted(p.name for p in published.iterdir() if p.is_dir()) == ["seats"]
+
+
 def test_a_layout_blocks_unbalanced_row_counts_as_decided(tmp_path: Path) -> None:
     src = tmp_path / "studies"
     _study(src / "layouts", ["greedy"], [

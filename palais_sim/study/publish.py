@@ -5,6 +5,11 @@ then each study's and balance search's summary. It reads only the files it copie
 published again (``python -m palais_sim.study.publish reports/standard /tmp/out``).
 
     python -m palais_sim.study.publish runs/studies/standard reports/standard
+
+Several sources merge (a study in a later one replaces the same name in an earlier one), so an installment played
+on another machine or a cluster is published beside the studies already published:
+
+    python -m palais_sim.study.publish reports/standard runs/studies/standard reports/standard
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from palais_sim.study import index_page
@@ -70,16 +76,19 @@ def _summary(name: str, data: dict) -> list[str]:
     return lines
 
 
-def publish(source: Path, target: Path) -> Path:
+def publish(source: Path | Sequence[Path], target: Path) -> Path:
     """Copy the finished studies and balance searches of ``source`` into ``target`` and write its README.md: the
     overview of every noble and privilege, the undecided shares and the time (``study.index_page``), then a summary
-    of each study. Reads only the files it copies, so ``source`` may be a published directory itself."""
+    of each study. Reads only the files it copies, so ``source`` may be a published directory itself; of several
+    sources, a study in a later one replaces the same name in an earlier one."""
+    sources = [source] if isinstance(source, Path) else list(source)
     target.mkdir(parents=True, exist_ok=True)
-    _drop_withdrawn(source, target)
-    studies = [index_page.Source(p.name, _read(p / "study.json"))
-               for p in sorted(source.iterdir()) if (p / "study.json").exists()]  # fmt: skip
-    searches = [index_page.Source(p.name, _read(p / "balance.json"), "balance.md")
-                for p in sorted(source.iterdir()) if (p / "balance.json").exists()]  # fmt: skip
+    found = _studies(sources)
+    _drop_withdrawn(found, target)
+    studies = [index_page.Source(name, _read(p / "study.json"))
+               for name, p in found.items() if (p / "study.json").exists()]  # fmt: skip
+    searches = [index_page.Source(name, _read(p / "balance.json"), "balance.md")
+                for name, p in found.items() if (p / "balance.json").exists()]  # fmt: skip
     index = [
         "# The standard component set's balance verdicts",
         "",
@@ -96,25 +105,35 @@ def publish(source: Path, target: Path) -> Path:
         *index_page.time_table(studies + searches),
     ]
     for study in studies:
-        _copy(source / study.name, target / study.name, ("study.md", "study.json"))
+        _copy(found[study.name], target / study.name, ("study.md", "study.json"))
         index += _summary(study.name, study.data)
     for search in searches:
-        _copy(source / search.name, target / search.name, ("balance.md", "balance.json", "balanced.toml"))
+        _copy(found[search.name], target / search.name, ("balance.md", "balance.json", "balanced.toml"))
         index += _balance_summary(search.name, search.data)
     path = target / "README.md"
     path.write_text("\n".join(index), encoding="utf-8")
     return path
 
 
-def _drop_withdrawn(source: Path, target: Path) -> None:
-    """Remove the studies and searches published in ``target`` earlier that ``source`` no longer has (a study
+def _studies(sources: list[Path]) -> dict[str, Path]:
+    """Every study and balance search directory of the sources by name, sorted; a later source's wins."""
+    found: dict[str, Path] = {}
+    for source in sources:
+        if not source.is_dir():
+            raise ValueError(f"{source}: no such directory")
+        for path in source.iterdir():
+            if (path / "study.json").exists() or (path / "balance.json").exists():
+                found[path.name] = path
+    return dict(sorted(found.items()))
+
+
+def _drop_withdrawn(found: dict[str, Path], target: Path) -> None:
+    """Remove the studies and searches published in ``target`` earlier that no source has any more (a study
     ``make reports`` stopped playing must not stay beside the fresh ones, its old verdicts unlisted but readable).
     Only directories holding a study.json or balance.json are touched."""
-    if source.resolve() == target.resolve():
-        return
     for old in sorted(p for p in target.iterdir() if p.is_dir()):
         published = (old / "study.json").exists() or (old / "balance.json").exists()
-        if published and not (source / old.name).is_dir():
+        if published and old.name not in found:
             shutil.rmtree(old)
 
 
@@ -162,12 +181,12 @@ def _balance_summary(name: str, data: dict) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m palais_sim.study.publish SOURCE TARGET``: a bad argument or file is one line and exit status 1."""
-    if len(argv) != 2:
-        print("error: usage: python -m palais_sim.study.publish SOURCE TARGET", file=sys.stderr)
+    """``python -m palais_sim.study.publish SOURCE... TARGET``: a bad argument or file is one line and exit status 1."""
+    if len(argv) < 2:
+        print("error: usage: python -m palais_sim.study.publish SOURCE... TARGET", file=sys.stderr)
         return 1
     try:
-        print(publish(Path(argv[0]), Path(argv[1])))
+        print(publish([Path(a) for a in argv[:-1]], Path(argv[-1])))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"error: {' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)
         return 1
