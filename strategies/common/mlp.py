@@ -1,9 +1,14 @@
 """A small non-linear student: one hidden layer of tanh units scoring each candidate, a softmax over a decision's
 candidates, one network per decision kind.
 
-- :class:`MlpPolicy` is the fitted model, evaluated with numpy, one matrix product per decision (the same calls in
-  the Python source and the compiled build, which compiles none of this module: the same floats; a forward pass in
-  plain Python lists cost about 40 ms a game, half of what the policy alone costs). It has
+- :class:`MlpPolicy` is the fitted model, evaluated with numpy, a few array operations per decision (a forward pass
+  in plain Python lists cost about 40 ms a game, half of what the policy alone costs). Its floats are the same on
+  every machine: only elementwise IEEE operations (each correctly rounded, one ufunc at a time, so none fuses into a
+  multiply-add) and numpy's own pairwise sums along a row, no BLAS (a matrix product's kernel is chosen by the CPU,
+  and its order of additions with it: with OpenBLAS' Prescott kernel instead of Haswell's, 2 of 600 games of an
+  `expert` arm went otherwise, and the standard reports' expert rows could not be replayed on a new machine) and no
+  numpy ``tanh`` or ``exp`` (their SIMD versions differ by CPU); ``tanh`` is built from those operations. The compiled
+  build compiles none of this module. It has
   :class:`~strategies.common.distill.LinearPolicy`'s interface (``features``, ``meta``, ``scores``, ``best``,
   ``to_json``), so a student plays either.
 - :func:`fit_mlp` fits one network to a decision kind's candidates (features standardised, the standardisation folded
@@ -41,7 +46,8 @@ class MlpPolicy:
             if any(len(row) != len(self.features) for row in hidden) or not len(hidden) == len(bias) == len(out):
                 raise ValueError(f"kind {kind!r}: the network's shapes do not fit {len(self.features)} features")
             self.nets[kind] = (hidden, bias, out)
-        self._arrays = {kind: (np.array(h).T, np.array(b), np.array(o)) for kind, (h, b, o) in self.nets.items()}
+        # the hidden weights as stored, a row per unit: a candidate's products with a unit lie along the last axis
+        self._arrays = {kind: (np.array(h), np.array(b), np.array(o)) for kind, (h, b, o) in self.nets.items()}
 
     @classmethod
     def from_json(cls, data: dict) -> MlpPolicy:
@@ -60,7 +66,9 @@ class MlpPolicy:
         if not rows:
             return []
         hidden, bias, out = self._arrays.get(kind) or self._arrays[""]
-        scores: list[float] = (np.tanh(np.array(rows, dtype=float) @ hidden + bias) @ out).tolist()
+        x = np.array(rows, dtype=float)
+        units = (x[:, None, :] * hidden[None, :, :]).sum(axis=2) + bias  # candidates x units, no BLAS
+        scores: list[float] = (tanh(units) * out).sum(axis=1).tolist()
         return scores
 
     def best(self, kind: str, rows: list[list[float]]) -> int:
@@ -71,6 +79,30 @@ class MlpPolicy:
             if scores[i] > scores[best]:
                 best = i
         return best
+
+
+# ------------------------------------------------------------------------ tanh from IEEE operations alone
+
+LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm's): k * LN2_HI is exact for |k| < 2**20
+LN2_LO = 1.90821492927058770002e-10
+TWO_OVER_LN2 = 2.0 / math.log(2.0)
+SATURATED = 20.0  # tanh(20) = 1 - 8e-18: 1.0 in a double
+
+
+def tanh(z: np.ndarray) -> np.ndarray:
+    """tanh with the same bits on every machine (within 3e-16 of the exact value), from elementwise IEEE operations
+    alone: exp(-2a) = 2**-k * exp(r) with r = k ln 2 - 2a in [-ln2/2, ln2/2] (Cody and Waite's reduction), exp(r) by
+    its (6, 6) Padé approximant N(r) / N(-r) (error below 1e-18 there), so tanh(a) = (2**k N(-r) - N(r)) /
+    (2**k N(-r) + N(r))."""
+    a = np.minimum(np.abs(z), SATURATED)
+    k = np.rint(a * TWO_OVER_LN2)
+    r = (k * LN2_HI - (a + a)) + k * LN2_LO
+    r2 = r * r
+    even = ((r2 * (1.0 / 665280.0) + 1.0 / 792.0) * r2 + 5.0 / 44.0) * r2 + 1.0
+    odd = r * ((r2 * (1.0 / 15840.0) + 1.0 / 66.0) * r2 + 0.5)
+    scaled = np.ldexp(even - odd, k.astype(np.int64))  # 2**k N(-r)
+    plus = even + odd  # N(r)
+    return np.copysign((scaled - plus) / (scaled + plus), z)
 
 
 # ---------------------------------------------------------------------------------------------- the fit

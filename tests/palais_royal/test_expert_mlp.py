@@ -20,7 +20,7 @@ from palais_sim.games.palais_royal.play import play_game
 from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategy
 from strategies.common.distill import fit, generate, write_table
-from strategies.common.mlp import MlpPolicy, fit_mlp
+from strategies.common.mlp import MlpPolicy, fit_mlp, tanh
 from strategies.palais_royal import expert_train
 from strategies.palais_royal.expert import ExpertStrategy, load_policy
 from strategies.palais_royal.expert_features import FEATURES
@@ -41,6 +41,44 @@ def test_a_network_scores_each_candidate_through_its_tanh_units() -> None:
     assert MlpPolicy.from_json(json.loads(json.dumps(policy.to_json()))).nets == policy.nets
     with pytest.raises(ValueError, match="shapes"):
         MlpPolicy(("a",), {"": net})
+
+
+def test_tanh_from_ieee_operations_is_tanh() -> None:
+    z = np.concatenate([np.linspace(-25.0, 25.0, 100_001), [0.0, -0.0, 1e-300, -1e-9, 19.99, 20.0, 40.0, np.inf]])
+    got = tanh(z)
+    assert np.max(np.abs(got - np.array([math.tanh(v) for v in z]))) <= 4e-16
+    assert np.array_equal(tanh(-z), -got)  # odd, bit for bit
+    assert got[-1] == 1.0 and got[-2] == 1.0 and np.signbit(tanh(np.array([-0.0])))[0]
+
+
+# The shipped model's scores on rows at the features' scales, hashed bit for bit, in a fresh interpreter.
+SCORE_BITS = """
+import hashlib, numpy as np
+from strategies.palais_royal.expert import load_policy
+policy, rng, digest = load_policy(), np.random.default_rng(1), hashlib.sha256()
+for _ in range(400):
+    scale = rng.choice([0.1, 1.0, 5.0], size=len(policy.features))
+    rows = (rng.normal(size=(int(rng.integers(1, 12)), len(policy.features))) * scale).tolist()
+    for kind in policy.nets:
+        digest.update(np.array(policy.scores(kind, rows)).tobytes())
+print(digest.hexdigest())
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="x86 kernels and CPU features")
+def test_the_networks_scores_are_the_same_bits_whatever_kernel_the_machine_picks() -> None:
+    """A matrix product's BLAS kernel and numpy's SIMD loops are chosen by the CPU, each with its own order of
+    additions: through them an `expert` arm played 2 games of 600 otherwise under OpenBLAS' Prescott kernel than
+    under Haswell's, so the standard reports' expert rows could not be replayed on another machine. Here each
+    setting stands for another machine."""
+    machines = [{}, {"OPENBLAS_CORETYPE": "Prescott"}, {"OPENBLAS_CORETYPE": "Sandybridge"},
+                {"NPY_DISABLE_CPU_FEATURES": "AVX2 FMA3 AVX SSE42 SSE41 POPCNT SSSE3"}]  # fmt: skip
+    digests = set()
+    for extra in machines:
+        env = {**os.environ, **extra, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run([sys.executable, "-c", SCORE_BITS], env=env, capture_output=True, text=True, check=True)
+        digests.add(done.stdout.strip())
+    assert len(digests) == 1, f"the scores' bits differ between machines: {len(digests)} versions"
 
 
 def test_a_fit_learns_a_non_linear_choice_and_reproduces_from_its_seed() -> None:
