@@ -51,13 +51,14 @@ def clearly_better(rewards: list[list[float]], tie: float = TIE) -> int:
     and by more than twice the standard error of their paired differences (the same samples for every candidate;
     with one sample, by more than ``tie``); else 0. A search that deviates from its base on noise plays worse and,
     when it declines a recruitment on noise turn after turn, may never end a game."""
-    means = [sum(r) / len(r) if r else -1.0 for r in rewards]
+    # math.fsum throughout: correctly rounded, so the same bits on every Python (3.12's sum() of floats compensates)
+    means = [math.fsum(r) / len(r) if r else -1.0 for r in rewards]
     best = max(range(len(rewards)), key=lambda i: means[i])
     if best == 0:
         return 0
     diffs = [b - a for a, b in zip(rewards[0], rewards[best], strict=True)]
-    mean = sum(diffs) / len(diffs)
-    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs)) if len(diffs) > 1 else 0.0
+    mean = math.fsum(diffs) / len(diffs)
+    se = math.sqrt(math.fsum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs)) if len(diffs) > 1 else 0.0
     return best if mean > tie and mean > 2.0 * se else 0
 
 
@@ -134,7 +135,7 @@ class SearchStrategy:
         most visited first (``palais analyse``); the same search and random stream as :meth:`choose`."""
         candidates, rewards, played = self._race(view, decision)
         out = [
-            Candidate(choice, len(r), sum(r) / len(r) if r else math.nan, i == played)
+            Candidate(choice, len(r), math.fsum(r) / len(r) if r else math.nan, i == played)
             for i, (choice, r) in enumerate(zip(candidates, rewards, strict=True))
         ]
         out.sort(key=lambda c: (-c.visits, -(c.value if c.value == c.value else -1.0)))
@@ -172,7 +173,7 @@ class SearchStrategy:
             for _ in range(samples):
                 self._sample(view, decision.seat, candidates, alive, rewards, rng)
             if r < rounds - 1 and len(alive) > 2:
-                ranked = sorted(alive[1:], key=lambda i: -sum(rewards[i]) / max(1, len(rewards[i])))
+                ranked = sorted(alive[1:], key=lambda i: -math.fsum(rewards[i]) / max(1, len(rewards[i])))
                 alive = [0, *ranked[: max(1, (len(alive) - 1) // 2)]]
         # paired over the samples every survivor saw: the last rounds' samples are shared by all of them
         shared = min(len(rewards[i]) for i in alive)

@@ -275,7 +275,7 @@ class IsmctsStrategy:
         scores = policy.scores(decision.kind, rows)
         top = max(scores)
         weights = [math.exp(z - top) for z in scores]
-        total = sum(weights)
+        total = math.fsum(weights)
         return [w / total for w in weights]
 
     def puct(
@@ -510,7 +510,8 @@ def _apply(state: GameState, choice: object) -> None:
 
 
 def _mean(values: list[float]) -> float:
-    return sum(values) / len(values)
+    """Correctly rounded (math.fsum): the same bits on every Python, whose sum() of floats changed in 3.12."""
+    return math.fsum(values) / len(values)
 
 
 def _clearly_better(best: Node, base: Node) -> bool:

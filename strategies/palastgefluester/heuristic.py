@@ -21,6 +21,7 @@ Every choice is scored from the view alone, with numeric weights in ``DEFAULTS``
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
@@ -187,7 +188,7 @@ class HeuristicStrategy:
         mine = view.persons(view.seat)
         theirs = view.persons(decision.partner)
         kept = [c for c in view.hand if c not in cards]
-        value = sum(self.w["poison"] * (c % PERSONS in theirs) for c in cards)
+        value = math.fsum(self.w["poison"] * (c % PERSONS in theirs) for c in cards)
         return value + self.w["save"] * len(safe_persons(kept, mine)) - 0.1 * sum(c % PERSONS in mine for c in kept)
 
     def _partner_give(self, view: PlayerView, decision: Decision, cards: tuple[int, ...]) -> float:
