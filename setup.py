@@ -61,6 +61,9 @@ def compiled_extensions() -> list:
     group_headers = str(Path(C_DIR, *GROUP.split(".")[:-1]))
     for extension in extensions:
         extension.include_dirs.append(group_headers)
+        # a * b + c stays two roundings, as in the Python source: where the target has fused multiply-add (aarch64,
+        # or an -march that enables it) gcc and clang would otherwise fuse them and the compiled games would differ
+        extension.extra_compile_args = [*(extension.extra_compile_args or []), "-ffp-contract=off"]
         extension.optional = True  # no C compiler: build_ext skips them and the pure Python runs
     return extensions
 
