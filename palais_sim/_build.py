@@ -36,6 +36,7 @@ EXTENSION_SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 CORE_COMPILED: tuple[str, ...] = (
     "palais_sim/core/streams.py",
     "palais_sim/core/loop.py",
+    "palais_sim/core/portable_math.py",
     "strategies/common/random_play.py",
 )
 

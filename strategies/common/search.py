@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from palais_sim.core.errors import IllegalChoice, NotListed
 from palais_sim.core.loop import play_out
+from palais_sim.core.portable_math import ceil_log2
 from palais_sim.games import get_game
 from palais_sim.registry import load_strategy
 
@@ -167,7 +168,7 @@ class SearchStrategy:
         alive = list(range(len(candidates)))
         if len(candidates) == 1:
             return rewards, 0
-        rounds = max(1, math.ceil(math.log2(len(candidates))))
+        rounds = max(1, ceil_log2(len(candidates)))
         for r in range(rounds):
             samples = max(1, self.budget // (rounds * len(alive)))
             for _ in range(samples):

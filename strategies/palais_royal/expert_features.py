@@ -14,10 +14,10 @@ movement, no noble). Everything is read from the seat's own view: the other hand
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any
 
+from palais_sim.core.portable_math import log
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.leaf_value import FEATURES as LEAF_FEATURES
 from palais_sim.games.palais_royal.leaf_value import features as leaf_features
@@ -35,7 +35,7 @@ TURN_STEPS = 40  # most decisions played to finish a turn (a turn has about ten;
 
 def _logit(p: float) -> float:
     p = min(1.0 - 1e-9, max(1e-9, p))
-    return math.log(p / (1.0 - p))
+    return log(p / (1.0 - p))
 
 
 def _passes(choice: object) -> bool:

@@ -54,6 +54,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from palais_sim.core.portable_math import ceil_log2, exp, log
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.board import KING, MADAME, OFFICE
 from palais_sim.games.palais_royal.options import card_options
@@ -225,7 +226,7 @@ class IsmctsStrategy:
         for key, choice in candidates:
             root.children[key] = Node(choice)
         rewards: dict[object, list[float]] = {key: [] for key in alive}
-        rounds = max(1, math.ceil(math.log2(len(alive))))
+        rounds = max(1, ceil_log2(len(alive)))
         spent = 0
         start = time.perf_counter()
         for r in range(rounds):
@@ -274,7 +275,7 @@ class IsmctsStrategy:
         )
         scores = policy.scores(decision.kind, rows)
         top = max(scores)
-        weights = [math.exp(z - top) for z in scores]
+        weights = [exp(z - top) for z in scores]
         total = math.fsum(weights)
         return [w / total for w in weights]
 
@@ -386,7 +387,7 @@ class IsmctsStrategy:
         best, best_u = None, -1.0
         for action, _choice in cands:
             child = node.children[action]
-            u = child.total / child.visits + self.c * math.sqrt(math.log(child.avail) / child.visits)
+            u = child.total / child.visits + self.c * math.sqrt(log(child.avail) / child.visits)
             if u > best_u:
                 best, best_u = child, u
         assert best is not None

@@ -15,10 +15,10 @@ late in the game; and whose turn it is and the seat's place at the table.
 from __future__ import annotations
 
 import json
-import math
 from importlib import resources
 from pathlib import Path
 
+from palais_sim.core.portable_math import exp
 from palais_sim.games.palais_royal.board import ROOM_KEYS
 from palais_sim.games.palais_royal.components import PRIVILEGES
 from palais_sim.games.palais_royal.rules import END_TRIGGER_NOBLES
@@ -82,7 +82,7 @@ class Logistic:
         z = self.intercept
         for w, v in zip(self.weights, x, strict=True):
             z += w * v
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return 1.0 / (1.0 + exp(-max(-30.0, min(30.0, z))))
 
 
 class LeafValue:

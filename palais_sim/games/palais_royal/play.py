@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from palais_sim import __version__
 from palais_sim.core import loop
+from palais_sim.core.portable_math import exp
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.board import PARK_SIZE
 from palais_sim.games.palais_royal.components import ComponentSet
@@ -162,7 +163,7 @@ def _worth(scores: list[SeatScore], seat: int, win: float) -> float:
     """A search's reward: 0.7 for the win (or its chance) and 0.3 for a logistic of the score margin against the best
     other seat."""
     margin = scores[seat].total - max(s.total for s in scores if s.seat != seat)
-    return 0.7 * win + 0.3 / (1.0 + math.exp(-margin / 10.0))
+    return 0.7 * win + 0.3 / (1.0 + exp(-margin / 10.0))
 
 
 def _leader(scores: list[SeatScore]) -> int:
