@@ -16,6 +16,7 @@ operations alone (each correctly rounded, in a fixed order: the compiled build k
 from __future__ import annotations
 
 import math
+from typing import Final
 
 LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm's): k * LN2_HI is exact for the k used here
 LN2_LO = 1.90821492927058770002e-10
@@ -23,6 +24,14 @@ INV_LN2 = 1.44269504088896338700e00
 EXP_MAX = 709.782712893384  # above: the result overflows
 EXP_MIN = -745.1332191019411  # below: the result underflows to 0
 SQRT_HALF = 0.70710678118654752440
+# The (6, 6) Padé approximant of e**r is N(r) / N(-r), N(r) = 1 + r / 2 + 5 r**2 / 44 + ... + r**6 / 665280: its
+# coefficients by power (Final: the compiled build inlines them)
+PADE2: Final = 5.0 / 44.0
+PADE4: Final = 1.0 / 792.0
+PADE6: Final = 1.0 / 665280.0
+PADE1: Final = 0.5
+PADE3: Final = 1.0 / 66.0
+PADE5: Final = 1.0 / 15840.0
 LG1 = 6.666666666666735130e-01
 LG2 = 3.999999999940941908e-01
 LG3 = 2.857142874366239149e-01
@@ -41,8 +50,8 @@ def exp(x: float) -> float:
     k = math.floor(x * INV_LN2 + 0.5)
     r = (x - k * LN2_HI) - k * LN2_LO
     r2 = r * r
-    even = ((r2 * (1.0 / 665280.0) + 1.0 / 792.0) * r2 + 5.0 / 44.0) * r2 + 1.0
-    odd = r * ((r2 * (1.0 / 15840.0) + 1.0 / 66.0) * r2 + 0.5)
+    even = ((r2 * PADE6 + PADE4) * r2 + PADE2) * r2 + 1.0
+    odd = r * ((r2 * PADE5 + PADE3) * r2 + PADE1)
     return math.ldexp(1.0 + (odd + odd) / (even - odd), k)  # N(r) / N(-r), its 1 added last
 
 

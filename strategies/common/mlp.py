@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from palais_sim.core.portable_math import INV_LN2, LN2_HI, LN2_LO, PADE1, PADE2, PADE3, PADE4, PADE5, PADE6
+
 KIND = "mlp"  # the model file's "model" entry
 
 
@@ -83,9 +85,7 @@ class MlpPolicy:
 
 # ------------------------------------------------------------------------ tanh from IEEE operations alone
 
-LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm's): k * LN2_HI is exact for |k| < 2**20
-LN2_LO = 1.90821492927058770002e-10
-TWO_OVER_LN2 = 2.0 / math.log(2.0)
+TWO_OVER_LN2 = 2.0 * INV_LN2
 SATURATED = 20.0  # tanh(20) = 1 - 8e-18: 1.0 in a double
 
 
@@ -98,8 +98,8 @@ def tanh(z: np.ndarray) -> np.ndarray:
     k = np.rint(a * TWO_OVER_LN2)
     r = (k * LN2_HI - (a + a)) + k * LN2_LO
     r2 = r * r
-    even = ((r2 * (1.0 / 665280.0) + 1.0 / 792.0) * r2 + 5.0 / 44.0) * r2 + 1.0
-    odd = r * ((r2 * (1.0 / 15840.0) + 1.0 / 66.0) * r2 + 0.5)
+    even = ((r2 * PADE6 + PADE4) * r2 + PADE2) * r2 + 1.0
+    odd = r * ((r2 * PADE5 + PADE3) * r2 + PADE1)
     scaled = np.ldexp(even - odd, k.astype(np.int64))  # 2**k N(-r)
     plus = even + odd  # N(r)
     return np.copysign((scaled - plus) / (scaled + plus), z)
