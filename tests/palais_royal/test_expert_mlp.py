@@ -76,7 +76,10 @@ def test_the_networks_scores_are_the_same_bits_whatever_kernel_the_machine_picks
     digests = set()
     for extra in machines:
         env = {**os.environ, **extra, "PYTHONPATH": str(ROOT)}
-        done = subprocess.run([sys.executable, "-c", SCORE_BITS], env=env, capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, "-c", SCORE_BITS], env=env, capture_output=True, text=True)
+        if done.returncode and "CPU feature" in done.stderr:
+            continue  # numpy refuses to disable a feature this CPU lacks or builds in: that setting is this machine
+        assert done.returncode == 0, done.stderr[-2000:]
         digests.add(done.stdout.strip())
     assert len(digests) == 1, f"the scores' bits differ between machines: {len(digests)} versions"
 
