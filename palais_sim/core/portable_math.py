@@ -18,27 +18,29 @@ from __future__ import annotations
 import math
 from typing import Final
 
-LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm's): k * LN2_HI is exact for the k used here
-LN2_LO = 1.90821492927058770002e-10
-INV_LN2 = 1.44269504088896338700e00
-EXP_MAX = 709.782712893384  # above: the result overflows
-EXP_MIN = -745.1332191019411  # below: the result underflows to 0
-SQRT_HALF = 0.70710678118654752440
+# Every constant is Final: the compiled build inlines it (a plain module global is a dict lookup at every call)
+
+LN2_HI: Final = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm's): k * LN2_HI is exact for the k used here
+LN2_LO: Final = 1.90821492927058770002e-10
+INV_LN2: Final = 1.44269504088896338700e00
+EXP_MAX: Final = 709.782712893384  # above: the result overflows
+EXP_MIN: Final = -745.1332191019411  # below: the result underflows to 0
+SQRT_HALF: Final = 0.70710678118654752440
 # The (6, 6) Padé approximant of e**r is N(r) / N(-r), N(r) = 1 + r / 2 + 5 r**2 / 44 + ... + r**6 / 665280: its
-# coefficients by power (Final: the compiled build inlines them)
+# coefficients by power
 PADE2: Final = 5.0 / 44.0
 PADE4: Final = 1.0 / 792.0
 PADE6: Final = 1.0 / 665280.0
 PADE1: Final = 0.5
 PADE3: Final = 1.0 / 66.0
 PADE5: Final = 1.0 / 15840.0
-LG1 = 6.666666666666735130e-01
-LG2 = 3.999999999940941908e-01
-LG3 = 2.857142874366239149e-01
-LG4 = 2.222219843214978396e-01
-LG5 = 1.818357216161805012e-01
-LG6 = 1.531383769920937332e-01
-LG7 = 1.479819860511658591e-01
+LG1: Final = 6.666666666666735130e-01
+LG2: Final = 3.999999999940941908e-01
+LG3: Final = 2.857142874366239149e-01
+LG4: Final = 2.222219843214978396e-01
+LG5: Final = 1.818357216161805012e-01
+LG6: Final = 1.531383769920937332e-01
+LG7: Final = 1.479819860511658591e-01
 
 
 def exp(x: float) -> float:
