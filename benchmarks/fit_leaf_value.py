@@ -7,7 +7,7 @@ rollout mixture), records every turn start's features from each seat's side with
 two L2-regularised logistic regressions (scipy) on 80% of the games: the win (shared wins split) and the search's
 reward (0.7 for the win, 0.3 for a logistic of the final margin / 10 against the best other seat). It reports the
 log-loss and squared error on the other 20% against the score "as if the game ended now" (a logistic of the lead)
-and a constant. ``--write`` stores the fit in ``palais_sim/data/palais_royal_leaf_value.json``.
+and a constant. ``--write`` stores the fit in ``palais_sim/games/palais_royal/leaf_value.json``.
 """
 
 from __future__ import annotations

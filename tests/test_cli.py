@@ -104,7 +104,7 @@ def test_bad_component_file_names_file_entry_and_problem(tmp_path: Path) -> None
 
 
 def test_a_typo_in_a_component_file_is_one_line_naming_file_and_key(tmp_path: Path) -> None:
-    standard = (ROOT / "palais_sim" / "data" / "standard.toml").read_text()
+    standard = (ROOT / "palais_sim" / "games" / "palais_royal" / "data" / "standard.toml").read_text()
     comp = tmp_path / "typo.toml"
     comp.write_text(standard.replace("[park]", "[prak]"))
     line = one_error_line(run("play", "--components", str(comp), "--json"))

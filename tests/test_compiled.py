@@ -71,7 +71,7 @@ print(json.dumps(out))
 def run_games(tmp_path: Path, pure: bool) -> dict:
     variant = tmp_path / "variant.toml"
     if not variant.exists():
-        text = (ROOT / "palais_sim" / "data" / "standard.toml").read_text(encoding="utf-8")
+        text = (ROOT / "palais_sim" / "games" / "palais_royal" / "data" / "standard.toml").read_text(encoding="utf-8")
         variant.write_text(text.replace('name = "standard"', 'name = "variant"', 1), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PALAIS_PURE"}
     if pure:

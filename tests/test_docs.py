@@ -31,10 +31,13 @@ FIRST_SCREEN = 40  # lines a new user sees before scrolling
 SCHEMA_PAGES = {"palais-royal": DOCS / "run-format.md", "palastgefluester": DOCS / "games" / "palastgefluester.md"}
 # Each game's rules, in the project's own words, and the component data they document in tables.
 RULES_PAGES = {
-    "palais-royal": (DOCS / "games" / "palais-royal" / "rules.md", REPO / "palais_sim" / "data" / "standard.toml"),
+    "palais-royal": (
+        DOCS / "games" / "palais-royal" / "rules.md",
+        REPO / "palais_sim" / "games" / "palais_royal" / "data" / "standard.toml",
+    ),
     "palastgefluester": (
         DOCS / "games" / "palastgefluester" / "rules.md",
-        REPO / "palais_sim" / "data" / "palastgefluester.toml",
+        REPO / "palais_sim" / "games" / "palastgefluester" / "data" / "standard.toml",
     ),
 }
 # Pointers to the rules sources that live beside the repository, not in it: a clone has none of them. (An example

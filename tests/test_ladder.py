@@ -17,7 +17,7 @@ from palais_sim.cli import app
 from tests.run_dirs import chunk_states
 
 runner = CliRunner()
-STANDARD = Path(__file__).resolve().parent.parent / "palais_sim" / "data" / "standard.toml"
+STANDARD = Path(__file__).resolve().parent.parent / "palais_sim" / "games" / "palais_royal" / "data" / "standard.toml"
 
 
 def ladder(*args: str):

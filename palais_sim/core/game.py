@@ -257,10 +257,10 @@ PROJECT = CORE.parent.parent
 COMMON_STRATEGIES = PROJECT / "strategies" / "common"
 
 
-def game_sources(package: Path, strategies: Path | None = None, data: tuple[str, ...] = ()) -> tuple[Path, ...]:
+def game_sources(package: Path, strategies: Path | None = None, models: tuple[Path, ...] = ()) -> tuple[Path, ...]:
     """A game's source files for its code fingerprint: the core play loop, the game's package, its strategies'
     package and the generic strategies (any of them may change how a game of it goes), and the fitted models its
-    strategies read (``data``: file names in ``palais_sim/data/``)."""
+    rules or strategies read (``models``: each beside the module that reads it)."""
     folders = (CORE, package, *(() if strategies is None else (strategies,)), COMMON_STRATEGIES)
     code = tuple(path for folder in folders for path in sorted(folder.glob("*.py")))
-    return code + tuple(PROJECT / "palais_sim" / "data" / name for name in data)
+    return code + tuple(models)

@@ -25,6 +25,15 @@ def commented_guide(intro: str, entries: Sequence[tuple[str, str]]) -> str:
     )
 
 
-def guided_data_file(guide: str, data_file: str) -> str:
-    """The guide, then the packaged ``palais_sim/data/<data_file>`` unchanged (so it loads back to the same set)."""
-    return guide + resources.files("palais_sim").joinpath(f"data/{data_file}").read_text(encoding="utf-8")
+STANDARD_SET = "data/standard.toml"  # a game's standard component set, in its own package
+
+
+def standard_set_text(package: str) -> str:
+    """The standard component set of the game package ``package`` (its ``data/standard.toml``), as text."""
+    return resources.files(package).joinpath(STANDARD_SET).read_text(encoding="utf-8")
+
+
+def guided_data_file(guide: str, package: str) -> str:
+    """The guide, then the standard set of the game package ``package`` unchanged (so it loads back to the same
+    set)."""
+    return guide + standard_set_text(package)

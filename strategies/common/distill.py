@@ -359,7 +359,7 @@ def train_main(
     fitp.add_argument("--hidden", type=int, default=32, help="the network's tanh units (--student mlp)")
     for flag, (_, text) in (subsets or {}).items():
         fitp.add_argument(f"--{flag}", action="store_true", help=text)
-    fitp.add_argument("--write", action="store_true", help="store the model (palais_sim/data/ or --model)")
+    fitp.add_argument("--write", action="store_true", help="store the model at --model (default: beside its strategy)")
     fitp.add_argument("--model", type=Path, default=model)
     args = parser.parse_args(argv)
     if args.command == "generate":

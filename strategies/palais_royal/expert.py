@@ -5,7 +5,7 @@ decisions ``ismcts`` leaves to its rollout strategy, go to the base style, greed
 candidates (``IsmctsStrategy.candidates``), describes each by its after-state at the end of the seat's turn, the
 other seats' replies and the move itself (``expert_features``), and scores it with a policy fitted on the choices of
 ``ismcts:budget=30,horizon=2`` in its self-play: a small network (``strategies/common/mlp.py``) or a linear score
-(``python -m strategies.palais_royal.expert_train``; the model file ``palais_sim/data/palais_royal_expert.json``
+(``python -m strategies.palais_royal.expert_train``; the model file ``expert.json`` beside this module
 records its commands, data size, seed and held-out figures).
 
 Where the policy's best score leads its second by less than ``margin`` (3.0; 0 searches every decision), the
@@ -33,7 +33,7 @@ from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, cand
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 
 # found through the package (a compiled module's __file__ is the shared library's, elsewhere)
-MODEL = Path(str(resources.files("palais_sim").joinpath("data/palais_royal_expert.json")))
+MODEL = Path(str(resources.files("strategies.palais_royal").joinpath("expert.json")))
 
 
 def load_policy(path: str | Path = MODEL) -> LinearPolicy | MlpPolicy:

@@ -6,7 +6,7 @@
 ``generate`` plays ``--teacher`` (``ismcts:budget=30,horizon=2``) against itself in 2-player games and records each
 candidate of every searched decision (``strategies.common.distill.generate``); ``fit`` fits the policy
 (``strategies.common.distill.fit``), prints its held-out figures and with ``--write`` stores it in
-``palais_sim/data/palais_royal_expert.json`` (or ``--model PATH``) with the command, the data size and the seed.
+``strategies/palais_royal/expert.json`` (or ``--model PATH``) with the command, the data size and the seed.
 
 The command line is the common one (``strategies.common.distill.train_main``); ``fit --no-replies`` fits on the
 after-turn features only (``expert`` then plays no replies out).

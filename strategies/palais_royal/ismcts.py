@@ -262,7 +262,7 @@ class IsmctsStrategy:
             if self.prior == "expert":
                 from importlib import resources
 
-                path = str(resources.files("palais_sim").joinpath("data/palais_royal_expert.json"))
+                path = str(resources.files("strategies.palais_royal").joinpath("expert.json"))
             else:
                 path = self.prior
             self._prior = load_model(path, *FEATURE_SETS)

@@ -3,7 +3,7 @@
 At each decision with more than one and at most ``MAX_CANDIDATES`` legal choices, ``expert`` describes every legal
 choice by the move and its after-state (``expert_features``) and scores it with a linear policy fitted on the
 analyses of ``search:budget=16`` in its self-play (``python -m strategies.palastgefluester.expert_train``; the model
-file ``palais_sim/data/palastgefluester_expert.json`` records its commands, data size, seed and held-out figures).
+file ``expert.json`` beside this module records its commands, data size, seed and held-out figures).
 Other decisions (one choice, or a Zauberer gift among dozens) are ``heuristic``'s.
 
 The ``top`` candidates the policy scores best are then raced by the common search's sequential-halving root
@@ -17,6 +17,7 @@ Fair play: everything is read from the seat's view; the other hands are a determ
 from __future__ import annotations
 
 import random
+from importlib import resources
 from pathlib import Path
 
 from palais_sim.games.palastgefluester.rules import Decision
@@ -26,7 +27,7 @@ from strategies.common.search import SearchStrategy
 from strategies.palastgefluester.expert_features import FEATURES, candidate_features
 from strategies.palastgefluester.heuristic import HeuristicStrategy
 
-MODEL = Path(__file__).resolve().parent.parent.parent / "palais_sim" / "data" / "palastgefluester_expert.json"
+MODEL = Path(str(resources.files("strategies.palastgefluester").joinpath("expert.json")))
 MAX_CANDIDATES = 24  # more legal choices than this (a large Zauberer gift): heuristic's choice
 
 

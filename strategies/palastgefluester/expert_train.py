@@ -6,7 +6,7 @@
 ``generate`` plays ``--teacher`` (``search:budget=16``) against itself in ``--players`` (3) player games and records
 every candidate of each decision ``expert`` would decide (``strategies.common.distill.generate``); ``fit`` fits the
 policy (``strategies.common.distill.fit``), prints its held-out figures and with ``--write`` stores it in
-``palais_sim/data/palastgefluester_expert.json`` (or ``--model PATH``) with the command, the data size and the seed.
+``strategies/palastgefluester/expert.json`` (or ``--model PATH``) with the command, the data size and the seed.
 The command line is the common one (``strategies.common.distill.train_main``).
 """
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import tomllib
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
+from palais_sim.core.toml_guide import standard_set_text
 from palais_sim.games.palais_royal.components import (
     CARD_KEYS,
     ComponentError,
@@ -19,7 +19,7 @@ from palais_sim.games.palais_royal.scoring import park_points
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.games.palais_royal.state import RuleOptions, servant_code
 
-STANDARD_TEXT = resources.files("palais_sim").joinpath("data/standard.toml").read_text(encoding="utf-8")
+STANDARD_TEXT = standard_set_text("palais_sim.games.palais_royal")
 
 # RULES.md section 9, transcribed: id, gold, violet, turquoise, points, privilege.
 RULES_NOBLES = """

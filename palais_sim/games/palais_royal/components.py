@@ -11,12 +11,12 @@ import json
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Final
 
 from mypy_extensions import mypyc_attr
 
+from palais_sim.core.toml_guide import standard_set_text
 from palais_sim.games.palais_royal.board import EDGE_FIELDS, PARK_SIZE, LayoutError, parse_layout
 
 CARD_KEYS: Final[tuple[str, ...]] = (
@@ -302,5 +302,5 @@ def _parse_file(path: str, text: str) -> ComponentSet:
 
 @lru_cache(maxsize=1)
 def standard_components() -> ComponentSet:
-    text = resources.files("palais_sim").joinpath("data/standard.toml").read_text(encoding="utf-8")
+    text = standard_set_text("palais_sim.games.palais_royal")
     return parse_components(tomllib.loads(text), DEFAULT_COMPONENTS)

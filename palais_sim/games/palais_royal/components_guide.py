@@ -42,4 +42,4 @@ def guide() -> str:
 
 def standard_toml() -> str:
     """The guide, then the packaged standard set unchanged (it loads back to the standard set's hash)."""
-    return guided_data_file(guide(), "standard.toml")
+    return guided_data_file(guide(), "palais_sim.games.palais_royal")

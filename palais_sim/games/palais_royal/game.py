@@ -137,7 +137,7 @@ class PalaisRoyal:
     strategies: Mapping[str, str] = STRATEGIES
     sources = game_sources(
         Path(__file__).parent, PROJECT / "strategies" / "palais_royal",
-        ("palais_royal_leaf_value.json", "palais_royal_expert.json"),
+        (Path(__file__).parent / "leaf_value.json", PROJECT / "strategies" / "palais_royal" / "expert.json"),
     )  # fmt: skip
     default_strategy = "greedy"
     # `palais simulate` alone shows what the tool is for: the five heuristic styles in a two-player round robin, each

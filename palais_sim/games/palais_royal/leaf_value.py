@@ -1,5 +1,5 @@
 """A cheap value of an unfinished position for search, by two logistic models per player count fitted on self-play
-(``benchmarks/fit_leaf_value.py`` writes ``palais_sim/data/palais_royal_leaf_value.json``):
+(``benchmarks/fit_leaf_value.py`` writes ``leaf_value.json`` beside this module):
 
 - ``win_chance``: the chance that a seat wins from here (``settle`` calls a game on it);
 - ``worth``: the expected reward of playing the game out from here (``PrTurns.reward``: 0.7 for the win, 0.3 for a
@@ -34,7 +34,7 @@ FEATURES: tuple[str, ...] = (
 )  # fmt: skip
 HEADS = ("win", "worth")
 # found through the package (a compiled module's __file__ is the shared library's, elsewhere)
-MODEL = Path(str(resources.files("palais_sim").joinpath("data/palais_royal_leaf_value.json")))
+MODEL = Path(str(resources.files("palais_sim.games.palais_royal").joinpath("leaf_value.json")))
 
 
 def seat_counts(state: GameState, seat: int, score: SeatScore) -> list[float]:

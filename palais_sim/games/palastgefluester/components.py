@@ -1,6 +1,6 @@
 """Palastgeflüster's components: persons, colours, brown cards, king cards and the win thresholds, from data.
 
-The data file is ``palais_sim/data/palastgefluester.toml``; ``load_pg_components`` validates it and names the file
+The data file is ``data/standard.toml`` in this package; ``load_pg_components`` validates it and names the file
 and the entry in every error. Cards are small ints: a coloured card is ``colour * 7 + person`` (0..34), a brown
 card ``35 + k`` with person ``k % 7``; so the person of any card is ``card % 7`` and its colour ``card // 7`` (5 and
 above: brown). A card id is one physical card: the two brown copies of a person are two ids.
@@ -13,11 +13,12 @@ import json
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Final
 
 from mypy_extensions import mypyc_attr
+
+from palais_sim.core.toml_guide import standard_set_text
 
 PERSON_IDS: Final[tuple[str, ...]] = (
     "hofmarschall",
@@ -199,5 +200,5 @@ def load_pg_components(path: str | Path | None = None) -> PgComponents:
 
 @lru_cache(maxsize=1)
 def standard_pg_components() -> PgComponents:
-    text = resources.files("palais_sim").joinpath("data/palastgefluester.toml").read_text(encoding="utf-8")
+    text = standard_set_text("palais_sim.games.palastgefluester")
     return parse_pg_components(tomllib.loads(text), "palastgefluester")

@@ -2,7 +2,7 @@
 show --game palastgefluester`).
 
 The guide is written from the constants the loader checks against (the persons), so what it calls allowed is what
-``components.parse_pg_components`` accepts; the data below it is the packaged ``data/palastgefluester.toml`` as it
+``components.parse_pg_components`` accepts; the data below it is the packaged ``data/standard.toml`` as it
 is, so the file loads back to the standard set (the same content hash).
 """
 
@@ -40,4 +40,4 @@ def guide() -> str:
 
 def standard_toml() -> str:
     """The guide, then the packaged standard set unchanged (it loads back to the standard set's hash)."""
-    return guided_data_file(guide(), "palastgefluester.toml")
+    return guided_data_file(guide(), "palais_sim.games.palastgefluester")

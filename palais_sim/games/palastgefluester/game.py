@@ -91,7 +91,9 @@ class Palastgefluester:
     default_max_rounds = 200
     strategies: Mapping[str, str] = STRATEGIES
     sources = game_sources(
-        Path(__file__).parent, PROJECT / "strategies" / "palastgefluester", ("palastgefluester_expert.json",)
+        Path(__file__).parent,
+        PROJECT / "strategies" / "palastgefluester",
+        (PROJECT / "strategies" / "palastgefluester" / "expert.json",),
     )  # the model file expert reads is part of the code fingerprint
     default_strategy = "heuristic"
     # its heuristic against random opponents (a gauntlet, seats rotated) at its usual player count
@@ -115,7 +117,7 @@ class Palastgefluester:
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "noted" if PgRules.parse(rules_of(settings)).tiebreak == "noted" else "display"
 
-    components_hint = "a Palastgeflüster component TOML (default: palais_sim/data/palastgefluester.toml)"
+    components_hint = "a Palastgeflüster component TOML (default: the standard set)"
 
     def context(self, settings: Mapping[str, Any]) -> Context:
         options = rule_options(settings)
