@@ -1,7 +1,10 @@
-"""Module names that moved, still importable: those of before the two-games layout (0.1), so a user's strategy file
-written as ``from palais_sim.engine.view import PlayerView`` or ``from strategies.greedy import GreedyStrategy`` keeps
-working, and the game studies and analytics that moved out of the shared layers into their game's package (0.3), so
-a script or notebook importing ``palais_sim.study.nobles`` or ``palais_sim.analytics.setup_balance`` keeps working.
+"""Module names of release 0.1.0 that moved since, still importable, so a user's strategy file written as
+``from palais_sim.engine.view import PlayerView`` or ``from strategies.greedy import GreedyStrategy``, or a notebook
+importing ``palais_sim.study.nobles`` or ``palais_sim.analytics.setup_balance``, keeps working.
+
+0.1.0 is the one release so far (CHANGELOG.md: 2026-11-22, never tagged; the tree before the peer-game layout). Only
+the names it had are kept here: a name that only ever existed between two commits of the development since has no
+users to keep working.
 
 Each old name loads the module at its new place and is the same module object (``sys.modules`` holds both names), so
 classes and ``isinstance`` checks agree. New code imports the new names; ``palais_sim.strategy`` is the stable import
@@ -30,14 +33,11 @@ MOVED: dict[str, str] = {
     **{f"strategies.{name}": f"{_STRATEGIES}.{name}" for name in (
         "greedy", "heuristic", "styles", "lookahead", "restricted", "ismcts")},
     "strategies.random_play": "strategies.common.random_play",
-    "strategies.palais_royal.random_play": "strategies.common.random_play",
     "strategies.palastgefluester.random_play": "strategies.common.random_play",
     # each game's studies and analytics, out of the shared study/ and analytics/ packages
-    **{f"palais_sim.study.{name}": f"{_GAME}.studies.{name}" for name in ("nobles", "layouts", "balance", "variants")},
+    **{f"palais_sim.study.{name}": f"{_GAME}.studies.{name}" for name in ("nobles", "layouts", "variants")},
     "palais_sim.study.persons": f"{_PG}.studies.persons",
-    "palais_sim.analytics.sections_palais_royal": f"{_GAME}.analysis.sections",
     **{f"palais_sim.analytics.{name}": f"{_GAME}.analysis.{name}" for name in ("nobles", "setup_balance", "synthetic")},
-    "palais_sim.analytics.sections_palastgefluester": f"{_PG}.analysis.sections",
     "palais_sim.analytics.palastgefluester": f"{_PG}.analysis.tables",
 }  # fmt: skip
 
