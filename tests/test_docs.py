@@ -1,11 +1,14 @@
-"""The manual and the front page: the README stays a front page, every docs page is in the MkDocs navigation and
-every navigation entry exists, every relative link (and heading anchor) points at something and nothing points out
-of the repository, the column tables are the code's, the rules pages' component tables are the data files' and their
-Decisions name code and tests that exist, and ``mkdocs build --strict`` passes."""
+"""The manual and the front page: the README stays a front page, every page of the manual (docs/ and each built-in
+game's pages in its package, which the hook docs/hooks/game_pages.py adds) is in the MkDocs navigation or linked
+from a page that is, every navigation entry exists, every relative link (and heading anchor) points at something and
+nothing points out of the repository, the column tables are the code's, the rules pages' component tables are the
+data files' and their Decisions name code and tests that exist, and ``mkdocs build --strict`` passes."""
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -23,23 +26,27 @@ REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 DOCS = REPO / "docs"
 MKDOCS_YML = REPO / "mkdocs.yml"
+HOOK = DOCS / "hooks" / "game_pages.py"
+
+
+def load_hook():  # noqa: ANN201 - the hook module, loaded from its file as MkDocs loads it
+    spec = importlib.util.spec_from_file_location("game_pages", HOOK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Each built-in game's pages: their place in the manual (relative to docs/) -> their file in the game's package.
+GAME_PAGES: dict[str, Path] = load_hook().game_pages()
+PLACE = {source: DOCS / uri for uri, source in GAME_PAGES.items()}  # a game page's file -> where the manual has it
+SOURCE = {place: source for source, place in PLACE.items()}
 
 README_MAX_LINES = 250
 FIRST_SCREEN = 40  # lines a new user sees before scrolling
 
-# Where each game's column tables are documented (generated from records.schema_markdown).
-SCHEMA_PAGES = {"palais-royal": DOCS / "run-format.md", "palastgefluester": DOCS / "games" / "palastgefluester.md"}
-# Each game's rules, in the project's own words, and the component data they document in tables.
-RULES_PAGES = {
-    "palais-royal": (
-        DOCS / "games" / "palais-royal" / "rules.md",
-        REPO / "palais_sim" / "games" / "palais_royal" / "data" / "standard.toml",
-    ),
-    "palastgefluester": (
-        DOCS / "games" / "palastgefluester" / "rules.md",
-        REPO / "palais_sim" / "games" / "palastgefluester" / "data" / "standard.toml",
-    ),
-}
+# Where a game's column tables may be documented (generated from records.schema_markdown): the run format's page
+# (the default game's) or the game's own pages.
+SCHEMA_PAGE = DOCS / "run-format.md"
 # Pointers to the rules sources that live beside the repository, not in it: a clone has none of them. (An example
 # path such as docs/cluster.md's /shared/runs/... on a cluster is no pointer; ../shared is.)
 OUTSIDE = re.compile(r"\.\./shared\b|\bshared/(?:RULES|PALASTGEFLUESTER|DESIGN|seeds)\b|\bseeds/0\d\d_|"
@@ -52,7 +59,22 @@ HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 def docs_pages() -> list[Path]:
-    return sorted(DOCS.rglob("*.md"))
+    """Every page of the manual as a file: docs/ and the game pages in their packages."""
+    return sorted(DOCS.rglob("*.md")) + list(GAME_PAGES.values())
+
+
+def manual_uris() -> list[str]:
+    """Every page of the manual by its place in it (relative to docs/)."""
+    return sorted({p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")} | set(GAME_PAGES))
+
+
+def page_id(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def rules_page_of(game: str) -> Path:
+    """A game's rules page, in its package."""
+    return GAME_PAGES[f"games/{game}/rules.md"]
 
 
 def nav_entries(nav: object) -> list[str]:
@@ -133,29 +155,61 @@ def test_every_make_target_that_plays_games_compiles_the_engine_first() -> None:
 # ------------------------------------------------------------------------------------------ the navigation
 
 
-def test_every_docs_page_is_in_the_navigation_and_every_entry_exists() -> None:
+def mkdocs_config() -> dict:
+    """mkdocs.yml, its navigation with the game pages the hook adds."""
     config = yaml.safe_load(MKDOCS_YML.read_text(encoding="utf-8"))
+    load_hook().on_config(type("Config", (), {"nav": config["nav"]})())
+    return config
+
+
+def outside_nav_patterns(config: dict) -> list[str]:
+    """mkdocs.yml's ``not_in_nav`` patterns, as fnmatch patterns on a page's place."""
+    return [line.strip().lstrip("/") for line in config.get("not_in_nav", "").splitlines() if line.strip()]
+
+
+def test_every_docs_page_is_in_the_navigation_or_linked_from_it_and_every_entry_exists() -> None:
+    """The navigation is the reading path with the measurements last; the dated notes sit outside it, each linked
+    from the notes' index."""
+    config = mkdocs_config()
     assert config.get("docs_dir", "docs") == "docs"
     entries = nav_entries(config["nav"])
     assert len(entries) == len(set(entries)), "a page is listed twice in the nav"
-    pages = {p.relative_to(DOCS).as_posix() for p in docs_pages()}
+    pages = set(manual_uris())
     assert sorted(set(entries) - pages) == [], "nav entries without a page"
-    assert sorted(pages - set(entries)) == [], "pages missing from mkdocs.yml's nav"
-    assert entries[0] == "index.md"
+    outside = sorted(pages - set(entries))
+    patterns = outside_nav_patterns(config)
+    unlisted = [page for page in outside if not any(fnmatch.fnmatch(page, pattern) for pattern in patterns)]
+    assert unlisted == [], "pages missing from mkdocs.yml's nav (and from its not_in_nav)"
+    linked = {target for entry in entries for target in manual_links(entry)}
+    assert sorted(set(outside) - linked) == [], "pages outside the nav that no page in it links to"
+    assert entries[0] == "index.md" and entries[-1] == "notes/index.md"
+    assert set(GAME_PAGES) <= set(entries), "a game's pages are not in the navigation"
+
+
+def manual_links(uri: str) -> set[str]:
+    """The pages of the manual a page (by its place) links to, by their places."""
+    place = DOCS / uri
+    targets = (target.partition("#")[0] for target in relative_links(GAME_PAGES.get(uri, place)))
+    return {
+        Path(os.path.relpath(os.path.normpath(place.parent / target), DOCS)).as_posix() for target in targets if target
+    }
 
 
 # ------------------------------------------------------------------------------------------ links
 
 
-@pytest.mark.parametrize("path", [README, *docs_pages()], ids=lambda p: p.relative_to(REPO).as_posix())
+@pytest.mark.parametrize("path", [README, *docs_pages()], ids=page_id)
 def test_every_relative_link_points_at_a_file_and_heading_that_exist(path: Path) -> None:
+    """A game page's links are read from its place in the manual (docs/games/<name>/), where MkDocs resolves them."""
+    place = PLACE.get(path, path)
     broken = []
     for target in relative_links(path):
         file_part, _, anchor = target.partition("#")
-        file = (path.parent / file_part).resolve() if file_part else path
+        at = Path(os.path.normpath(place.parent / file_part)) if file_part else place
+        file = SOURCE.get(at, at).resolve()
         if not file.exists():
             broken.append(f"{target}: no such file")
-        elif path.is_relative_to(DOCS) and not file.is_relative_to(DOCS):
+        elif place.is_relative_to(DOCS) and not at.is_relative_to(DOCS):
             broken.append(f"{target}: outside docs/ (MkDocs cannot follow it; name the file as code instead)")
         elif anchor and file.suffix == ".md" and anchor not in anchors(file):
             broken.append(f"{target}: no heading with the anchor #{anchor} in {file.relative_to(REPO)}")
@@ -173,7 +227,7 @@ def test_the_link_check_sees_links_and_anchors() -> None:
     assert any(link.startswith("docs/") for link in readme_links), "the README links into the manual"
 
 
-@pytest.mark.parametrize("path", [README, *docs_pages()], ids=lambda p: p.relative_to(REPO).as_posix())
+@pytest.mark.parametrize("path", [README, *docs_pages()], ids=page_id)
 def test_nothing_points_out_of_the_repository(path: Path) -> None:
     """A clone has no ../shared: the rules are in the manual, and no link or named path leads outside the repository
     (a path named as code counts too)."""
@@ -213,15 +267,16 @@ def table_rows(text: str, first: str) -> list[list[str]]:
     return rows
 
 
-def rules_page(game: str) -> tuple[str, dict]:
-    page, data_file = RULES_PAGES[game]
-    return page.read_text(encoding="utf-8"), tomllib.loads(data_file.read_text(encoding="utf-8"))
+def rules_page(game: str, package: str) -> tuple[str, dict]:
+    """A game's rules page and the standard component set its tables document."""
+    data_file = REPO / "palais_sim" / "games" / package / "data" / "standard.toml"
+    return rules_page_of(game).read_text(encoding="utf-8"), tomllib.loads(data_file.read_text(encoding="utf-8"))
 
 
 def test_the_palais_royal_rules_tables_are_the_standard_set() -> None:
     from palais_sim.games.palais_royal.board import PARK_ROWS
 
-    text, data = rules_page("palais-royal")
+    text, data = rules_page("palais-royal", "palais_royal")
     nobles = [
         [n["id"], str(n["gold"]), str(n["violet"]), str(n["turquoise"]), str(n["points"]), n.get("privilege", "")]
         for n in data["nobles"]
@@ -244,7 +299,7 @@ def test_the_palais_royal_rules_tables_are_the_standard_set() -> None:
 
 
 def test_the_palastgefluester_rules_tables_are_its_component_file() -> None:
-    text, data = rules_page("palastgefluester")
+    text, data = rules_page("palastgefluester", "palastgefluester")
     ids, names = data["persons"]["ids"], data["persons"]["names"]
     persons = [row for row in table_rows(text, r"[a-z]+") if len(row) == 2 and row[0] in ids]
     assert persons == [list(pair) for pair in zip(ids, names, strict=True)]
@@ -286,11 +341,17 @@ def defined(name: str, source: str, suffix: str) -> bool:
     return re.search(DEFINITION[suffix].format(re.escape(name)), source, re.MULTILINE) is not None
 
 
-@pytest.mark.parametrize("game", sorted(RULES_PAGES))
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_game_has_a_rules_page_in_its_package(game: str) -> None:
+    """The rules of each game in the project's own words, beside its code."""
+    assert f"games/{game}/rules.md" in GAME_PAGES, f"{game} has no docs/rules.md in its package"
+
+
+@pytest.mark.parametrize("game", list(GAMES))
 def test_every_decision_on_a_rules_page_names_code_and_tests_that_exist(game: str) -> None:
     """Each Decision says where the engine implements it and which test checks it: the files and names must exist,
     so a renamed function or test shows up here."""
-    text, _ = rules_page(game)
+    text = rules_page_of(game).read_text(encoding="utf-8")
     decisions = len(re.findall(r"^> \*\*Decision", text, re.MULTILINE))
     engine = len(re.findall(r"^> - \*Engine:\*", text, re.MULTILINE))
     tests = len(re.findall(r"^> - \*Tests:\*", text, re.MULTILINE))
@@ -310,7 +371,7 @@ def test_every_decision_on_a_rules_page_names_code_and_tests_that_exist(game: st
                     missing.append(f"{span}: no file named before it")
                 elif not defined(span, current.read_text(encoding="utf-8"), current.suffix):
                     missing.append(f"{span}: not in {current.relative_to(REPO)}")
-    assert not missing, f"{RULES_PAGES[game][0].relative_to(REPO)}: " + "; ".join(missing)
+    assert not missing, f"{page_id(rules_page_of(game))}: " + "; ".join(missing)
 
 
 def test_the_reference_check_reads_items_across_lines() -> None:
@@ -323,14 +384,16 @@ def test_the_reference_check_reads_items_across_lines() -> None:
 # ------------------------------------------------------------------------------------------ the column tables
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", list(GAMES))
 def test_every_column_table_in_the_docs_is_the_one_in_the_code(game: str) -> None:
-    page = SCHEMA_PAGES[game]
-    text = page.read_text(encoding="utf-8")
+    """Each table of each game is documented as the code declares it, on the run format's page or the game's own."""
+    pages = [SCHEMA_PAGE, *(source for uri, source in GAME_PAGES.items() if uri.startswith(f"games/{game}/"))]
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
     for table in records.columns(game):
         expected = records.schema_markdown(table, game)
         assert expected in text, (
-            f"{page.relative_to(REPO)}: the {table} table of {game} is not the code's; replace it with:\n{expected}"
+            f"the {table} table of {game} is in none of {[page_id(p) for p in pages]} as the code has it; "
+            f"put it on the game's page:\n{expected}"
         )
 
 
@@ -347,7 +410,8 @@ def test_mkdocs_builds_the_manual_strictly(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
     assert (tmp_path / "site" / "index.html").exists()
-    assert (tmp_path / "site" / "games" / "palastgefluester" / "index.html").exists()
-    for page in RULES_PAGES.values():
-        built = tmp_path / "site" / page[0].relative_to(DOCS).with_suffix("") / "index.html"
+    for uri in GAME_PAGES:
+        page = Path(uri).with_suffix("")
+        built = tmp_path / "site" / (page.parent if page.name == "index" else page) / "index.html"
         assert built.exists(), f"{built.relative_to(tmp_path)} was not built"
+    assert not (tmp_path / "site" / "hooks").exists(), "the hook was published as a page's file"
