@@ -8,14 +8,14 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
+from palais_sim.games import GAMES, get_game
 from palais_sim.tournament.bench import rate
 
 
-@pytest.mark.parametrize(
-    ("game", "players", "strategies"),
-    [("palais-royal", 2, "lookahead:budget=2,random"), ("palastgefluester", 3, "search:budget=2,heuristic")],
-)
-def test_per_strategy_times_each_strategy_of_a_mix(game: str, players: int, strategies: str) -> None:
+@pytest.mark.parametrize("game", list(GAMES))
+def test_per_strategy_times_each_strategy_of_a_mix(game: str) -> None:
+    """The common search against the game's usual player, at its fewest players."""
+    players, strategies = get_game(game).min_players, f"search:budget=2,{get_game(game).default_strategy}"
     args = ["bench", "--game", game, "--players", str(players), "--strategies", strategies, "--games", "2"]
     args += ["--workers", "1"]
     result = CliRunner().invoke(app, [*args, "--per-strategy", "--json"])

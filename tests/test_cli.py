@@ -148,7 +148,9 @@ def test_version_option_and_command() -> None:
     from palais_sim.tournament.fingerprint import code_fingerprint
 
     prints = run("version").output
-    assert all(f"{game} {code_fingerprint(game)}" in prints for game in ("palais-royal", "palastgefluester"))
+    from palais_sim.games import GAMES
+
+    assert all(f"{game} {code_fingerprint(game)}" in prints for game in GAMES)
 
 
 def _help(*args: str) -> str:

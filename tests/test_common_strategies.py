@@ -8,12 +8,12 @@ import random
 import pytest
 
 from palais_sim.core.errors import NotListed
-from palais_sim.games import get_game
+from palais_sim.games import GAMES, get_game
 from palais_sim.registry import load_strategy
 from strategies.common.random_play import RandomStrategy
 from strategies.common.search import SearchStrategy, choice_key, clearly_better
 
-REAL_GAMES = ("palais-royal", "palastgefluester")
+REAL_GAMES = tuple(GAMES)  # the built-in games
 
 
 def play(game_name: str, specs: list[str], seed: int):

@@ -8,6 +8,7 @@ Every run here is tiny: a few games, one worker.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -16,8 +17,9 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app
 from palais_sim.cli.options import declared_rule_options, rules_for
+from palais_sim.core.game import Game
 from palais_sim.core.rule_options import RuleOption, parse_rules, rules_of
-from palais_sim.games import ENV_VAR, get_game
+from palais_sim.games import ENV_VAR, GAMES, get_game
 from palais_sim.tournament.schedule import Settings
 from tests.run_dirs import chunk_states, unmark_chunk
 
@@ -40,14 +42,19 @@ def settings_of(run_dir: Path) -> dict:
 
 
 # ------------------------------------------------------------------------------------------ the declarations
+def built_in_games() -> list[Game]:
+    return [get_game(name) for name in GAMES]
+
+
 def test_every_declared_option_is_offered_with_the_games_that_have_it() -> None:
     declared = declared_rule_options()
-    assert {name: owners for name, (_, owners) in declared.items()} == {
-        "layout": ("palais-royal",), "gold_limit": ("palais-royal",), "start_gold": ("palais-royal",),
-        "tiebreak": (PG,),
-    }  # fmt: skip
-    for game in (get_game("palais-royal"), get_game(PG)):
-        assert [o.name for o in game.rule_options] == [n for n, (_, owners) in declared.items() if game.name in owners]
+    owners: dict[str, tuple[str, ...]] = {}
+    for game in built_in_games():
+        for option in game.rule_options:
+            owners[option.name] = (*owners.get(option.name, ()), game.name)
+    assert owners and {name: games for name, (_, games) in declared.items()} == owners
+    for game in built_in_games():
+        assert [o.name for o in game.rule_options] == [n for n, (_, games) in declared.items() if game.name in games]
 
 
 def test_parse_rules_fills_defaults_converts_and_names_what_it_refuses() -> None:
@@ -65,24 +72,39 @@ def test_parse_rules_fills_defaults_converts_and_names_what_it_refuses() -> None
         parse_rules(options, {"colour": "red"}, "g")
 
 
+def peer_options() -> list[tuple[Game, Game, RuleOption]]:
+    """Every (game, peer, option of the peer's that the game has not got) among the built-in games."""
+    games = built_in_games()
+    return [
+        (game, peer, option)
+        for game in games
+        for peer in games
+        if peer is not game
+        for option in peer.rule_options
+        if option.name not in {own.name for own in game.rule_options}
+    ]
+
+
 def test_a_peer_s_option_is_refused_by_the_shared_code() -> None:
-    with pytest.raises(ValueError, match="^--tiebreak is a rule option of palastgefluester; palais-royal has none"):
-        rules_for(get_game("palais-royal"), {"tiebreak": "noted"})
-    with pytest.raises(ValueError, match="^--start-gold is a rule option of palais-royal; palastgefluester has none"):
-        rules_for(get_game(PG), {"start_gold": "1,2,3"})
-    with pytest.raises(ValueError, match="^--speed is not a rule option of any game; palastgefluester has none"):
-        rules_for(get_game(PG), {"speed": "1"})
+    assert peer_options(), "no built-in game has an option another lacks"
+    for game, peer, option in peer_options():
+        flag = option.name.replace("_", "-")
+        with pytest.raises(ValueError, match=f"^--{flag} is a rule option of {peer.name}; {game.name} has none"):
+            rules_for(game, {option.name: str(option.default)})
+    game = built_in_games()[0]
+    with pytest.raises(ValueError, match=f"^--speed is not a rule option of any game; {game.name} has none"):
+        rules_for(game, {"speed": "1"})
     assert rules_for(get_game(PG), {"tiebreak": "noted"}) == {"tiebreak": "noted"}
 
 
 def test_no_game_names_a_peer_s_option() -> None:
     """The refusals live in shared code: a game's own package never spells another game's option."""
-    root = Path(__file__).resolve().parent.parent / "palais_sim" / "games"
-    for package, foreign in (("palais_royal", ("tiebreak",)), ("palastgefluester", ("gold_limit", "start_gold"))):
-        for path in (root / package).glob("*.py"):
+    for game, _, option in peer_options():
+        package = Path(sys.modules[type(game).__module__].__file__).parent
+        for path in package.glob("*.py"):
             text = path.read_text(encoding="utf-8")
-            for name in foreign:
-                assert name not in text and name.replace("_", "-") not in text, f"{path.name} names {name}"
+            name = option.name
+            assert name not in text and name.replace("_", "-") not in text, f"{path.name} names {name}"
 
 
 # ---------------------------------------------------------------------------------- every command, every option
