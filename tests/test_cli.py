@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from palais_sim import __version__
 from palais_sim.cli import COMMANDS, app
+from palais_sim.core.games import get_game
 from tests.cli_errors import one_error_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +149,7 @@ def test_version_option_and_command() -> None:
     from palais_sim.tournament.fingerprint import code_fingerprint
 
     prints = run("version").output
-    assert all(f"{game} {code_fingerprint(game)}" in prints for game in ("palais-royal", "palastgefluester"))
+    assert all(f"{game} {code_fingerprint(get_game(game))}" in prints for game in ("palais-royal", "palastgefluester"))
 
 
 def _help(*args: str) -> str:

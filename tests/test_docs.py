@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from palais_sim.games import GAMES
+from palais_sim.core.games import GAMES, get_game
 from palais_sim.tournament import records
 
 REPO = Path(__file__).resolve().parents[1]
@@ -324,8 +324,8 @@ def test_the_reference_check_reads_items_across_lines() -> None:
 def test_every_column_table_in_the_docs_is_the_one_in_the_code(game: str) -> None:
     page = SCHEMA_PAGES[game]
     text = page.read_text(encoding="utf-8")
-    for table in records.columns(game):
-        expected = records.schema_markdown(table, game)
+    for table in records.columns(get_game(game)):
+        expected = records.schema_markdown(table, get_game(game))
         assert expected in text, (
             f"{page.relative_to(REPO)}: the {table} table of {game} is not the code's; replace it with:\n{expected}"
         )

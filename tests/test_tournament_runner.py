@@ -479,11 +479,13 @@ def test_workers_die_with_a_killed_parent_and_the_run_resumes(tmp_path, whole_ha
 def test_a_run_played_by_other_code_is_not_resumed(tmp_path, game, strategies, players, engine_file, strategy_file):
     """Each game's fingerprint covers its own rules and built-in strategies (and not the other game's), and a run
     whose stored fingerprint differs is refused on resume, with what differs."""
+    from palais_sim.core.games import get_game
     from palais_sim.tournament.fingerprint import code_fingerprint, sources
 
+    game = get_game(game)
     mine = {str(p) for p in sources(game)}
     assert any(p.endswith(engine_file) for p in mine) and any(p.endswith("strategies/" + strategy_file) for p in mine)
-    other = "palastgefluester" if game == "palais-royal" else "palais-royal"
+    other = get_game("palastgefluester" if game.name == "palais-royal" else "palais-royal")
     shared = {str(p) for p in sources(other)} & mine
     assert shared and all("/palais_sim/core/" in p or "/strategies/common/" in p for p in shared)
     s = small(game=game, strategies=strategies, players=players, games=2 * players, max_rounds=20, format="gauntlet")

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from palais_sim import __version__, build_info
 from palais_sim.core.game import Game
-from palais_sim.registry import GameRef, load_strategy, parse_spec, strategy_class
+from palais_sim.registry import load_strategy, parse_spec, strategy_class
 from palais_sim.registry import strategy_parameters as registry_parameters
 from palais_sim.tournament import records
 from palais_sim.tournament.executor_protocol import WorkerLost, default_workers
@@ -238,11 +238,10 @@ def _nothing_written(out: Path, manifest: Manifest) -> bool:
     )
 
 
-def repair(out: Path, manifest: Manifest, game: GameRef | None = None) -> list[int]:
+def repair(out: Path, manifest: Manifest, game: Game) -> list[int]:
     """Mark pending again every done chunk whose files are missing or damaged (and remove what is left of them);
     returns their numbers. Only the Parquet footers are read, so this is quick even for a large run."""
     lost = []
-    game = game or records.game_of(manifest.data)
     for entry in manifest.chunks():
         if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"], game):
             remove_chunk_files(out, entry["chunk"], game)
@@ -251,11 +250,10 @@ def repair(out: Path, manifest: Manifest, game: GameRef | None = None) -> list[i
     return lost
 
 
-def reconcile(out: Path, manifest: Manifest, game: GameRef | None = None) -> list[ChunkReport]:
+def reconcile(out: Path, manifest: Manifest, game: Game) -> list[ChunkReport]:
     """Mark done every pending chunk whose files are complete on disk (a worker finished it but the parent never
     got its report: an interruption, a killed parent); returns their reports."""
     found = []
-    game = game or records.game_of(manifest.data)
     for entry in manifest.pending():
         rep = chunk_on_disk(out, entry["chunk"], entry["count"], game)
         if rep is not None:
