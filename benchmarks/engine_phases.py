@@ -32,7 +32,7 @@ def phases(games: int, players: int, spec: str) -> tuple[dict[str, float], float
     """CPU nanoseconds per game of each phase, and decisions per game. The phases are split with the fast wall clock
     (a CPU clock read is a system call) and scaled to the pass's CPU time."""
     settings = bench_settings(get_game("palais-royal"), players, (spec,), games)
-    context, _ = validate(settings)
+    context = validate(settings).context
     game = settings.game
     specs = list(Schedule(settings).games(0, games))
     clock = time.perf_counter_ns

@@ -219,6 +219,18 @@ def load_strategy(text: str, game: Game | None = None):
     return instance
 
 
+def run_parameters(specs: tuple[str, ...], game: Game | None = None) -> dict[str, dict[str, object]]:
+    """Each strategy spec of a run with every parameter it runs with (the class's defaults, then the spec's values),
+    as the run manifest records them. Each spec is created once here: one its class refuses fails before any game."""
+    out: dict[str, dict[str, object]] = {}
+    for text in dict.fromkeys(specs):
+        load_strategy(text, game)
+        _spec, cls, given = resolve(text, game)
+        params = {**strategy_parameters(cls), **dict(given)}
+        out[text] = {k: v if isinstance(v, str | int | float | bool | None) else repr(v) for k, v in params.items()}
+    return out
+
+
 def load_strategies(text: str, players: int | None = None, game: Game | None = None) -> list:
     specs = split_strategy_list(text, game)
     if players is not None and len(specs) == 1:

@@ -10,8 +10,7 @@ from typer.testing import CliRunner
 from palais_sim.cli import app
 from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.game import STRATEGIES as BUILTINS
-from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, strategy_parameters
-from palais_sim.tournament.runner import strategy_parameters as run_parameters
+from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, run_parameters, strategy_parameters
 from strategies.palais_royal.heuristic import HeuristicStrategy
 from strategies.palais_royal.restricted import RestrictedStrategy
 from strategies.palais_royal.styles import EconomyStrategy

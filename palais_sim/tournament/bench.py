@@ -154,7 +154,7 @@ def compare_pure(
     (compiled, pure, compiled, pure, ...) so load on a shared machine falls on both alike; in CPU time. With
     ``per_strategy`` every decision is timed too (both legs alike) and each strategy's speed-up is given."""
     settings = bench_settings(game, players, strategies, games, rules)
-    comps, _ = validate(settings)
+    comps = validate(settings).context
     rates: dict[str, list[float]] = {"compiled": [], "pure": []}
     speeds: dict[str, dict[str, list[float]]] = {}
     for _ in range(rounds):
@@ -187,7 +187,7 @@ def bench(
     compare: bool = False, per_strategy: bool = False, rules: Mapping[str, Any] | None = None,
 ) -> dict:  # fmt: skip
     settings = bench_settings(game, players, strategies, games, rules)
-    comps, _ = validate(settings)
+    comps = validate(settings).context
     workers = workers or default_workers()
     load_before = os.getloadavg()[0]
     t1, g1, d1, c1 = _leg(settings, comps, 1)

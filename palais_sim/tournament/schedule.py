@@ -12,7 +12,6 @@ only, never on chunking or workers, so any game can be replayed from the tables 
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Mapping
@@ -101,12 +100,6 @@ class Settings:
 
 def _from_dict(data: dict) -> Settings:
     return Settings.from_dict(data)
-
-
-def longer_run(stored: Settings, wanted: Settings) -> bool:
-    """``wanted`` is ``stored`` with more games: ``stored``'s games are its first (a game depends only on the settings
-    and its index), so a run of ``stored`` can be extended to it rather than played again."""
-    return stored.games < wanted.games and dataclasses.replace(stored, games=wanted.games) == wanted
 
 
 class GameSpec(NamedTuple):

@@ -13,6 +13,7 @@ import logging.handlers
 import os
 import signal
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -165,29 +166,30 @@ def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]], game: Game) 
         os.replace(tmp, final)
 
 
-def chunk_files_intact(out: Path, chunk: int, count: int, game: Game) -> bool:
-    """The chunk's files are there and readable (their Parquet footers), the games file with ``count`` rows."""
+def chunk_files_intact(out: Path, chunk: int, count: int, tables: Iterable[str]) -> bool:
+    """The chunk's files (one per table of the run, ``tables``) are there and readable (their Parquet footers), the
+    games file with ``count`` rows."""
     import pyarrow.parquet as pq
 
     name = chunk_name(chunk)
     try:
-        rows = {table: pq.read_metadata(out / table / name).num_rows for table in records.columns(game)}
+        rows = {table: pq.read_metadata(out / table / name).num_rows for table in tables}
     except Exception:  # noqa: BLE001 - missing, truncated or not Parquet
         return False
     return rows["games"] == count
 
 
-def remove_chunk_files(out: Path, chunk: int, game: Game) -> None:
-    for table in records.columns(game):
+def remove_chunk_files(out: Path, chunk: int, tables: Iterable[str]) -> None:
+    for table in tables:
         (out / table / chunk_name(chunk)).unlink(missing_ok=True)
 
 
-def chunk_on_disk(out: Path, chunk: int, count: int, game: Game) -> ChunkReport | None:
+def chunk_on_disk(out: Path, chunk: int, count: int, tables: Iterable[str]) -> ChunkReport | None:
     """The report of a chunk whose files are complete on disk (every table's renamed into place, the games file
     readable with the chunk's ``count`` rows), or None. The runner uses it for chunks a worker finished but could
     not report (an interruption, a killed parent) so that no finished chunk is played twice or lost."""
     name = chunk_name(chunk)
-    if not all((out / table / name).is_file() for table in records.columns(game)):
+    if not all((out / table / name).is_file() for table in tables):
         return None
     try:
         games = records.read_table(out / "games" / name, columns=["error", "decisions"])
