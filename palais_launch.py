@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 
-INTERRUPTED = 130  # 128 + SIGINT; tournament.exits documents the exit statuses
 _STOP = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
@@ -37,15 +35,11 @@ def main() -> None:
     for sig, handler in previous.items():
         if handler is not signal.SIG_IGN:
             signal.signal(sig, _exit_now)
-    from palais_sim.cli import app  # the heavy imports
+    from palais_sim.cli import main as run_palais  # the heavy imports
 
     for sig, handler in previous.items():
         signal.signal(sig, handler)
-    try:
-        app(prog_name="palais")
-    except KeyboardInterrupt:  # a Ctrl-C no command turned into its own message
-        print("error: interrupted", file=sys.stderr)
-        sys.exit(INTERRUPTED)
+    run_palais()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import time
 
 from benchmarks.search_profile import play_timed
 from palais_sim import build_info
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.play import result_of
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.registry import load_strategy
@@ -30,8 +31,8 @@ PHASES = ("strategies", "setup", "pending", "view", "choose", "apply", "result",
 def phases(games: int, players: int, spec: str) -> tuple[dict[str, float], float]:
     """CPU nanoseconds per game of each phase, and decisions per game. The phases are split with the fast wall clock
     (a CPU clock read is a system call) and scaled to the pass's CPU time."""
-    settings = bench_settings(players, (spec,), games)
-    context, _ = validate(settings)
+    settings = bench_settings(get_game("palais-royal"), players, (spec,), games)
+    context = validate(settings).context
     game = settings.game
     specs = list(Schedule(settings).games(0, games))
     clock = time.perf_counter_ns

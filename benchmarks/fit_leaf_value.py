@@ -20,7 +20,7 @@ import random
 import numpy as np
 from scipy.optimize import minimize
 
-from palais_sim.games import get_game
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.leaf_value import FEATURES, HEADS, MODEL, features
 from palais_sim.games.palais_royal.play import continue_game
 from palais_sim.games.palais_royal.scoring import final_scores, winners

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from palais_sim.games import get_game
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.play import PR_TURNS
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.games.palais_royal.state import GameState

@@ -47,7 +47,7 @@ def main() -> None:
     settings = Settings(
         games=args.chunks * args.chunk_size, players=2, strategies=tuple(args.strategies.split(",")), seed=1
     )
-    context, _ = validate(settings)
+    context = validate(settings).context
     tables = list(records.columns(settings.game))
     out = Path(tempfile.mkdtemp(prefix="worker-rss-"))
     for table in tables:

@@ -16,23 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from palais_sim.core.game import Game
-from palais_sim.games import DEFAULT_GAME, UnknownGame, get_game
+from palais_sim.core.games import get_game
 
-GameRef = Game | str  # a game object, or (from a caller that holds only a stored name) its name
-
-
-def resolve_game(game: GameRef | None) -> Game:
-    """The game object: ``game`` itself when it is one (the usual case: the command line resolved it), else the
-    registry's game of that name (for callers that read a name from a manifest)."""
-    return get_game(game) if game is None or isinstance(game, str) else game
+# Every function below takes the game object its caller holds (the command line resolved --game once); None, for a
+# caller that plays the default game only (a test, a benchmark), is the registry's default game.
 
 
-def builtins(game: GameRef = DEFAULT_GAME) -> Mapping[str, str]:
+def builtins(game: Game | None = None) -> Mapping[str, str]:
     """The built-in strategies of ``game`` by name (``GAME.strategies``)."""
-    try:
-        return resolve_game(game).strategies
-    except UnknownGame as exc:
-        raise StrategySpecError(str(exc)) from None
+    return (get_game() if game is None else game).strategies
 
 
 class StrategySpecError(ValueError):
@@ -53,7 +45,7 @@ class StrategySpec:
         return self.text
 
 
-def split_strategy_list(text: str, game: GameRef = DEFAULT_GAME) -> list[str]:
+def split_strategy_list(text: str, game: Game | None = None) -> list[str]:
     """Split ``a,b:x=1,y=2,c`` into ``["a", "b:x=1,y=2", "c"]``: a ``key=value`` item belongs to the spec before."""
     specs: list[str] = []
     for item in (part.strip() for part in text.split(",")):
@@ -68,7 +60,7 @@ def split_strategy_list(text: str, game: GameRef = DEFAULT_GAME) -> list[str]:
     return specs
 
 
-def parse_spec(text: str, game: GameRef = DEFAULT_GAME) -> StrategySpec:
+def parse_spec(text: str, game: Game | None = None) -> StrategySpec:
     known = builtins(game)
     text = text.strip()
     name, params_text = text, ""
@@ -86,7 +78,7 @@ def parse_spec(text: str, game: GameRef = DEFAULT_GAME) -> StrategySpec:
         target = name
     else:
         raise StrategySpecError(
-            f"unknown strategy {name!r}; built-ins{'' if _name(game) == DEFAULT_GAME else ' of ' + _name(game)}: "
+            f"unknown strategy {name!r}; built-ins{'' if game in (None, get_game()) else ' of ' + game.name}: "
             f"{', '.join(sorted(known))} (or your own as package.module:Class)"
         )
     params: dict[str, object] = {}
@@ -96,10 +88,6 @@ def parse_spec(text: str, game: GameRef = DEFAULT_GAME) -> StrategySpec:
         key, value = (s.strip() for s in item.split("=", 1))
         params[key] = value
     return StrategySpec(text=text, target=target, params=params)
-
-
-def _name(game: GameRef) -> str:
-    return game if isinstance(game, str) else game.name
 
 
 def strategy_class(target: str) -> type:
@@ -200,7 +188,7 @@ def _convert(value: object, default: object, where: str) -> object:
 
 
 @functools.cache
-def resolve(text: str, game: GameRef = DEFAULT_GAME) -> tuple[StrategySpec, type, tuple[tuple[str, object], ...]]:
+def resolve(text: str, game: Game | None = None) -> tuple[StrategySpec, type, tuple[tuple[str, object], ...]]:
     """The spec, the class and the converted keyword arguments of a strategy spec: worked out once per process
     (a tournament worker creates a fresh instance for every game from this)."""
     spec = parse_spec(text, game)
@@ -215,13 +203,13 @@ def resolve(text: str, game: GameRef = DEFAULT_GAME) -> tuple[StrategySpec, type
     return spec, cls, tuple(kwargs.items())
 
 
-def load_strategy(text: str, game: GameRef = DEFAULT_GAME):
+def load_strategy(text: str, game: Game | None = None):
     """A new instance of the strategy ``text`` names (a built-in of ``game``, or ``module:Class``), its ``name`` set to
     the spec as written."""
-    spec, cls, items = resolve(text, game)  # type: ignore[arg-type]  # a game object is hashable
+    spec, cls, items = resolve(text, game)
     kwargs = dict(items)
     if takes_game(cls):
-        kwargs[GAME_PARAMETER] = _name(game)  # strategies take the game by name (it pickles as it is)
+        kwargs[GAME_PARAMETER] = (get_game() if game is None else game).name  # a strategy takes its game by name
     try:
         instance = cls(**kwargs)
     except Exception as exc:  # noqa: BLE001 - a user's class may raise anything on bad parameters
@@ -231,7 +219,19 @@ def load_strategy(text: str, game: GameRef = DEFAULT_GAME):
     return instance
 
 
-def load_strategies(text: str, players: int | None = None, game: GameRef = DEFAULT_GAME) -> list:
+def run_parameters(specs: tuple[str, ...], game: Game | None = None) -> dict[str, dict[str, object]]:
+    """Each strategy spec of a run with every parameter it runs with (the class's defaults, then the spec's values),
+    as the run manifest records them. Each spec is created once here: one its class refuses fails before any game."""
+    out: dict[str, dict[str, object]] = {}
+    for text in dict.fromkeys(specs):
+        load_strategy(text, game)
+        _spec, cls, given = resolve(text, game)
+        params = {**strategy_parameters(cls), **dict(given)}
+        out[text] = {k: v if isinstance(v, str | int | float | bool | None) else repr(v) for k, v in params.items()}
+    return out
+
+
+def load_strategies(text: str, players: int | None = None, game: Game | None = None) -> list:
     specs = split_strategy_list(text, game)
     if players is not None and len(specs) == 1:
         specs = specs * players

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.games import GAMES, get_game
+from palais_sim.core.games import GAMES, get_game
 from palais_sim.tournament.bench import rate
 
 

@@ -5,7 +5,7 @@ its report, and the manual's game pages all pick it up with no other edit.
 
 It is called ``race`` there: the conformance test registers the toy race as ``toy`` through ``PALAIS_GAMES``, and a
 built-in name cannot be taken again. The registration line is written into today's registry, ``GAMES`` in
-``palais_sim/games/__init__.py``.
+``palais_sim/core/games.py``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "tests" / "toygame"
 NAME = "race"
-REGISTRY = Path("palais_sim") / "games" / "__init__.py"
+REGISTRY = Path("palais_sim") / "core" / "games.py"
 REGISTRATION = f'    "{NAME}": "palais_sim.games.{NAME}.game:GAME",\n'
 COPIED = ("palais_sim", "strategies", "tests", "docs", "mkdocs.yml", "pyproject.toml")
 LEFT_OUT = shutil.ignore_patterns("__pycache__", "*.so", "_build.json", "*.egg-info")

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from palais_sim import __version__
 from palais_sim.cli import COMMANDS, app
+from palais_sim.core.games import get_game
 from tests.cli_errors import one_error_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,9 +149,9 @@ def test_version_option_and_command() -> None:
     from palais_sim.tournament.fingerprint import code_fingerprint
 
     prints = run("version").output
-    from palais_sim.games import GAMES
+    from palais_sim.core.games import GAMES
 
-    assert all(f"{game} {code_fingerprint(game)}" in prints for game in GAMES)
+    assert all(f"{game} {code_fingerprint(get_game(game))}" in prints for game in GAMES)
 
 
 def _help(*args: str) -> str:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from palais_sim.core.errors import NotListed
-from palais_sim.games import GAMES, get_game
+from palais_sim.core.games import GAMES, get_game
 from palais_sim.registry import load_strategy
 from strategies.common.random_play import RandomStrategy
 from strategies.common.search import SearchStrategy, choice_key, clearly_better
@@ -19,7 +19,7 @@ REAL_GAMES = tuple(GAMES)  # the built-in games
 def play(game_name: str, specs: list[str], seed: int):
     game = get_game(game_name)
     context = game.context({"players": len(specs)})
-    return game.play(context, seed, [load_strategy(s, game_name) for s in specs])
+    return game.play(context, seed, [load_strategy(s, game) for s in specs])
 
 
 @pytest.mark.parametrize("game_name", REAL_GAMES)
@@ -78,9 +78,9 @@ def test_candidates_where_choices_are_not_listed_are_distinct_samples_after_the_
 def test_bad_parameters_are_one_line_errors() -> None:
     for bad in ("search:budget=0", "search:width=1", "search:horizon=-1"):
         with pytest.raises(ValueError, match="must be"):
-            load_strategy(bad, "palastgefluester")
+            load_strategy(bad, get_game("palastgefluester"))
 
 
 @pytest.mark.parametrize("game_name", REAL_GAMES)
 def test_random_is_the_same_player_in_every_game(game_name: str) -> None:
-    assert type(load_strategy("random", game_name)) is RandomStrategy
+    assert type(load_strategy("random", get_game(game_name))) is RandomStrategy

@@ -114,8 +114,8 @@ for game, names in games:
     options = PgOptions(players=players, tiebreak="noted" if game % 4 == 1 else "display",
                         max_rounds=3 if game % 7 == 3 else 200)
     context = pickle.loads(pickle.dumps(Context(standard_pg_components(), options)))  # as the workers get it
-    result = GAME.play(context, 2000 + game, [load_strategy(name, "palastgefluester") for name in names])
-    same = play_game(options, 2000 + game, [load_strategy(name, "palastgefluester") for name in names])
+    result = GAME.play(context, 2000 + game, [load_strategy(name, get_game("palastgefluester")) for name in names])
+    same = play_game(options, 2000 + game, [load_strategy(name, get_game("palastgefluester")) for name in names])
     assert same.to_json() == result.to_json()
     state = result.final_state
     record = result.to_json()

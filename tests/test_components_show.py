@@ -13,7 +13,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.games import GAMES, get_game
+from palais_sim.core.games import GAMES, get_game
 from tests.cli_tree import leaf_commands
 
 runner = CliRunner()

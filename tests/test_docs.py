@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from palais_sim.games import GAMES
+from palais_sim.core.games import GAMES, get_game
 from palais_sim.tournament import records
 
 REPO = Path(__file__).resolve().parents[1]
@@ -389,8 +389,8 @@ def test_every_column_table_in_the_docs_is_the_one_in_the_code(game: str) -> Non
     """Each table of each game is documented as the code declares it, on the run format's page or the game's own."""
     pages = [SCHEMA_PAGE, *(source for uri, source in GAME_PAGES.items() if uri.startswith(f"games/{game}/"))]
     text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
-    for table in records.columns(game):
-        expected = records.schema_markdown(table, game)
+    for table in records.columns(get_game(game)):
+        expected = records.schema_markdown(table, get_game(game))
         assert expected in text, (
             f"the {table} table of {game} is in none of {[page_id(p) for p in pages]} as the code has it; "
             f"put it on the game's page:\n{expected}"

@@ -39,8 +39,8 @@ from palais_sim.core.game import (
     Positions,
     missing_common_columns,
 )
+from palais_sim.core.games import ENV_VAR, game_names, get_game
 from palais_sim.core.rule_options import RuleOption
-from palais_sim.games import ENV_VAR, game_names, get_game
 from palais_sim.registry import load_strategy, split_strategy_list, strategy_class
 from palais_sim.tournament import records
 from palais_sim.tournament.schedule import Schedule, Settings
@@ -134,10 +134,10 @@ def test_defaults_name_the_games_own_strategies(game: Game) -> None:
     assert isinstance(game.strategies, Mapping) and "random" in game.strategies, "every game has a random player"
     for target in game.strategies.values():
         assert callable(getattr(strategy_class(target), "choose", None))
-    named = [game.default_strategy, *game.ladder, *split_strategy_list(game.tune_pool, game.name), *game.skill_levels]
+    named = [game.default_strategy, *game.ladder, *split_strategy_list(game.tune_pool, game), *game.skill_levels]
     for spec in named:
         assert base_name(spec) in game.strategies, f"{spec!r} is none of {game.name}'s strategies"
-        assert load_strategy(spec, game.name).name == spec  # parameters known and of the right type
+        assert load_strategy(spec, game).name == spec  # parameters known and of the right type
     assert len(set(game.ladder)) == len(game.ladder) >= 2
     assert game.skill_levels and len(set(game.skill_levels)) == len(game.skill_levels)
 
@@ -201,8 +201,8 @@ def test_the_tables_have_the_common_columns_and_a_tie_column(game: Game) -> None
     context = game.context({})
     failed = game.failed_row(context, 12345)
     assert failed and set(failed) <= own, "failed_row gives the game's own columns of the games table"
-    row = records.failed_game_row(game.name, context, 3, 12345, 1, 0, ["random"] * game.default_players, "boom")
-    assert records.frame([row], "games", game.name).height == 1
+    row = records.failed_game_row(game, context, 3, 12345, 1, 0, ["random"] * game.default_players, "boom")
+    assert records.frame([row], "games", game).height == 1
     # "games-table columns that describe a game's setup (joined onto its seat rows)": own columns of the games table
     assert isinstance(game.setup_columns, tuple) and set(game.setup_columns) <= own
     for study, target in game.studies.items():  # each names a command function ("balance x": `palais balance x`)
@@ -339,7 +339,7 @@ def matchups(game: Game) -> Iterator[tuple[int, int, list[str]]]:
 
 def rows_of(game: Game, context: Any, seed: int, specs: list[str]) -> dict:
     """The rows of one game between fresh strategies."""
-    return game.rows(context, game.play(context, seed, [load_strategy(s, game.name) for s in specs]), 0, 0, 0)
+    return game.rows(context, game.play(context, seed, [load_strategy(s, game) for s in specs]), 0, 0, 0)
 
 
 def check_rows(game: Game, context: Any, result: Any, rows: dict, where: str, index: int, tie: str) -> None:
@@ -350,7 +350,7 @@ def check_rows(game: Game, context: Any, result: Any, rows: dict, where: str, in
         for row in table_rows:
             assert list(sorted(row)) == sorted(names), f"{where}: {table} row keys {sorted(set(row) ^ set(names))}"
             assert row["game"] == index, where
-        records.frame(table_rows, table, game.name)  # casts to the schema
+        records.frame(table_rows, table, game)  # casts to the schema
     (g,) = rows["games"]
     n = result.players
     assert (g["seed"], g["group"], g["rotation"], g["players"]) == (result.seed, index // 7, index % 7, n), where
@@ -383,7 +383,7 @@ def test_random_games_keep_every_promise(game: Game) -> None:
         where = f"{game.name} game {index} (seed {seed}, {','.join(specs)})"
         calls: list[Call] = []
         probe = ViewProbe(seed)
-        spies = [Spy(load_strategy(spec, game.name), seat, calls, probe) for seat, spec in enumerate(specs)]
+        spies = [Spy(load_strategy(spec, game), seat, calls, probe) for seat, spec in enumerate(specs)]
         result = game.play(context, seed, spies)
         # the result: "seats 0-based"; the game ends finished or at its round cap
         assert (result.seed, result.players, result.strategies) == (seed, len(specs), specs), where
@@ -404,7 +404,7 @@ def test_random_games_keep_every_promise(game: Game) -> None:
         check_rows(game, context, result, rows, where, index, tie)
         # determinism: the same seed, fresh strategies, no watching: the same game
         if index % 3 == 0:
-            again = game.play(context, seed, [load_strategy(s, game.name) for s in specs])
+            again = game.play(context, seed, [load_strategy(s, game) for s in specs])
             assert game.rows(context, again, index, index // 7, index % 7) == rows, f"{where}: not deterministic"
         kinds.update(c.kind for c in calls)
         walked += probe.walked
@@ -449,7 +449,7 @@ def test_a_failing_strategy_fails_its_game_with_the_core_strategy_error(game: Ga
     naming the seed, picklable so it travels back from a worker; an illegal answer is never applied."""
     context = game.context({"players": game.default_players})
     for at, seed in zip((1, 2, 3), seeds(game.name + how, 3), strict=True):
-        players = [load_strategy(game.default_strategy, game.name) for _ in range(game.default_players)]
+        players = [load_strategy(game.default_strategy, game) for _ in range(game.default_players)]
         players[-1] = Failing(players[-1], at, how)
         with pytest.raises(StrategyError) as info:
             game.play(context, seed, players)
@@ -467,7 +467,7 @@ def test_a_logged_game_is_the_same_game_and_replays(game: Game, tmp_path: Path) 
 
     def seats(n: int) -> list:
         assert n == len(specs)
-        return [load_strategy(s, game.name) for s in specs]
+        return [load_strategy(s, game) for s in specs]
 
     out, log = io.StringIO(), tmp_path / "game.log"
     result = game.play_session(context, seed, seats, out, log)
@@ -498,7 +498,7 @@ def test_the_facets_a_game_offers(game: Game) -> None:
     others = [get_game(n).positions for n in NAMES if n != game.name]
     assert isinstance(facet.format, str) and facet.format not in [o.format for o in others if o is not None]
     assert base_name(facet.analyser) in game.strategies
-    assert callable(getattr(load_strategy(facet.analyser, game.name), "analyse", None))
+    assert callable(getattr(load_strategy(facet.analyser, game), "analyse", None))
 
 
 def cheap(spec: str, game: Game) -> str:
@@ -520,7 +520,7 @@ def test_positions_round_trip_or_are_refused_in_one_line(game: Game, tmp_path: P
     seed = seeds(game.name + "positions", 1)[0]
 
     def seats(n: int) -> list:
-        return [load_strategy(game.default_strategy, game.name) for _ in range(n)]
+        return [load_strategy(game.default_strategy, game) for _ in range(n)]
 
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
@@ -540,8 +540,8 @@ def test_positions_round_trip_or_are_refused_in_one_line(game: Game, tmp_path: P
     result = facet.play_session(context, seed, seats, None, None, first, None)
     written = sorted(first.iterdir())
     assert len(written) >= 3, "asked for positions, wrote hardly any"
-    searcher = load_strategy(cheap(facet.analyser, game), game.name)
-    helper = load_strategy(game.default_strategy, game.name)
+    searcher = load_strategy(cheap(facet.analyser, game), game)
+    helper = load_strategy(game.default_strategy, game)
     for path in (written[0], written[len(written) // 2]):
         for payload, text in (facet.score(path), facet.inspect(path)):
             assert isinstance(payload, dict) and payload and isinstance(text, str) and text.strip()

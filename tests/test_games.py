@@ -13,12 +13,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from palais_sim import games as registry
 from palais_sim.analytics import report
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
+from palais_sim.core import games as registry
 from palais_sim.core.game import missing_common_columns
-from palais_sim.games import ENTRY_POINT_GROUP, ENV_VAR, GAMES, UnknownGame, game_names, get_game
+from palais_sim.core.games import ENTRY_POINT_GROUP, ENV_VAR, GAMES, UnknownGame, game_names, get_game
 from palais_sim.tournament.runner import run
 from palais_sim.tournament.schedule import ScheduleError, Settings
 
@@ -28,9 +28,9 @@ runner = CliRunner()
 
 
 def pg_settings(**changes) -> Settings:
-    values = dict(games=48, players=4, strategies=("heuristic", "random"), format="gauntlet", game=PG, max_rounds=200)
+    values = dict(games=48, players=4, strategies=("heuristic", "random"), format="gauntlet", max_rounds=200)
     values.update(changes)
-    return Settings(**values)
+    return Settings(**values, game=get_game(PG))
 
 
 def tables(run_dir: Path) -> dict[str, pl.DataFrame]:
@@ -71,7 +71,7 @@ def test_a_palastgefluester_run_gives_the_same_tables_for_any_workers_and_chunks
 def test_the_report_of_a_palastgefluester_run_has_its_game_tables_and_refuses_nobles(tmp_path: Path) -> None:
     run(pg_settings(games=40), tmp_path / "r", workers=1)
     opened = open_run(tmp_path / "r")
-    assert opened.game == PG and opened.tie_column == "display"
+    assert opened.game.name == PG and opened.tie_column == "display"
     path = report.write(opened, "all", tmp_path / "rep", "json")
     data = json.loads(path.read_text())
     assert {"seats", "balance", "round_ends", "game_length"} <= set(data)

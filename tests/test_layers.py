@@ -2,14 +2,17 @@
 and no modules import each other in a circle.
 
 Imports are read from the source with ``ast``: module-level ones and the lazy ones inside functions alike (an import
-under ``if TYPE_CHECKING:`` counts too: it still says which layer a module leans on). Imports by string
-(``importlib.import_module``, as the strategy registry does for ``module:Class`` specs) are not seen.
-To change the architecture, edit ``LAYERS``: one line per layer, lowest first.
+under ``if TYPE_CHECKING:`` counts too: it still says which layer a module leans on). Imports by string count too: an
+``importlib.import_module("x")`` with a literal name, and a ``"module:attribute"`` string literal that names a module
+of the packages (a game's ``GAME.strategies``, ``GAME.studies`` and ``GAME.report_sections``, loaded at run time):
+the module that holds the string depends on the module it names. The one exception is the registry's registration
+table (``REGISTRATIONS``), below. To change the architecture, edit ``LAYERS``: one line per layer, lowest first.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +63,7 @@ LAYERS: list[tuple[str, ...]] = [
         "palais_sim.games.palastgefluester.notation",
         "palais_sim.games.palastgefluester.playthroughs",
     ),
-    # each game's GAME object, and the registry of games (palais_sim/games/__init__.py, by name, imported lazily)
+    # the rest of each game package: its sessions, position files and rule options, and the package of the games
     ("palais_sim.games",),
     ("palais_sim.registry",),  # strategies by name: imports them only at run time, by name
     ("strategies",),
@@ -69,8 +72,21 @@ LAYERS: list[tuple[str, ...]] = [
     # studies: design arms, play them through the runner, read them with the analytics; the parameter search plays
     # through the tournament's executor and measures with the analytics' statistics
     ("palais_sim.study", "palais_sim.tuning", *(f"palais_sim.games.{game}.studies" for game in GAMES)),
-    ("palais_sim.cli", *(f"palais_sim.games.{game}.studies.commands" for game in GAMES)),
+    # the command line; and each game's GAME object (its ``game.py``), which assembles the game: its strings name its
+    # strategies, studies and report sections, so it sits above all of them. Nothing imports it: the registry of
+    # games (palais_sim.core.games) finds it by name.
+    (
+        "palais_sim.cli",
+        *(f"palais_sim.games.{game}.studies.commands" for game in GAMES),
+        *(f"palais_sim.games.{game}.game" for game in GAMES),
+    ),
 ]
+
+# The registration table of the games: the registry (palais_sim.core.games, in the core so that every layer that looks
+# a game up imports it downward) names each built-in game's GAME module as a ``"module:attribute"`` string. It is the
+# one place of the shared layers allowed to name the games: its strings are registrations, read by name at run time,
+# not imports, so the layer rules skip the edges they make (and only those: a real import of a game there counts).
+REGISTRATIONS = ("palais_sim.core.games",)
 
 # The shared layers: nothing in them imports a game's package or its strategies (a game reaches them through its
 # GAME object, whose "module:attribute" strings name its strategies, report sections and studies).
@@ -93,7 +109,7 @@ TEMPORARY_CYCLES: dict[frozenset[str], str] = {}
 # before it (studies, what every study command shares, uses the one-line errors).
 CLI_PACKAGE = "palais_sim.cli"
 CLI_SHARED = ("palais_sim.cli.errors", "palais_sim.cli.options", "palais_sim.cli.studies")
-CLI_TOP = ("palais_sim.cli", "palais_sim.cli.__main__")
+CLI_TOP = ("palais_sim.cli", "palais_sim.cli.__main__", "palais_sim.cli.commands")
 
 
 @dataclass(frozen=True)
@@ -101,6 +117,7 @@ class Edge:
     importer: str
     imported: str
     line: int
+    by_name: bool = False  # made by a string (``import_module("x")``, ``"module:attribute"``), not an import statement
 
     def __str__(self) -> str:
         return f"{self.importer} imports {self.imported} ({module_path(self.importer)}:{self.line})"
@@ -139,12 +156,34 @@ def _known(name: str) -> str | None:
     return None
 
 
+_TARGET = re.compile(r"([A-Za-z_][\w.]*):[A-Za-z_]\w*")  # "module:attribute"
+
+
+def named_modules(node: ast.AST) -> list[str]:
+    """The modules a node names by string: the literal argument of ``import_module("x")`` (``importlib.`` or not),
+    or the module of a ``"module:attribute"`` string literal. Only names of project modules make edges."""
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        if called == "import_module" and isinstance(node.args[0].value, str):
+            return [node.args[0].value]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        match = _TARGET.fullmatch(node.value)
+        if match and match.group(1) in MODULES:
+            return [match.group(1)]
+    return []
+
+
 def imports_of(name: str, source: str) -> list[Edge]:
-    """The imports of project modules in ``source`` (module ``name``), at any depth of the syntax tree."""
+    """The imports of project modules in ``source`` (module ``name``), at any depth of the syntax tree, those made by
+    string (:func:`named_modules`) included."""
     is_package = MODULES[name].name == "__init__.py" if name in MODULES else False
     edges = []
     for node in ast.walk(ast.parse(source)):
         targets: list[str] = []
+        for named in named_modules(node):
+            known = _known(named)
+            if known is not None and known != name:
+                edges.append(Edge(name, known, node.lineno, by_name=True))
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -167,10 +206,11 @@ def imports_of(name: str, source: str) -> list[Edge]:
 
 
 def import_graph() -> list[Edge]:
+    """Every import between project modules, but the registration table's strings (``REGISTRATIONS``)."""
     edges: list[Edge] = []
     for name, path in MODULES.items():
         edges += imports_of(name, path.read_text(encoding="utf-8"))
-    return edges
+    return [e for e in edges if not (e.by_name and e.importer in REGISTRATIONS)]
 
 
 # ------------------------------------------------------------------------------------------- the checks
@@ -310,7 +350,7 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert problem.startswith("low.a imports high.b") and "layer 0 (low)" in problem and "layer 1 (high)" in problem
     assert upward_imports(edges, layers, allowed=[("low.a", "high.b")]) == []
     assert layer_of("palais_sim.games.palais_royal") == 2 and layer_of("palais_sim.games.palais_royal.rules") == 4
-    assert layer_of("palais_sim.core.game") == 1 and layer_of("palais_sim.games.palais_royal.game") == 7
+    assert layer_of("palais_sim.core.game") == 1 and layer_of("palais_sim.games.palais_royal.game") == len(LAYERS) - 1
     assert layer_of("palais_sim.unlisted") is None and layer_of("palais_sim.cli.game") == len(LAYERS) - 1
     lazy = imports_of("palais_sim.cli.game", "def f():\n    from palais_sim.cli import report\n")
     assert [(e.imported, e.line) for e in lazy] == [("palais_sim.cli.report", 2)]
@@ -321,6 +361,20 @@ def test_the_checks_catch_what_they_are_for() -> None:
         "palais_sim.games.palais_royal.state",
         "palais_sim.games.palais_royal.scoring",
     ]
+    by_name = imports_of(
+        "palais_sim.core.loop",
+        'import importlib\nimportlib.import_module("palais_sim.cli.report")\nX = "palais_sim.study.common:StudySpec"\n'
+        'Y = "elsewhere.module:Name"\nZ = "palais_sim.cli.report"\n',
+    )
+    assert sorted((e.imported, e.by_name) for e in by_name) == [
+        ("palais_sim.cli.report", True),
+        ("palais_sim.study.common", True),
+    ]
+    assert len(upward_imports(by_name)) == 2
+    # the registration table's strings are read, and left out of the graph the rules check
+    registry = imports_of(REGISTRATIONS[0], MODULES[REGISTRATIONS[0]].read_text(encoding="utf-8"))
+    assert {e.imported for e in registry if e.by_name} == {f"palais_sim.games.{game}.game" for game in GAMES}
+    assert not [e for e in EDGES if e.importer in REGISTRATIONS and e.by_name]
 
 
 # the run directory's format (shards: a part's block of the chunk plan and the schedule hash, in its manifest)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from palais_sim.games import get_game
+from palais_sim.core.games import get_game
 from palais_sim.study.index_page import merged_levels
 from palais_sim.study.publish import main, publish
 

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.game import STRATEGIES as BUILTINS
-from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, resolve_game, strategy_parameters
-from palais_sim.tournament.runner import strategy_parameters as run_parameters
+from palais_sim.registry import StrategySpecError, load_strategies, load_strategy, run_parameters, strategy_parameters
 from strategies.palais_royal.heuristic import HeuristicStrategy
 from strategies.palais_royal.restricted import RestrictedStrategy
 from strategies.palais_royal.styles import EconomyStrategy
@@ -39,7 +39,7 @@ def test_a_run_records_each_specs_own_parameters() -> None:
         "restricted:base=greedy,watch=N23",
         "restricted:base=greedy,watch=N05",
     )
-    recorded = run_parameters(specs, resolve_game("palais-royal"))
+    recorded = run_parameters(specs, get_game("palais-royal"))
     assert recorded[specs[0]] == {"base": "greedy", "forbid": "N23", "eager": "", "watch": ""}
     assert recorded[specs[1]] == {"base": "greedy", "forbid": "", "eager": "", "watch": "N23"}
     assert recorded[specs[2]]["watch"] == "N05" and recorded[specs[2]]["forbid"] == ""
@@ -88,17 +88,13 @@ def test_cli_strategies_lists_builtins_with_parameters() -> None:
     assert [item["name"] for item in listed if not item["description"]] == []
 
 
-def test_the_registry_takes_the_game_object_and_a_stored_name_alike() -> None:
-    """The command line resolves the game once and passes the object; a caller that holds only a manifest's name
-    gets the same strategies. A strategy of every game still receives the game's name (it pickles as it is)."""
-    from palais_sim.games import get_game
-    from palais_sim.registry import builtins, resolve_game, split_strategy_list
+def test_the_registry_takes_the_game_object() -> None:
+    """The command line resolves the game once and passes the object (None: the default game, for a caller that
+    plays only that one). A strategy of every game still receives the game's name (it pickles as it is)."""
+    from palais_sim.registry import builtins, split_strategy_list
 
     pg = get_game("palastgefluester")
-    assert (
-        resolve_game(pg) is pg and resolve_game("palastgefluester") is pg and resolve_game(None).name == "palais-royal"
-    )
-    assert builtins(pg) == builtins("palastgefluester") == pg.strategies
+    assert builtins(pg) == pg.strategies and builtins(None) == get_game("palais-royal").strategies
     assert split_strategy_list("heuristic:six=3,random", pg) == ["heuristic:six=3", "random"]
     assert load_strategy("search:budget=2", pg)._game == "palastgefluester"  # bound by name
     with pytest.raises(StrategySpecError, match="built-ins of palastgefluester"):

@@ -20,6 +20,7 @@ from palais_sim import build_info
 from palais_sim.analytics import charts, report, report_format, sections_common
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.analysis import charts as pr_charts
 from palais_sim.games.palais_royal.analysis import nobles, setup_balance
 from palais_sim.tournament import records
@@ -279,7 +280,7 @@ def test_charts_fit_and_explain_their_colours(real: Path) -> None:
 
 def test_every_column_is_documented_in_the_files(real: Path) -> None:
     """Each chunk file carries its columns' meanings (the manual's tables: tests/test_docs.py)."""
-    for table, columns in records.COLUMNS.items():
+    for table, columns in records.columns(get_game()).items():
         file = next((real / table).glob("*.parquet"))
         schema = pq.read_schema(file)
         assert schema.names == [c.name for c in columns]
@@ -290,9 +291,9 @@ def test_every_column_is_documented_in_the_files(real: Path) -> None:
             assert c.meaning and docs[c.name]["meaning"] == c.meaning
             assert schema.field(c.name).metadata[b"description"].decode() == c.meaning
             assert docs[c.name]["numbered"] == c.base
-    seat_columns = [(t, c.name) for t, cols in records.COLUMNS.items() for c in cols if c.name in ("seat", "winners")]
-    assert all(records.TABLES[t] and next(c for c in records.COLUMNS[t] if c.name == n).base == "1-based"
-               for t, n in seat_columns)  # fmt: skip
+    tables = records.columns(get_game())
+    seat_columns = [(t, c.name) for t, cols in tables.items() for c in cols if c.name in ("seat", "winners")]
+    assert all(next(c for c in tables[t] if c.name == n).base == "1-based" for t, n in seat_columns)
 
 
 def test_the_report_names_the_cli_offers_are_those_the_games_declare() -> None:
@@ -301,7 +302,7 @@ def test_the_report_names_the_cli_offers_are_those_the_games_declare() -> None:
     import importlib
 
     from palais_sim.cli.report import WHICH
-    from palais_sim.games import GAMES, get_game
+    from palais_sim.core.games import GAMES, get_game
 
     declared: set[str] = set()
     for name in GAMES:

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from palais_sim.cli import app
 from palais_sim.cli.options import declared_rule_options, rules_for
 from palais_sim.core.game import Game
+from palais_sim.core.games import ENV_VAR, GAMES, get_game
 from palais_sim.core.rule_options import RuleOption, parse_rules, rules_of
-from palais_sim.games import ENV_VAR, GAMES, get_game
 from palais_sim.tournament.schedule import Settings
 from tests.run_dirs import chunk_states, unmark_chunk
 

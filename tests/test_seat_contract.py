@@ -7,7 +7,7 @@ import pytest
 
 from palais_sim import strategy
 from palais_sim.core import contract
-from palais_sim.games import GAMES, get_game
+from palais_sim.core.games import GAMES, get_game
 
 
 def members(protocol: type) -> set[str]:

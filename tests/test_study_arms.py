@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 import palais_sim.study.arms as arms
 from palais_sim.cli import app
 from palais_sim.cli.options import AddressOpt, BackendOpt
+from palais_sim.core.games import get_game
 from palais_sim.study.arms import VERIFIED, play_arm
 from palais_sim.study.verify import first_difference, sample
 from palais_sim.tournament import replay
@@ -287,7 +288,7 @@ def test_a_study_rerun_after_a_refactor_says_verified_on_its_page_json_and_index
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     games = json.loads((out / "study.json").read_text())["games"]
-    today = code_fingerprint()
+    today = code_fingerprint(get_game())
     assert games["random"]["played_now"] == 0 and games["greedy"]["played_now"] == 4
     random_arm = {"arm": "random/2p/gold-0-1", "played_by": OTHER_CODE, "verified_with": today, "games_replayed": 2,
                   "groups_replayed": [0, 3]}  # fmt: skip

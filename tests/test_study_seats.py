@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from palais_sim.analytics.paired import robust, verdict
 from palais_sim.cli import app
+from palais_sim.core.games import get_game
 from palais_sim.study.common import StudySpec
 from palais_sim.study.seats import SeatsPlan, compute
 
@@ -82,8 +83,8 @@ def test_cli_writes_the_study_files_and_reuses_finished_arms(tmp_path: Path) -> 
     # Which code played the arms is recorded and published (`palais version` prints the current fingerprint).
     from palais_sim.tournament.fingerprint import code_fingerprint
 
-    assert {g["code_fingerprint"] for g in data["games"].values()} == {code_fingerprint()}
-    assert f"fingerprint `{code_fingerprint()}`" in index
+    assert {g["code_fingerprint"] for g in data["games"].values()} == {code_fingerprint(get_game())}
+    assert f"fingerprint `{code_fingerprint(get_game())}`" in index
     copied = sorted(p.name for p in (tmp_path / "published" / "s").rglob("*") if p.is_file())
     assert copied == ["seats_0.png", "seats_1.png", "study.json", "study.md"]  # no runs, no html
 

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.games import GAMES, get_game
+from palais_sim.core.games import GAMES, get_game
 from palais_sim.games.palais_royal.components import load_components
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.games.palais_royal.state import RuleOptions
@@ -473,19 +473,21 @@ def test_a_run_played_by_other_code_is_not_resumed(tmp_path, game):
 
     the_game = get_game(game)
     package = Path(sys.modules[type(the_game).__module__].__file__).parent
-    mine = {str(p) for p in sources(game)}
+    mine = {str(p) for p in sources(the_game)}
     assert all(Path(p).is_file() for p in mine), "a source of the fingerprint is missing (it would be skipped)"
     assert str(package / "rules.py") in mine
     assert any(f"/strategies/{package.name}/" in p for p in mine)
     for other in (name for name in GAMES if name != game):
-        shared = {str(p) for p in sources(other)} & mine
+        shared = {str(p) for p in sources(get_game(other))} & mine
         assert shared and all("/palais_sim/core/" in p or "/strategies/common/" in p for p in shared)
     strategies, players = (the_game.default_strategy, "random"), the_game.min_players
-    s = small(game=game, strategies=strategies, players=players, games=2 * players, max_rounds=20, format="gauntlet")
+    s = small(
+        game=the_game, strategies=strategies, players=players, games=2 * players, max_rounds=20, format="gauntlet"
+    )
     out = tmp_path / "r"
     run(s, out, workers=1, chunk_size=players)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["code_fingerprint"] == code_fingerprint(game)
+    assert manifest["code_fingerprint"] == code_fingerprint(the_game)
     manifest["code_fingerprint"] = "0" * 12
     manifest["state"] = "interrupted"
     (out / "manifest.json").write_text(json.dumps(manifest))

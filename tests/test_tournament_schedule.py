@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from palais_sim.games import get_game
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.game import rule_options
 from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.tournament.schedule import Schedule, ScheduleError, Settings, group_seed, rotate
@@ -100,7 +100,7 @@ def test_settings_round_trip():
     s = Settings(games=3, strategies=("greedy:gold_weight=0.5", "random"), rules={"gold_limit": 57})
     assert Settings.from_dict(s.to_dict()) == s
     assert s.to_dict()["rules"] == {"gold_limit": 57}
-    pg = Settings(players=4, game="palastgefluester", rules={"tiebreak": "noted"}, first_group=3)
+    pg = Settings(players=4, game=get_game("palastgefluester"), rules={"tiebreak": "noted"}, first_group=3)
     assert Settings.from_dict(pg.to_dict()) == pg and pg.game is get_game("palastgefluester")
 
 
@@ -120,8 +120,10 @@ def test_rules_are_kept_without_their_defaults_and_checked_by_the_game():
     with pytest.raises(
         ValueError, match="--tiebreak of palastgefluester must be display, noted or variant, got 'draw'"
     ):
-        Settings(game="palastgefluester", players=4, rules={"tiebreak": "draw"})
-    assert Settings(game="palastgefluester", players=4, rules={"tiebreak": "variant"}).rules == {"tiebreak": "noted"}
+        Settings(game=get_game("palastgefluester"), players=4, rules={"tiebreak": "draw"})
+    assert Settings(game=get_game("palastgefluester"), players=4, rules={"tiebreak": "variant"}).rules == {
+        "tiebreak": "noted"
+    }
     with pytest.raises(ValueError, match="--gold-limit of palais-royal: a whole number of gold is needed"):
         Settings(rules={"gold_limit": "lots"})
 
@@ -142,6 +144,6 @@ def test_an_earlier_manifest_maps_its_flat_rule_fields_into_rules():
 
 
 def test_settings_travel_to_workers_with_their_game_by_name():
-    s = Settings(game="palastgefluester", players=4, rules={"tiebreak": "noted"})
+    s = Settings(game=get_game("palastgefluester"), players=4, rules={"tiebreak": "noted"})
     copy = pickle.loads(pickle.dumps(s))
     assert copy == s and copy.game is s.game and hash(copy) == hash(s)

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.games import ENV_VAR, GAMES, get_game
+from palais_sim.core.games import ENV_VAR, GAMES, get_game
 from strategies.common.random_play import RandomStrategy
 from strategies.common.search import SearchStrategy
 from tests.toygame import rules

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.game import rule_options
 from palais_sim.tuning.measure import share_of
 from palais_sim.tuning.search import TuneSettings, run_tuning
@@ -119,7 +120,7 @@ def test_the_games_a_tuning_plays_are_the_engine_s_games() -> None:
 
 
 def test_a_palastgefluester_strategy_tunes_through_the_same_command(tmp_path) -> None:
-    space = {d.name: d for d in search_space("heuristic", None, "palastgefluester")}
+    space = {d.name: d for d in search_space("heuristic", None, get_game("palastgefluester"))}
     assert (space["repeat"].low, space["repeat"].high) == (-20.0, 0)  # a penalty's range stays negative
     assert "game" not in _settings().to_dict()  # a Palais Royal tuning directory of before still resumes
     out = tmp_path / "pg"

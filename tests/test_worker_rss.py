@@ -61,7 +61,7 @@ def test_a_large_seed_or_key_is_not_kept_by_its_streams(call: Callable[[int], ob
 
 
 def test_a_game_keeps_no_reference_to_its_seed() -> None:
-    context, schedule = validate(SETTINGS)
+    context, schedule, _ = validate(SETTINGS)
     comps, options = context.components, context.options  # type: ignore[attr-defined]
     seeds = [s for s in (schedule.game(2 * g).seed for g in range(40)) if s >= 2**62][:4]
     assert len(seeds) == 4  # most 63-bit seeds are long ints for mypyc

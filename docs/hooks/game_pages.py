@@ -13,7 +13,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from palais_sim.games import GAMES
+from palais_sim.core.games import GAMES
 
 GAMES_SECTION = "Games"  # the navigation section the game pages are added to (mkdocs.yml)
 FOLDER = "docs"  # a game package's folder of manual pages

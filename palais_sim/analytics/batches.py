@@ -231,11 +231,9 @@ def seat_batches(
 
 def _taken_column(run: Run) -> tuple[str, str]:
     """The table and column of what a seat takes in the run's game (``GAME.taken``)."""
-    from palais_sim.games import get_game
-
-    taken = get_game(run.game).taken
+    taken = run.game.taken
     if taken is None:
-        raise ValueError(f"the game {run.game!r} declares nothing a seat takes (GAME.taken)")
+        raise ValueError(f"the game {run.game.name!r} declares nothing a seat takes (GAME.taken)")
     return taken
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from palais_sim.analytics.report_render import Report, to_html, to_json, to_markdown
 from palais_sim.analytics.runs import Run, RunError
 from palais_sim.analytics.sections_common import games_section, run_section
-from palais_sim.games import get_game
 
 FORMATS = ("md", "html", "json")
 MARKER = ".palais-report.json"  # in a report directory: which run it reports on (so two runs never share one)
@@ -25,7 +24,7 @@ MARKER = ".palais-report.json"  # in a report directory: which run it reports on
 
 def game_sections(run: Run) -> dict:
     """The report sections of the run's game, by name."""
-    module, _, attribute = get_game(run.game).report_sections.partition(":")
+    module, _, attribute = run.game.report_sections.partition(":")
     return getattr(importlib.import_module(module), attribute)
 
 
@@ -35,7 +34,7 @@ def sections_of(run: Run, which: str) -> list[str]:
     if which == "all":
         return list(available)
     if which not in available:
-        raise RunError(f"a {run.game} run has no {which} report; its reports: {', '.join(available)} or all")
+        raise RunError(f"a {run.game.name} run has no {which} report; its reports: {', '.join(available)} or all")
     return [which]
 
 

@@ -32,7 +32,6 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from palais_sim.core.game import Game
-from palais_sim.games import get_game
 from palais_sim.tournament import records
 from palais_sim.tournament.ledger import LEDGER, chunk_plan, read_ledger
 from palais_sim.tournament.records import SCHEMA_VERSION, game_of
@@ -192,8 +191,8 @@ class Run:
         return [p.path for p in self.parts] or [self.path]
 
     @property
-    def game(self) -> str:
-        """The game the run played (``palais games``)."""
+    def game(self) -> Game:
+        """The game the run played (its manifest names it; looked up here, where the run is read)."""
         return game_of(self.manifest)
 
     @property
@@ -204,7 +203,7 @@ class Run:
     def tie_column(self) -> str:
         """The seats column that breaks a tie on total score in this run's game and rules (ranks, head-to-head and
         the paired tests use it, so they agree with the engine's ``win`` column)."""
-        return get_game(self.game).tie_column(self.manifest.get("settings") or {})
+        return self.game.tie_column(self.manifest.get("settings") or {})
 
     @property
     def problems(self) -> list[str]:
@@ -247,7 +246,7 @@ class Run:
 
     def seats(self) -> pl.LazyFrame:
         """Seat rows of played games, with the game's player count, setup columns (the layout) and rounds."""
-        setup = list(get_game(self.game).setup_columns)
+        setup = list(self.game.setup_columns)
         games = self.games().select("game", "players", *setup, "rounds", "finished")
         return self.scan("seats").join(games, on="game", how="inner")
 
@@ -315,7 +314,7 @@ def open_run(path: Path | Sequence[Path], components: Path | None = None) -> Run
         detail = f"{len(check.pending):,} of {check.chunks:,} chunks not played yet" if check.chunks else "no chunks"
         where = path if not joined else " + ".join(str(p.path) for p in joined)
         raise RunError(f"{where} has no complete chunk to report on ({detail}); nothing to report yet")
-    comps, note = _components_for(get_game(game_of(manifest)), manifest, components)
+    comps, note = _components_for(game_of(manifest), manifest, components)
     run = Run(path=path, manifest=manifest, components=comps, component_note=note, check=check, parts=joined)
     _require_played_games(run)
     return run
@@ -493,7 +492,7 @@ def _components_for(game: Game, manifest: dict, override: Path | None) -> tuple[
 def taken_ids(run: Run) -> list[str]:
     """The ids of what a seat takes in the run's game (``GAME.taken``: Palais Royal's nobles), the component set's
     in its order, then any others the run's rows name; empty in a game where a seat takes nothing."""
-    game = get_game(run.game)
+    game = run.game
     if game.taken is None or game.taken[0] not in run.table_names:
         return []
     if "_taken_ids" not in run.__dict__:  # read once per run (a pass over every row of the table)

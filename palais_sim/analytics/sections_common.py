@@ -13,7 +13,6 @@ from palais_sim.analytics.report_format import ci, num, pct, pct_plain, pp, pval
 from palais_sim.analytics.report_render import Report
 from palais_sim.analytics.runs import Run, collect
 from palais_sim.core.rule_options import rules_of
-from palais_sim.games import get_game
 
 
 def ordered(df: pl.DataFrame, keys: list[str | pl.Expr], descending: list[bool]) -> pl.DataFrame:
@@ -62,10 +61,10 @@ def settings_rows(run: Run) -> list[list[str]]:
         ["players", str(s.get("players", "?"))],
         ["games", f"{read:,} read of {planned:,} planned" if read is not None and planned else str(planned)],
         ["root seed", str(m.get("root_seed", s.get("seed", "?")))],
-        ["game", get_game(run.game).title],
+        ["game", run.game.title],
         *(
             [o.name.replace("_", " "), o.default_text if rules.get(o.name) is None else _setting(rules[o.name])]
-            for o in get_game(run.game).rule_options
+            for o in run.game.rule_options
         ),  # fmt: skip
         ["max rounds", str(s.get("max_rounds", "?"))],
         ["component set", f"{comps or s.get('components') or 'standard'} ({m.get('components_hash', '?')})"],

@@ -1,6 +1,6 @@
-"""`python -m palais_sim.cli ...` runs the `palais` command (the entry point: palais_launch.py, which the console
-script imports first so that Ctrl-C is handled from the first import on; here, from after the package's)."""
+"""`python -m palais_sim.cli ...` runs the `palais` command (the console script starts at palais_launch.py, which
+handles Ctrl-C from the first import on; here, from after the package's)."""
 
-from palais_launch import main
+from palais_sim.cli import main
 
 main()

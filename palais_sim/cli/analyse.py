@@ -14,13 +14,13 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail
+from palais_sim.cli.options import PositionGameOpt
+from palais_sim.core.game import Game
 
 
 def analyse(
     position: Path = typer.Argument(..., help="A position file (palais play --positions DIR writes one per turn)"),
-    game: str | None = typer.Option(
-        None, "--game", help="The game \\[default: the one whose position files have the file's format]"
-    ),
+    game: Game | None = PositionGameOpt,
     strategy: str | None = typer.Option(
         None,
         "--strategy",
@@ -38,21 +38,21 @@ def analyse(
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON"),
 ) -> None:
     """The candidate choices at a position's pending decision with their estimated value and visit counts."""
-    from palais_sim.games import game_of_position, get_game
+    from palais_sim.core.games import game_of_position, get_game
     from palais_sim.registry import load_strategy
 
     try:
-        the_game = get_game(game) if game is not None else game_of_position(position) or get_game()
+        the_game = game or game_of_position(position) or get_game()
         facet = the_game.positions
         if facet is None:
             raise ValueError(f"analyse: {the_game.title} has no position files")
         strategy = strategy or facet.analyser
-        searcher = load_strategy(strategy, the_game.name)
+        searcher = load_strategy(strategy, the_game)
         if not callable(getattr(searcher, "analyse", None)):
             raise ValueError(
                 f"strategy {strategy!r} cannot analyse a position (it has no analyse()); try {facet.analyser}"
             )
-        helper = load_strategy(the_game.default_strategy, the_game.name)
+        helper = load_strategy(the_game.default_strategy, the_game)
         payload = facet.analyse(position, seed, searcher, helper, decision)
     except USER_ERRORS as exc:
         fail(str(exc))

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import typer
 
-from palais_sim.cli.errors import USER_ERRORS, explain, fail, writable_file
+from palais_sim.cli.errors import explain, fail, writable_file
 from palais_sim.cli.options import GameOpt
+from palais_sim.core.game import Game
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -18,22 +19,16 @@ app = typer.Typer(
 
 @app.command("show")
 def show(
-    game: str = GameOpt,
+    game: Game = GameOpt,
     out: Path | None = typer.Option(None, "--out", "-o", help="Write the set to this file \\[default: print it]"),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists"),
 ) -> None:
     """The game's standard component set as TOML, with a comment on what every field means and which values are
     allowed. Edit a copy and load it with --components FILE: unchanged, it plays the same games as the standard set.
     """
-    from palais_sim.games import get_game
-
-    try:
-        the_game = get_game(game)
-    except USER_ERRORS as exc:
-        fail(explain(exc))
-    write = getattr(the_game, "components_toml", None)
+    write = getattr(game, "components_toml", None)
     if write is None:
-        fail(f"{the_game.title} has no component file ({the_game.components_hint})")
+        fail(f"{game.title} has no component file ({game.components_hint})")
     text = write()
     if out is None:
         typer.echo(text, nl=False)
@@ -46,6 +41,6 @@ def show(
     except OSError as exc:
         fail(f"--out {out} cannot be written: {explain(exc)}")
     typer.echo(
-        f"the standard {the_game.title} component set written to {out}: edit it, then play it with "
-        f"--game {the_game.name} --components {out}"
+        f"the standard {game.title} component set written to {out}: edit it, then play it with "
+        f"--game {game.name} --components {out}"
     )

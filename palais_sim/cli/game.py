@@ -10,16 +10,23 @@ import typer
 
 from palais_sim import __version__
 from palais_sim.cli.errors import USER_ERRORS, check_seed, explain, fail, fresh_directory, writable_file
-from palais_sim.cli.options import NO_RULES, ComponentsOpt, GameOpt, rules_for, with_rule_options
-from palais_sim.games import DEFAULT_GAME, game_of_position
+from palais_sim.cli.options import (
+    NO_RULES,
+    ComponentsOpt,
+    GameOpt,
+    PositionGameOpt,
+    game_option,
+    rules_for,
+    with_rule_options,
+)
+from palais_sim.core.game import Game
+from palais_sim.core.games import game_of_position, get_game
 from palais_sim.registry import load_strategies
 
 
 @with_rule_options
 def play(
-    game: str | None = typer.Option(
-        None, "--game", help="The game, by name \\[default: palais-royal; with --from, the position file's game]"
-    ),
+    game: Game | None = game_option("palais-royal; with --from, the position file's game"),
     players: int | None = typer.Option(
         None, "--players", "-p", help="Number of players \\[default: 2; the game's usual]"
     ),
@@ -47,7 +54,7 @@ def play(
     """Play one game and print a turn-by-turn account (or the result as JSON)."""
     from palais_sim.tournament.schedule import Settings
 
-    the_game = position_game(game, start) if start is not None else _game(game or DEFAULT_GAME)
+    the_game = position_game(game, start) if start is not None else game or get_game()
     check_seed(seed)
     facet = None
     if positions is not None or start is not None:
@@ -84,21 +91,6 @@ def play(
             typer.echo(f"positions written to {positions}/ (turn-NNNN.json, one per turn)")
 
 
-def _game(name: str):
-    """The game ``--game`` names, or a one-line error."""
-    from palais_sim.games import get_game
-
-    try:
-        return get_game(name)
-    except ValueError as exc:
-        fail(str(exc))
-
-
-PositionGameOpt = typer.Option(
-    None, "--game", help="The game \\[default: the one whose position files have the file's format]"
-)
-
-
 def positions_facet(game, what: str):
     """The game's position-file facet, or a one-line error naming what asked for it."""
     if game.positions is None:
@@ -113,18 +105,17 @@ def check_position_game(game, path: Path) -> None:
         fail(f"{path}: a {owner.title} position (format {owner.positions.format}); use --game {owner.name}")
 
 
-def position_game(name: str | None, path: Path):
-    """The game ``--game`` names, else the one whose position format the file has (else the default game)."""
-    if name is not None:
-        game = _game(name)
+def position_game(game: Game | None, path: Path) -> Game:
+    """The game ``--game`` gave, else the one whose position format the file has (else the default game)."""
+    if game is not None:
         check_position_game(game, path)
         return game
-    return game_of_position(path) or _game(DEFAULT_GAME)
+    return game_of_position(path) or get_game()
 
 
 def score(
     position: Path = typer.Argument(..., help="A position file (palais play --positions DIR writes one per turn)"),
-    game: str | None = PositionGameOpt,
+    game: Game | None = PositionGameOpt,
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """Final scoring of a position as if the game ended now (with the tie-break)."""
@@ -134,7 +125,7 @@ def score(
 
 def inspect(
     position: Path = typer.Argument(..., help="A position file (palais play --positions DIR writes one per turn)"),
-    game: str | None = PositionGameOpt,
+    game: Game | None = PositionGameOpt,
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """What the seat to move would get now (Palais Royal: majorities, reinforcement, movement, recruit costs;
@@ -152,12 +143,11 @@ def _position_command(command, position: Path, as_json: bool) -> None:
 
 
 def replay(
-    log: Path = typer.Argument(..., help="A replay log written by palais play --log"), game: str = GameOpt
+    log: Path = typer.Argument(..., help="A replay log written by palais play --log"), game: Game = GameOpt
 ) -> None:
     """Play a replay log back and verify it: every decision legal, the same final scores."""
-    the_game = _game(game)
     try:
-        typer.echo(the_game.replay_text(log))
+        typer.echo(game.replay_text(log))
     except OSError as exc:
         fail(explain(exc))
     except ValueError as exc:  # the game's NotationError: 1 for a log whose game went otherwise, 2 for a bad log
@@ -167,7 +157,7 @@ def replay(
 def version() -> None:
     """Print the engine version, whether the engine runs compiled, and each game's code fingerprint."""
     from palais_sim import build_info
-    from palais_sim.games import UnknownGame, game_names, get_game
+    from palais_sim.core.games import UnknownGame, game_names
     from palais_sim.tournament.fingerprint import code_fingerprint
 
     info = build_info()
@@ -177,8 +167,7 @@ def version() -> None:
     prints = []
     for name in game_names():
         try:
-            get_game(name)
-            prints.append(f"{name} {code_fingerprint(name)}")
+            prints.append(f"{name} {code_fingerprint(get_game(name))}")
         except (UnknownGame, ValueError) as exc:  # a registered game that does not load: say so, print the others
             prints.append(f"{name} (not loaded: {exc})")
     typer.echo("code fingerprints: " + ", ".join(prints))

@@ -21,13 +21,14 @@ from palais_sim.cli.options import (
     rules_for,
     with_rule_options,
 )
+from palais_sim.core.game import Game
 
 
 @with_rule_options
 def match(
     a: str = typer.Argument(..., help="Strategy A (a spec: greedy, seals:mint=3, package.module:Class, ...)"),
     b: str = typer.Argument(..., help="Strategy B"),
-    game: str = GameOpt,
+    game: Game = GameOpt,
     players: int | None = typer.Option(
         None, "--players", "-p", help="Players; with more than 2, A plays P-1 copies of B \\[default: 2; the game's]"
     ),
@@ -64,7 +65,6 @@ def match(
     intervals. Group scores for two players are the pentanomial 0, 1/4, ..., 1 of a game pair.
     """
     from palais_sim.analytics.runs import RunError
-    from palais_sim.registry import resolve_game
     from palais_sim.study.match import MatchPlan, play_match
     from palais_sim.tournament.manifest import RunDirError
     from palais_sim.tournament.pools import kept
@@ -78,11 +78,10 @@ def match(
         check_backend(backend, address)
         if workers is None and backend != "ray":
             workers = 1
-        the_game = resolve_game(game)
-        players = players or the_game.comparison_players
+        players = players or game.comparison_players
         base = Settings(
             seed=seed, components=str(components.resolve()) if components is not None else None,
-            max_rounds=max_rounds or the_game.default_max_rounds, game=the_game, rules=rules_for(the_game, rules),
+            max_rounds=max_rounds or game.default_max_rounds, game=game, rules=rules_for(game, rules),
         )  # fmt: skip
         plan = MatchPlan(
             a=a, b=b, players=players, sprt=use_sprt, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,

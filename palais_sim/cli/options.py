@@ -20,16 +20,41 @@ from typing import Any
 import typer
 
 from palais_sim.core.game import Game
+from palais_sim.core.games import DEFAULT_GAME, GAMES, UnknownGame, get_game, registered
 from palais_sim.core.rule_options import RuleOption
-from palais_sim.games import DEFAULT_GAME, GAMES, UnknownGame, get_game, registered
 
 RULES_PANEL = "Rule options"
 NO_RULES: Mapping[str, str] = MappingProxyType({})  # a command's ``rules`` default (with_rule_options fills it)
 RULE_PREFIX = "rule__"  # the commands' keyword of a rule option's flag (never clashes with a command's own)
 
+
+def parse_game(value: str | Game) -> Game:
+    """``--game NAME`` as the game object: the command line's one look-up of the game's name (every ``--game``
+    option parses with it, so a command receives the game itself and passes it on)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return get_game(value)
+    except UnknownGame as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 GameOpt = typer.Option(
-    DEFAULT_GAME, "--game", help="The game, by name (`palais games` lists them: the built-in and registered ones)"
+    DEFAULT_GAME,
+    "--game",
+    parser=parse_game,
+    metavar="GAME",
+    help="The game, by name (`palais games` lists them: the built-in and registered ones)",
 )
+
+
+def game_option(default: str) -> Any:
+    """A ``--game`` option without a default value (None): the command works out its game when none is given (a
+    position file's game, a resumed run's); ``default`` says which in the help."""
+    return typer.Option(None, "--game", parser=parse_game, metavar="GAME", help=f"The game \\[default: {default}]")
+
+
+PositionGameOpt = game_option("the one whose position files have the file's format")
 # The options the playing commands share beside the rule options (those come from the games: ``with_rule_options``).
 ComponentsOpt = typer.Option(None, "--components", help="A component-set TOML file (default: the standard set)")
 MaxRoundsOpt = typer.Option(100, "--max-rounds", help="Stop a game after this many rounds (recorded unfinished)")
@@ -92,7 +117,7 @@ def _command() -> str:
 
 
 def study_spec(
-    strategies, groups, seed, margin, workers, components=None, max_rounds=None, game: str | Game = DEFAULT_GAME,
+    strategies, groups, seed, margin, workers, game: Game, components=None, max_rounds=None,
     rules: Mapping[str, Any] | None = None, backend: str = "local", address: str | None = None,
 ):  # fmt: skip
     """The StudySpec of a study command's options (its skill levels default to its game's). ``rules``: the rule
@@ -105,13 +130,12 @@ def study_spec(
     check_backend(backend, address)
     if workers is None and backend != "ray":
         workers = 1
-    the_game = get_game(game) if isinstance(game, str) else game
     given = dict(_GIVEN.get() if rules is None else rules)
     base = Settings(
         components=str(components.resolve()) if components is not None else None,
-        max_rounds=max_rounds or the_game.default_max_rounds, game=the_game, rules=rules_for(the_game, given),
+        max_rounds=max_rounds or game.default_max_rounds, game=game, rules=rules_for(game, given),
     )  # fmt: skip
-    skills = tuple(strategies) if strategies else the_game.skill_levels
+    skills = tuple(strategies) if strategies else game.skill_levels
     return StudySpec(
         strategies=skills, groups=groups, seed=seed, margin=margin, workers=workers, base=base, command=_command(),
         backend=backend, address=address,

@@ -16,12 +16,13 @@ from palais_sim.cli.options import (
     BackendOpt,
     GameOpt,
     check_backend,
+    game_option,
     rules_for,
     with_rule_options,
 )
 from palais_sim.core.game import Game
-from palais_sim.games import DEFAULT_GAME
-from palais_sim.registry import resolve_game, split_strategy_list
+from palais_sim.core.games import get_game
+from palais_sim.registry import split_strategy_list
 from palais_sim.tournament.schedule import FORMATS, Settings
 
 # Options are None here so --resume can take the stored run's settings and only check the ones given; a run starts
@@ -33,7 +34,9 @@ def game_defaults(game: Game) -> Settings:
     return Settings(**{**game.demo, "game": game})
 
 
-DEFAULTS = game_defaults(resolve_game(DEFAULT_GAME))  # for the help: the default game's demo settings
+# For the help, loading no game: the settings' own defaults, which the default game's demo keeps (another game's demo
+# may change them: its players, its strategies).
+DEFAULTS = {f.name: f.default for f in dataclasses.fields(Settings)}
 
 
 def _settings(base: Settings, rules: dict, **given) -> Settings:
@@ -45,27 +48,27 @@ def _settings(base: Settings, rules: dict, **given) -> Settings:
 @with_rule_options
 def simulate(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (created; must be new, empty, or --resume)"),
-    game: str | None = typer.Option(
-        None, "--game", help="palais-royal | palastgefluester (`palais games`) \\[default: palais-royal]"
-    ),
-    games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play \\[default: {DEFAULTS.games}]"),
+    game: Game | None = game_option("palais-royal; resuming: the run's"),
+    games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play \\[default: {DEFAULTS['games']}]"),
     players: int | None = typer.Option(
-        None, "--players", "-p", help=f"Players \\[default: {DEFAULTS.players}] (another game: its demo's)"
+        None, "--players", "-p", help=f"Players \\[default: {DEFAULTS['players']}] (another game: its demo's)"
     ),
     strategies: str | None = typer.Option(
-        None, "--strategies", help=f"Comma-separated strategy specs \\[default: {','.join(DEFAULTS.strategies)}]"
+        None, "--strategies", help="Comma-separated strategy specs \\[default: the game's demo line-up]"
     ),
-    fmt: str | None = typer.Option(None, "--format", help=f"{' | '.join(FORMATS)} \\[default: {DEFAULTS.format}]"),
+    fmt: str | None = typer.Option(None, "--format", help=f"{' | '.join(FORMATS)} \\[default: {DEFAULTS['format']}]"),
     rotate_seats: bool | None = typer.Option(
         None, "--rotate-seats/--no-rotate-seats", help="Play each setup seed in every seat rotation \\[default: on]"
     ),
-    seed: int | None = typer.Option(None, "--seed", "-s", help=f"Root seed \\[default: {DEFAULTS.seed}]"),
+    seed: int | None = typer.Option(None, "--seed", "-s", help=f"Root seed \\[default: {DEFAULTS['seed']}]"),
     workers: int | None = typer.Option(
         None, "--workers", "-w", help="Worker processes \\[default: cores]; 1 = in-process"
     ),
     chunk_size: int | None = typer.Option(None, "--chunk-size", help="Games per chunk file \\[default: auto, <= 500]"),
     components: Path | None = typer.Option(None, "--components", help="Component-set TOML \\[default: standard]"),
-    max_rounds: int | None = typer.Option(None, "--max-rounds", help=f"Round cap \\[default: {DEFAULTS.max_rounds}]"),
+    max_rounds: int | None = typer.Option(
+        None, "--max-rounds", help=f"Round cap \\[default: {DEFAULTS['max_rounds']}]"
+    ),
     resume: bool = typer.Option(
         False,
         "--resume",
@@ -94,16 +97,15 @@ def simulate(
 
     try:
         part = Shard.parse(shard) if shard is not None else None
-        the_game = resolve_game(game)  # the one look-up of --game
         base = None
         if resume and out.exists():
             stored = Manifest.load(out)
             if stored is not None:
                 base = stored.settings  # its game, from the manifest
                 chunk_size = chunk_size or stored.data.get("chunk_size")
-                if game is not None and base.game is not the_game:
-                    raise ValueError(f"{out} holds a run of {base.game.name}; --game {game} cannot resume it")
-        base = base or game_defaults(the_game)
+                if game is not None and base.game is not game:
+                    raise ValueError(f"{out} holds a run of {base.game.name}; --game {game.name} cannot resume it")
+        base = base or game_defaults(game or get_game())
         settings = _settings(
             base,
             rules_for(base.game, rules),
@@ -144,7 +146,7 @@ def simulate(
 
 @with_rule_options
 def bench(
-    game: str = GameOpt,
+    game: Game = GameOpt,
     players: int | None = typer.Option(None, "--players", "-p", help="Players \\[default: 4; the game's usual]"),
     strategies: str | None = typer.Option(
         None,
@@ -177,20 +179,19 @@ def bench(
     check_at_least(games, "--games")
     check_at_least(workers, "--workers")
     try:
-        the_game = resolve_game(game)
         if players is None:
-            players = the_game.bench_players
+            players = game.bench_players
         if strategies is None:
-            strategies = the_game.default_strategy
+            strategies = game.default_strategy
         result = run_bench(
+            game,
             players,
-            tuple(split_strategy_list(strategies, the_game)),
+            tuple(split_strategy_list(strategies, game)),
             games,
             workers,
             compare_pure,
-            the_game,
             per_strategy,
-            rules_for(the_game, rules),
+            rules_for(game, rules),
         )
     except BenchGamesFailed as exc:
         fail(f"{exc} (exit status 3)", code=3)

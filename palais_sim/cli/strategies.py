@@ -41,10 +41,10 @@ from palais_sim.cli.options import (
     rules_for,
     with_rule_options,
 )
-from palais_sim.games import UnknownGame, game_names, get_game
+from palais_sim.core.game import Game
+from palais_sim.core.games import UnknownGame, game_names, get_game
 from palais_sim.registry import (
     builtins,
-    resolve_game,
     split_strategy_list,
     strategy_class,
     strategy_description,
@@ -66,7 +66,7 @@ def games_listing() -> list[dict]:
                 "title": game.title,
                 "players": [game.min_players, game.max_players],
                 "default_players": game.default_players,
-                "strategies": list(builtins(game.name)),
+                "strategies": list(builtins(game)),
                 "default_strategy": game.default_strategy,
                 "ladder": list(game.ladder),
                 "skill_levels": list(game.skill_levels),
@@ -91,10 +91,10 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="Print the lis
         typer.echo(f"{'':<18} ladder: {', '.join(item['ladder'])}; study levels: {', '.join(item['skill_levels'])}")
 
 
-def strategies_listing(game: str | None = None) -> list[dict]:
+def strategies_listing(game: Game) -> list[dict]:
     """The built-in strategies: name, class, the first line of the class's docstring, parameters with defaults."""
     out = []
-    for name, target in builtins(resolve_game(game)).items():
+    for name, target in builtins(game).items():
         cls = strategy_class(target)
         doc = strategy_description(cls).splitlines()
         out.append(
@@ -109,7 +109,7 @@ def strategies_listing(game: str | None = None) -> list[dict]:
 
 
 def list_strategies(
-    game: str = GameOpt, as_json: bool = typer.Option(False, "--json", help="Print the list as JSON")
+    game: Game = GameOpt, as_json: bool = typer.Option(False, "--json", help="Print the list as JSON")
 ) -> None:
     """List the built-in strategies of a game with a one-line description and their parameters."""
     try:
@@ -240,7 +240,7 @@ def ladder_text(
 
 @with_rule_options
 def ladder(
-    game: str = GameOpt,
+    game: Game = GameOpt,
     games: int = typer.Option(200, "--games", "-n", help="Games per matchup (seeds x seat rotations, rounded up)"),
     strategies: str | None = typer.Option(
         None, "--strategies", help="Comma-separated strategy specs \\[default: the game's ladder (`palais games`)]"
@@ -281,13 +281,12 @@ def ladder(
         check_backend(backend, address)
         if workers is None and backend != "ray":
             workers = 1
-        the_game = resolve_game(game)
-        given = rules_for(the_game, rules)  # a peer's option refused before anything else
+        given = rules_for(game, rules)  # a peer's option refused before anything else
         if players is None:
-            players = the_game.comparison_players
+            players = game.comparison_players
         if strategies is None:
-            strategies = ",".join(the_game.ladder)
-        specs = tuple(split_strategy_list(strategies, the_game))
+            strategies = ",".join(game.ladder)
+        specs = tuple(split_strategy_list(strategies, game))
         twice = sorted({s for s in specs if specs.count(s) > 1})
         if twice:
             raise ValueError(
@@ -304,8 +303,8 @@ def ladder(
             rotate_seats=True,
             seed=seed,
             components=str(components.resolve()) if components is not None else None,
-            max_rounds=max_rounds or the_game.default_max_rounds,
-            game=the_game,
+            max_rounds=max_rounds or game.default_max_rounds,
+            game=game,
             rules=given,
         )
         matchups = Schedule(base).matchup_count() or 0

@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail, stopped
+from palais_sim.core.game import Game
 
 StrategyOpt = typer.Option(
     None,
@@ -63,19 +64,18 @@ def player_counts(text: str) -> tuple[int, ...]:
         raise ValueError(f"--players must be numbers separated by commas, got {text!r}") from None
 
 
-def require_study(study: str, game: str) -> None:
+def require_study(study: str, game: Game) -> None:
     """A study of one game's own (``GAME.studies``) refuses a game that does not declare it, naming the studies
     that game has (every game has the seats study) and the games that have this one."""
-    from palais_sim.games import games_with_study, get_game
+    from palais_sim.core.games import games_with_study, get_game
 
-    the_game = get_game(game)
-    if study in the_game.studies:
+    if study in game.studies:
         return
-    own = [name for name in the_game.studies if " " not in name]
+    own = [name for name in game.studies if " " not in name]
     having = [get_game(name) for name in games_with_study(study)]
     where = " or ".join(f"{g.title} (--game {g.name})" for g in having)
     raise ValueError(
-        f"{the_game.title} has no study {study!r}" + (f" (a study of {where})" if where else "")
+        f"{game.title} has no study {study!r}" + (f" (a study of {where})" if where else "")
         + f"; its studies: {', '.join(['seats', *own])}"
     )  # fmt: skip
 
@@ -152,7 +152,7 @@ def game_commands() -> dict[str, Callable[..., None]]:
     games never read the other registries: a broken plugin cannot break `palais study`)."""
     import importlib
 
-    from palais_sim.games import GAMES, UnknownGame, game_names, get_game
+    from palais_sim.core.games import GAMES, UnknownGame, game_names, get_game
 
     commands: dict[str, Callable[..., None]] = {}
     try:

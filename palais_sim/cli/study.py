@@ -5,8 +5,8 @@ command resumes an interrupted study and reuses finished arms) and writes --out/
 study.html (one self-contained page) with its charts.
 
 The seats study is every game's and lives here; a game's own studies (Palais Royal's nobles and layouts,
-Palastgeflüster's persons) are its own commands, which its ``GAME.studies`` names as ``"module:attribute"``: they are
-registered below from the registered games, so `palais study --help` lists what the games declare.
+Palastgeflüster's persons) are its own commands, which its ``GAME.studies`` names as ``"module:attribute"``: the
+app (``palais_sim.cli.app``) adds them from the registered games, so `palais study --help` lists what they declare.
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ from palais_sim.cli.studies import (
     SeedOpt,
     StrategyOpt,
     WorkersOpt,
-    game_commands,
     player_counts,
     run_study_command,
     skill_levels,
 )
+from palais_sim.core.game import Game
 from palais_sim.tournament import exits
 
 app = typer.Typer(
@@ -54,7 +54,7 @@ app = typer.Typer(
 @with_rule_options
 def seats(
     out: Path = OutOpt,
-    game: str = GameOpt,
+    game: Game = GameOpt,
     players: str | None = typer.Option(
         None, "--players", "-p", help="Player counts, comma-separated \\[default: 2,3,4; the game's all]"
     ),
@@ -94,13 +94,10 @@ def seats(
     from palais_sim.study.seats import SeatsPlan, run_study
 
     def go():
-        from palais_sim.games import get_game
-
-        the_game = get_game(game)
-        counts = player_counts(players) if players else tuple(range(the_game.min_players, the_game.max_players + 1))
+        counts = player_counts(players) if players else tuple(range(game.min_players, game.max_players + 1))
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
         spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
-                          game=the_game, rules=rules, backend=backend, address=address)  # fmt: skip
+                          game=game, rules=rules, backend=backend, address=address)  # fmt: skip
         plan = SeatsPlan(
             spec, players=counts, start_gold=parse_start_gold(start_gold), factorial=gold_factorial,
             ladder=ladder_spec is not None, elo_groups=elo_groups,
@@ -108,8 +105,3 @@ def seats(
         return run_study(plan, out)
 
     run_study_command(go, allow_failures)
-
-
-for _name, _command in game_commands().items():  # each game's own studies, as its GAME.studies names them
-    if " " not in _name:  # "balance nobles" is `palais balance nobles`
-        app.command(_name, epilog=exits.HELP_AGAIN)(_command)

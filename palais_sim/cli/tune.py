@@ -13,7 +13,8 @@ import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail, resume_advice
 from palais_sim.cli.options import NO_RULES, ComponentsOpt, GameOpt, MaxRoundsGameOpt, rules_for, with_rule_options
-from palais_sim.registry import StrategySpecError, resolve, resolve_game, split_strategy_list
+from palais_sim.core.game import Game
+from palais_sim.registry import StrategySpecError, resolve, split_strategy_list
 from palais_sim.tournament.schedule import Schedule
 from palais_sim.tuning.space import TuneError, search_space
 
@@ -21,7 +22,7 @@ from palais_sim.tuning.space import TuneError, search_space
 @with_rule_options
 def tune(
     strategy: str = typer.Argument(..., help="The strategy spec to tune, e.g. greedy (its given values are kept)"),
-    game: str = GameOpt,
+    game: Game = GameOpt,
     against: str | None = typer.Option(
         None,
         "--against",
@@ -47,36 +48,34 @@ def tune(
     from palais_sim.tuning.search import TuneSettings, result_text, run_tuning  # scipy: not for every `palais` call
 
     try:
-        the_game = resolve_game(game)
-        given = rules_for(the_game, rules)  # a peer's option refused before anything else
+        given = rules_for(game, rules)  # a peer's option refused before anything else
         if players is None:
-            players = the_game.default_players
-        if not the_game.min_players <= players <= the_game.max_players:
+            players = game.default_players
+        if not game.min_players <= players <= game.max_players:
             raise TuneError(
-                f"--players must be {the_game.min_players} to {the_game.max_players} for {the_game.title}, "
-                f"got {players}"
+                f"--players must be {game.min_players} to {game.max_players} for {game.title}, got {players}"
             )
         if workers < 1 or trial_games < 1 or validate < 1 or budget < 1:
             raise TuneError("--workers, --trial-games, --validate and --budget must be at least 1")
-        pool = tuple(split_strategy_list(against or the_game.tune_pool, the_game))
+        pool = tuple(split_strategy_list(against or game.tune_pool, game))
         for spec in (strategy, *pool):
-            resolve(spec, the_game)
+            resolve(spec, game)
         settings = TuneSettings(
             strategy=strategy,
             against=pool,
             players=players,
             budget=budget,
-            space=tuple(search_space(strategy, params, the_game)),
+            space=tuple(search_space(strategy, params, game)),
             seed=seed,
             trial_games=trial_games,
             validate_games=validate,
             components=str(components.resolve()) if components is not None else None,
-            max_rounds=max_rounds or the_game.default_max_rounds,
-            game=the_game,
+            max_rounds=max_rounds or game.default_max_rounds,
+            game=game,
             rules=given,
         )
         Schedule(settings.gauntlet(strategy, seed, 1))  # the pool and the options make a schedule
-        the_game.context(settings.gauntlet(strategy, seed, 1).to_dict())  # the rule options suit the game
+        game.context(settings.gauntlet(strategy, seed, 1).to_dict())  # the rule options suit the game
         result = run_tuning(settings, out, workers, progress)
     except KeyboardInterrupt:
         fail(f"interrupted: the trials played are kept in {out}; {resume_advice()}", 130)

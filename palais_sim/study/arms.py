@@ -11,8 +11,8 @@ from palais_sim import __version__
 from palais_sim.study.verify import check_arm
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import Manifest, now
-from palais_sim.tournament.runner import run
-from palais_sim.tournament.schedule import Settings, longer_run
+from palais_sim.tournament.runner import longer_run, run
+from palais_sim.tournament.schedule import Settings
 
 log = logging.getLogger(__name__)
 

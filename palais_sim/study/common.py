@@ -7,14 +7,13 @@ import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from palais_sim.games import DEFAULT_GAME, games_with_study, get_game
+from palais_sim.core.games import games_with_study, get_game
 from palais_sim.study.arms import VERIFIED, play_arm, slug, today_code
 from palais_sim.study.evidence import level, min_differing
 from palais_sim.study.render import duration
 from palais_sim.tournament.manifest import Manifest
 from palais_sim.tournament.schedule import Settings
 
-DEFAULT_SKILLS = get_game(DEFAULT_GAME).skill_levels  # a study's levels when none are named: its game's (GAME)
 DEFAULT_MARGIN = 2.0  # percentage points of win share: "balanced within +-2 pp"
 # One line per arm played (and a study's own lines, e.g. a subject's verdict after a look): a study of many arms
 # plays for hours without a progress bar, and a log of `make reports` should say where it is. The study commands show
@@ -24,7 +23,7 @@ progress = logging.getLogger("palais_sim.study.progress")
 
 @dataclass(frozen=True)
 class StudySpec:
-    strategies: tuple[str, ...] = DEFAULT_SKILLS
+    strategies: tuple[str, ...] = ()  # the skill levels; none named: the game's (``GAME.skill_levels``)
     groups: int = 200
     seed: int = 1
     margin: float = DEFAULT_MARGIN  # pp
@@ -33,6 +32,10 @@ class StudySpec:
     command: str = ""  # the command line that made the study, for the page's header
     backend: str = "local"  # where the arms' chunks run: local (a process pool) or ray (``address``: the cluster)
     address: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.strategies:
+            object.__setattr__(self, "strategies", tuple(self.base.game.skill_levels))
 
     def require_game(self, study: str) -> None:
         """A study of one game's components (nobles, persons, layouts) refuses a game that does not declare it

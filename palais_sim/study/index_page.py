@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from palais_sim.games import games_with_study, get_game
+from palais_sim.core.games import games_with_study, get_game
 from palais_sim.study.render import ci_text, duration, pp
 
 SUBJECTS = ("noble", "privilege")  # the rows of a nobles study: one noble, or every noble of a privilege kind

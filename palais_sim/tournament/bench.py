@@ -17,8 +17,6 @@ from typing import Any
 
 from palais_sim import __version__, build_info
 from palais_sim.core.game import Game
-from palais_sim.games import DEFAULT_GAME
-from palais_sim.registry import resolve_game
 from palais_sim.tournament.executor_protocol import default_workers
 from palais_sim.tournament.pools import ProcessExecutor, make_executor
 from palais_sim.tournament.runner import validate
@@ -27,18 +25,16 @@ from palais_sim.tournament.worker import ChunkTask, init_worker, run_chunk
 
 
 def bench_settings(
-    players: int, strategies: tuple[str, ...], games: int, game: Game | str = DEFAULT_GAME,
-    rules: Mapping[str, Any] | None = None,
-) -> Settings:  # fmt: skip
+    game: Game, players: int, strategies: tuple[str, ...], games: int, rules: Mapping[str, Any] | None = None
+) -> Settings:
     """One strategy for every seat, or one per seat; fewer than the seats are dealt round the table in turn
     (a,b -> a,b,a), more are a round-robin. ``rules``: the game's rule options."""
     if 1 < len(strategies) < players:
         strategies = tuple(strategies[seat % len(strategies)] for seat in range(players))
     fmt = "fixed" if len(strategies) in (1, players) else "round-robin"
-    the_game = resolve_game(game)
     return Settings(
-        games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0, game=the_game,
-        max_rounds=the_game.default_max_rounds, rules=rules or {},
+        games=games, players=players, strategies=strategies, format=fmt, rotate_seats=False, seed=0, game=game,
+        max_rounds=game.default_max_rounds, rules=rules or {},
     )  # fmt: skip
 
 
@@ -151,14 +147,14 @@ def strategy_speeds(settings: Settings, comps) -> dict[str, dict]:
 
 
 def compare_pure(
-    players: int, strategies: tuple[str, ...], games: int, rounds: int = 2, game: Game | str = DEFAULT_GAME,
-    per_strategy: bool = False, rules: Mapping[str, Any] | None = None,
+    game: Game, players: int, strategies: tuple[str, ...], games: int, rounds: int = 2, per_strategy: bool = False,
+    rules: Mapping[str, Any] | None = None,
 ) -> dict:  # fmt: skip
     """The same workload on the compiled and on the pure Python engine, one worker each, the legs alternated
     (compiled, pure, compiled, pure, ...) so load on a shared machine falls on both alike; in CPU time. With
     ``per_strategy`` every decision is timed too (both legs alike) and each strategy's speed-up is given."""
-    settings = bench_settings(players, strategies, games, game, rules)
-    comps, _ = validate(settings)
+    settings = bench_settings(game, players, strategies, games, rules)
+    comps = validate(settings).context
     rates: dict[str, list[float]] = {"compiled": [], "pure": []}
     speeds: dict[str, dict[str, list[float]]] = {}
     for _ in range(rounds):
@@ -187,11 +183,11 @@ def compare_pure(
 
 
 def bench(
-    players: int, strategies: tuple[str, ...], games: int, workers: int | None = None, compare: bool = False,
-    game: Game | str = DEFAULT_GAME, per_strategy: bool = False, rules: Mapping[str, Any] | None = None,
+    game: Game, players: int, strategies: tuple[str, ...], games: int, workers: int | None = None,
+    compare: bool = False, per_strategy: bool = False, rules: Mapping[str, Any] | None = None,
 ) -> dict:  # fmt: skip
-    settings = bench_settings(players, strategies, games, game, rules)
-    comps, _ = validate(settings)
+    settings = bench_settings(game, players, strategies, games, rules)
+    comps = validate(settings).context
     workers = workers or default_workers()
     load_before = os.getloadavg()[0]
     t1, g1, d1, c1 = _leg(settings, comps, 1)
@@ -226,7 +222,7 @@ def bench(
         result["strategies_timed"] = strategy_speeds(settings, comps)
     if compare:
         result["compare_pure"] = compare_pure(
-            players, strategies, games, game=settings.game, per_strategy=per_strategy, rules=rules
+            settings.game, players, strategies, games, per_strategy=per_strategy, rules=rules
         )
         result["speedup"] = result["compare_pure"]["speedup"]
     return result
@@ -257,7 +253,7 @@ def bench_text(r: dict) -> str:
 
 def _legs_text(r: dict) -> str:
     return (
-        f"workload: {r['games']} games of {r.get('game', DEFAULT_GAME)}, {r['players']} players, "
+        f"workload: {r['games']} games of {r['game']}, {r['players']} players, "
         f"{','.join(r['strategies'])} "
         f"(engine {r['engine_version']}, load average before {r['load_average_before']})\n"
         f"1 worker:   {r['single_worker_games_per_s']!s:>8} games/s  {r['single_worker_decisions_per_s']:9.0f} "

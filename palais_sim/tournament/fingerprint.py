@@ -12,19 +12,15 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-from palais_sim.games import DEFAULT_GAME, UnknownGame
-from palais_sim.registry import GameRef, resolve_game
+from palais_sim.core.game import Game
 
 
-def sources(game: GameRef = DEFAULT_GAME) -> tuple[Path, ...]:
-    """The source files whose contents make ``game``'s fingerprint (the game object, or a stored run's name)."""
-    try:
-        return tuple(resolve_game(game).sources)
-    except UnknownGame:
-        raise ValueError(f"no code fingerprint is defined for the game {game!r}") from None
+def sources(game: Game) -> tuple[Path, ...]:
+    """The source files whose contents make ``game``'s fingerprint."""
+    return tuple(game.sources)
 
 
-def code_fingerprint(game: GameRef = DEFAULT_GAME) -> str:
+def code_fingerprint(game: Game) -> str:
     return _digest(sources(game))
 
 

@@ -22,7 +22,7 @@ from palais_sim.tournament.worker import chunk_name, init_worker, play_one
 def replay_games(settings: Settings, games: Iterable[int]) -> dict[str, pl.DataFrame]:
     """Games ``games`` (indices 0..total-1 of the run of ``settings``) played again in this process, as the worker
     plays them: every table's rows of those games, in game order."""
-    context, schedule = validate(settings)
+    context, schedule, _ = validate(settings)
     init_worker(settings, context, None, False)
     tables: dict[str, list[dict]] = {table: [] for table in records.columns(settings.game)}
     for index in sorted(set(games)):

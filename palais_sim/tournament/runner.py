@@ -8,6 +8,7 @@ because every game depends only on the settings and its index.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import logging.handlers
 import math
@@ -21,20 +22,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from tqdm import tqdm
 
 from palais_sim import __version__, build_info
-from palais_sim.core.game import Game
-from palais_sim.registry import GameRef, load_strategy, parse_spec, strategy_class
-from palais_sim.registry import strategy_parameters as registry_parameters
+from palais_sim.registry import run_parameters
 from palais_sim.tournament import records
 from palais_sim.tournament.executor_protocol import WorkerLost, default_workers
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import MANIFEST, Manifest, RunDirError, now
 from palais_sim.tournament.pools import make_executor
-from palais_sim.tournament.schedule import Schedule, Settings, longer_run
-from palais_sim.tournament.shards import Shard, shard_auto_chunk_size
+from palais_sim.tournament.schedule import Schedule, Settings
+from palais_sim.tournament.shards import Shard
 from palais_sim.tournament.worker import (
     ChunkReport,
     ChunkTask,
@@ -108,47 +108,44 @@ def auto_chunk_size(total: int, workers: int) -> int:
     return max(10, min(500, math.ceil(total / (4 * workers))))
 
 
+def shard_auto_chunk_size(total: int, parts: int) -> int:
+    """The automatic chunk size of a part (``--shard``): from the games and the number of parts only (never the
+    workers, which differ from machine to machine, so every part computes the same plan): at most 500, about 8
+    chunks a part."""
+    return max(10, min(500, -(-total // (8 * parts))))
+
+
+def longer_run(stored: Settings, wanted: Settings) -> bool:
+    """``wanted`` is ``stored`` with more games: ``stored``'s games are its first (a game depends only on the settings
+    and its index), so a run of ``stored`` can be extended to it rather than played again."""
+    return stored.games < wanted.games and dataclasses.replace(stored, games=wanted.games) == wanted
+
+
 def engine_compiled() -> bool:
     """Whether the engine runs compiled with mypyc rather than as pure Python (``palais_sim.build_info``)."""
     return bool(build_info()["compiled"])
 
 
-def _typed(text: str, default: object) -> object:
-    """A parameter's text as the type of its default (the registry has already checked that it converts)."""
-    if isinstance(default, bool):
-        return text.lower() in ("1", "true", "yes", "on")
-    if isinstance(default, int | float):
-        return type(default)(text)
-    return text
+class Checked(NamedTuple):
+    """A run's settings checked before any worker starts: what the workers and the manifest need of them."""
+
+    context: object  # the game's context of the run (component set, rule options)
+    schedule: Schedule
+    parameters: dict[str, dict[str, object]]  # each strategy spec with every parameter it runs with
 
 
-def strategy_parameters(specs: tuple[str, ...], game: Game) -> dict[str, dict[str, object]]:
-    """Each strategy spec with every parameter it runs with (the class's defaults, then the spec's values)."""
-    out: dict[str, dict[str, object]] = {}
-    for spec in dict.fromkeys(specs):
-        parsed = parse_spec(spec, game)
-        params = registry_parameters(strategy_class(parsed.target))
-        for key, text in parsed.params.items():
-            default = params.get(key)
-            params[key] = _typed(str(text), default)
-        out[spec] = {k: v if isinstance(v, str | int | float | bool | None) else repr(v) for k, v in params.items()}
-    return out
-
-
-def validate(settings: Settings) -> tuple[object, Schedule]:
-    """The game's context of the run (component set, rule options), with strategies and rule options checked before
-    any worker starts."""
-    game = settings.game
+def validate(settings: Settings) -> Checked:
+    """The run's context, schedule and strategy parameters, with its strategies and rule options checked before any
+    worker starts."""
     schedule = Schedule(settings)
-    context = game.context(settings.to_dict())  # raises on impossible options (layout code, gold limit, ...)
-    for spec in dict.fromkeys(settings.strategies):
-        load_strategy(spec, game)
-    return context, schedule
+    context = settings.game.context(settings.to_dict())  # raises on impossible options (layout code, gold limit, ...)
+    return Checked(context, schedule, run_parameters(settings.strategies, settings.game))
 
 
 def prepare(
-    out: Path, settings: Settings, chunk_size: int, resume: bool, shard: Shard | None = None
-) -> tuple[Manifest, object]:
+    out: Path, settings: Settings, checked: Checked, tables: tuple[str, ...], chunk_size: int, resume: bool,
+    shard: Shard | None = None,
+) -> Manifest:  # fmt: skip
     """The manifest to run: a new one in an empty directory, or the stored one when resuming the same run (with
     ``shard``, the run of that part of the schedule).
 
@@ -157,14 +154,14 @@ def prepare(
     Resuming with more games than the stored run extends it (``Manifest.grows``, ``Manifest.extend``).
     When resuming, chunks a killed run finished but could not mark done are found on disk and counted.
     """
-    context, schedule = validate(settings)
+    context, schedule, parameters = checked
     game = settings.game
     fresh = Manifest.new(
         settings, schedule.total, schedule.group_size, chunk_size, __version__, game.components_hash(context),
         records.SCHEMA_VERSION, code_fingerprint(game), shard,
     )  # fmt: skip
     fresh.data["game"] = game.name
-    fresh.data["strategy_parameters"] = strategy_parameters(settings.strategies, game)
+    fresh.data["strategy_parameters"] = parameters
     fresh.data["components_name"] = game.components_name(context)
     if out.exists() and not out.is_dir():
         raise RunDirError(f"{out} is a file, not a directory; choose a new or empty directory for --out")
@@ -200,22 +197,22 @@ def prepare(
         manifest = fresh
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for table in records.columns(settings.game):
+        for table in tables:
             (out / table).mkdir(exist_ok=True)
             for stray in (out / table).glob("*.tmp-*"):  # left by an interrupted chunk
                 stray.unlink()
         if existing is not None and growing:
             short = existing.extend(fresh)  # logged by the session, whose log is open then
             if short is not None:
-                remove_chunk_files(out, short, settings.game)
+                remove_chunk_files(out, short, tables)
         if existing is not None:
-            lost = repair(out, manifest, settings.game)
+            lost = repair(out, manifest, tables)
             if lost:
                 manifest.session_notes.append((logging.WARNING, (
                     f"chunk(s) {', '.join(map(str, lost))} were marked done but their files are missing or damaged: "
                     "they are played again"
                 )))  # fmt: skip
-            found = reconcile(out, manifest, settings.game)
+            found = reconcile(out, manifest, tables)
             if found:
                 manifest.session_notes.append(
                     (logging.INFO, f"{len(found)} chunk(s) finished before the run stopped were found complete on disk")
@@ -223,7 +220,7 @@ def prepare(
         manifest.save(out)
     except OSError as exc:
         raise RunDirError(f"cannot use {out} as the run directory: {_os_reason(exc)}") from None
-    return manifest, context
+    return manifest
 
 
 def _os_reason(exc: OSError) -> str:
@@ -238,26 +235,25 @@ def _nothing_written(out: Path, manifest: Manifest) -> bool:
     )
 
 
-def repair(out: Path, manifest: Manifest, game: GameRef | None = None) -> list[int]:
-    """Mark pending again every done chunk whose files are missing or damaged (and remove what is left of them);
-    returns their numbers. Only the Parquet footers are read, so this is quick even for a large run."""
+def repair(out: Path, manifest: Manifest, tables: tuple[str, ...]) -> list[int]:
+    """Mark pending again every done chunk whose files (one per table of the run, ``tables``) are missing or damaged
+    (and remove what is left of them); returns their numbers. Only the Parquet footers are read, so this is quick
+    even for a large run."""
     lost = []
-    game = game or records.game_of(manifest.data)
     for entry in manifest.chunks():
-        if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"], game):
-            remove_chunk_files(out, entry["chunk"], game)
+        if entry["state"] == "done" and not chunk_files_intact(out, entry["chunk"], entry["count"], tables):
+            remove_chunk_files(out, entry["chunk"], tables)
             manifest.mark_pending(entry["chunk"])
             lost.append(entry["chunk"])
     return lost
 
 
-def reconcile(out: Path, manifest: Manifest, game: GameRef | None = None) -> list[ChunkReport]:
-    """Mark done every pending chunk whose files are complete on disk (a worker finished it but the parent never
-    got its report: an interruption, a killed parent); returns their reports."""
+def reconcile(out: Path, manifest: Manifest, tables: tuple[str, ...]) -> list[ChunkReport]:
+    """Mark done every pending chunk whose files (one per table of the run, ``tables``) are complete on disk (a worker
+    finished it but the parent never got its report: an interruption, a killed parent); returns their reports."""
     found = []
-    game = game or records.game_of(manifest.data)
     for entry in manifest.pending():
-        rep = chunk_on_disk(out, entry["chunk"], entry["count"], game)
+        rep = chunk_on_disk(out, entry["chunk"], entry["count"], tables)
         if rep is not None:
             manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)
             found.append(rep)
@@ -376,16 +372,19 @@ def _run(
         stored = None  # another run: refused (or replaced) by ``prepare``
     if shard is None and stored is not None:
         shard = stored.shard  # a part resumes as the part it is
+    checked = validate(settings)
+    context = checked.context
     if chunk_size is None:
         if stored is not None:  # resumed or extended: its own chunk plan
             chunk_size = stored.data["chunk_size"]
         elif shard is not None:  # the same plan on every machine, whatever its cores
-            chunk_size = shard_auto_chunk_size(Schedule(settings).total, shard.count)
+            chunk_size = shard_auto_chunk_size(checked.schedule.total, shard.count)
         else:
-            chunk_size = auto_chunk_size(Schedule(settings).total, workers)
+            chunk_size = auto_chunk_size(checked.schedule.total, workers)
     if chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
-    manifest, context = prepare(out, settings, chunk_size, resume, shard)
+    tables = tuple(settings.game.columns())  # the run's tables: a chunk is one file in each
+    manifest = prepare(out, settings, checked, tables, chunk_size, resume, shard)
     manifest.data.setdefault("sessions", []).append(
         {
             "started": now(),
@@ -456,7 +455,7 @@ def _run(
                 with _signals(signal.SIG_IGN):  # a second Ctrl-C must not cut the clean-up short
                     if executor is not None:
                         executor.terminate()
-                    found = reconcile(out, manifest, settings.game)  # chunks finished but not reported before the stop
+                    found = reconcile(out, manifest, tables)  # chunks finished but not reported before the stop
                     played_now += sum(r.games for r in found)
                     if found:
                         log.info("%d chunk(s) finished before the stop were found complete on disk", len(found))

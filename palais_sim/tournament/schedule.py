@@ -12,7 +12,6 @@ only, never on chunking or workers, so any game can be replayed from the tables 
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Mapping
@@ -22,8 +21,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from palais_sim.core.game import Game
+from palais_sim.core.games import get_game
 from palais_sim.core.rule_options import Rules, canonical_rules, rules_of
-from palais_sim.games import DEFAULT_GAME, get_game
 
 FORMATS = ("round-robin", "gauntlet", "fixed")
 
@@ -36,8 +35,8 @@ class ScheduleError(ValueError):
 class Settings:
     """Everything that decides a run's results (not how it is executed: workers are not here).
 
-    ``game`` is the game object (a name given here is looked up once, at construction: the command line and the
-    manifest reader build settings, everything below reads ``settings.game``). ``rules`` holds the game's rule
+    ``game`` is the game object (the command line resolved it; the manifest reader looks a stored name up; without
+    one, the registry's default game); everything below reads ``settings.game``. ``rules`` holds the game's rule
     options by name (``GAME.rule_options``), checked and converted by the game's declarations and kept without the
     values that equal their default, so the same rules always make the same settings.
     """
@@ -51,14 +50,14 @@ class Settings:
     components: str | None = None  # a component-set file, or None for the game's standard set
     max_rounds: int = 100
     first_group: int = 0  # the run plays groups first_group, first_group + 1, ... (a sequential test's next batch)
-    game: Game = DEFAULT_GAME  # type: ignore[assignment]  # which game the run plays (``palais games``)
+    game: Game = field(default_factory=get_game)  # which game the run plays (``palais games``)
     rules: Mapping[str, Any] = field(default_factory=Rules)  # the game's rule options given (``GAME.rule_options``)
 
     def __post_init__(self) -> None:
-        game = get_game(self.game) if isinstance(self.game, str) else self.game  # the one look-up of a name
-        object.__setattr__(self, "game", game)
+        if isinstance(self.game, str):
+            raise TypeError(f"Settings take the game object, not its name {self.game!r} (palais_sim.core.games)")
         object.__setattr__(self, "strategies", tuple(self.strategies))
-        rules = canonical_rules(game.rule_options, self.rules or {}, game.name)
+        rules = canonical_rules(self.game.rule_options, self.rules or {}, self.game.name)
         object.__setattr__(self, "rules", Rules(rules))
 
     @property
@@ -80,7 +79,7 @@ class Settings:
         }  # fmt: skip
         if self.first_group:
             data["first_group"] = self.first_group
-        if self.game.name != DEFAULT_GAME:
+        if self.game is not get_game():  # the default game's runs name none (as before games were named)
             data["game"] = self.game.name
         data["rules"] = self.rules.to_json() if isinstance(self.rules, Rules) else dict(self.rules)
         return data
@@ -92,7 +91,7 @@ class Settings:
         known = {f.name for f in fields(cls)} - {"rules", "game"}
         values = {k: v for k, v in data.items() if k in known}
         values["strategies"] = tuple(values.get("strategies", ()))
-        return cls(**values, game=data.get("game") or DEFAULT_GAME, rules=rules_of(data))
+        return cls(**values, game=get_game(data.get("game") or None), rules=rules_of(data))
 
     def __reduce__(self) -> tuple:
         """Pickled by its stored form (the game by name): a worker gets the game object its registry holds."""
@@ -101,12 +100,6 @@ class Settings:
 
 def _from_dict(data: dict) -> Settings:
     return Settings.from_dict(data)
-
-
-def longer_run(stored: Settings, wanted: Settings) -> bool:
-    """``wanted`` is ``stored`` with more games: ``stored``'s games are its first (a game depends only on the settings
-    and its index), so a run of ``stored`` can be extended to it rather than played again."""
-    return stored.games < wanted.games and dataclasses.replace(stored, games=wanted.games) == wanted
 
 
 class GameSpec(NamedTuple):

@@ -86,12 +86,6 @@ class Shard:
         return cls(int(data["index"]), int(data["count"]))
 
 
-def shard_auto_chunk_size(total: int, parts: int) -> int:
-    """The automatic chunk size of a part: from the games and the number of parts only (never the workers, which
-    differ from machine to machine, so every part computes the same plan): at most 500, about 8 chunks a part."""
-    return max(10, min(500, -(-total // (8 * parts))))
-
-
 def plan_range(manifest: Mapping[str, Any]) -> range:
     """The chunks a stored run plays: all of the plan, or its part's block."""
     total, size = int(manifest["total_games"]), int(manifest["chunk_size"])

@@ -13,11 +13,13 @@ import logging.handlers
 import os
 import signal
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
 from palais_sim.core.errors import StrategyError
-from palais_sim.registry import GameRef, load_strategy
+from palais_sim.core.game import Game
+from palais_sim.registry import load_strategy
 from palais_sim.tournament import records
 from palais_sim.tournament.schedule import GameSpec, Schedule, Settings
 
@@ -150,7 +152,7 @@ def run_chunk(task: ChunkTask) -> ChunkReport:
     return ChunkReport(task.chunk, len(games), errors, decisions, seconds, first_error, cpu, clock=timed)
 
 
-def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]], game: GameRef | None = None) -> None:
+def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]], game: Game) -> None:
     """The chunk's files (one per table) under temporary names, then renamed: games last, so a games file on disk
     means the chunk's other files are complete too (see :func:`chunk_on_disk`)."""
     tmp_suffix = f".tmp-{os.getpid()}"
@@ -164,29 +166,30 @@ def write_chunk(out: Path, chunk: int, rows: dict[str, list[dict]], game: GameRe
         os.replace(tmp, final)
 
 
-def chunk_files_intact(out: Path, chunk: int, count: int, game: GameRef | None = None) -> bool:
-    """The chunk's files are there and readable (their Parquet footers), the games file with ``count`` rows."""
+def chunk_files_intact(out: Path, chunk: int, count: int, tables: Iterable[str]) -> bool:
+    """The chunk's files (one per table of the run, ``tables``) are there and readable (their Parquet footers), the
+    games file with ``count`` rows."""
     import pyarrow.parquet as pq
 
     name = chunk_name(chunk)
     try:
-        rows = {table: pq.read_metadata(out / table / name).num_rows for table in records.columns(game)}
+        rows = {table: pq.read_metadata(out / table / name).num_rows for table in tables}
     except Exception:  # noqa: BLE001 - missing, truncated or not Parquet
         return False
     return rows["games"] == count
 
 
-def remove_chunk_files(out: Path, chunk: int, game: GameRef | None = None) -> None:
-    for table in records.columns(game):
+def remove_chunk_files(out: Path, chunk: int, tables: Iterable[str]) -> None:
+    for table in tables:
         (out / table / chunk_name(chunk)).unlink(missing_ok=True)
 
 
-def chunk_on_disk(out: Path, chunk: int, count: int, game: GameRef | None = None) -> ChunkReport | None:
+def chunk_on_disk(out: Path, chunk: int, count: int, tables: Iterable[str]) -> ChunkReport | None:
     """The report of a chunk whose files are complete on disk (every table's renamed into place, the games file
     readable with the chunk's ``count`` rows), or None. The runner uses it for chunks a worker finished but could
     not report (an interruption, a killed parent) so that no finished chunk is played twice or lost."""
     name = chunk_name(chunk)
-    if not all((out / table / name).is_file() for table in records.columns(game)):
+    if not all((out / table / name).is_file() for table in tables):
         return None
     try:
         games = records.read_table(out / "games" / name, columns=["error", "decisions"])

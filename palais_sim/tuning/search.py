@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from palais_sim.core.game import Game
+from palais_sim.core.games import get_game
 from palais_sim.core.rule_options import LEGACY_FIELDS, Rules, canonical_rules, rules_of
-from palais_sim.registry import DEFAULT_GAME, resolve_game
 from palais_sim.tournament.schedule import Settings
 from palais_sim.tuning.measure import Games, Share, difference_of, share_of
 from palais_sim.tuning.space import Dimension, TuneError, spec_with
@@ -35,12 +35,11 @@ class TuneSettings:
     validate_games: int
     components: str | None
     max_rounds: int
-    game: Game = DEFAULT_GAME  # type: ignore[assignment]  # a name is looked up here, once
+    game: Game = dataclasses.field(default_factory=get_game)  # the command line's; else the default game
     rules: Mapping[str, Any] = dataclasses.field(default_factory=Rules)  # the game's rule options (Settings.rules)
 
     def __post_init__(self) -> None:
-        game = resolve_game(self.game)
-        object.__setattr__(self, "game", game)
+        game = self.game
         object.__setattr__(self, "rules", Rules(canonical_rules(game.rule_options, self.rules or {}, game.name)))
 
     def to_dict(self) -> dict:
@@ -48,7 +47,7 @@ class TuneSettings:
         data["space"] = [dataclasses.asdict(d) for d in self.space]
         data["rules"] = dict(self.rules)
         data["format"] = FORMAT
-        if self.game.name != DEFAULT_GAME:  # as before games were named: a tuning directory of then still resumes
+        if self.game is not get_game():  # the default game's name none: a tuning directory of before still resumes
             data["game"] = self.game.name
         return json.loads(json.dumps(data))  # tuples as lists, as read back
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from palais_sim.registry import DEFAULT_GAME, GameRef, builtins, parse_spec, resolve, strategy_parameters
+from palais_sim.core.game import Game
+from palais_sim.registry import builtins, parse_spec, resolve, strategy_parameters
 
 
 class TuneError(ValueError):
@@ -21,7 +22,7 @@ class Dimension:
     default: float
 
 
-def search_space(strategy: str, params: str | None, game: GameRef = DEFAULT_GAME) -> list[Dimension]:
+def search_space(strategy: str, params: str | None, game: Game | None = None) -> list[Dimension]:
     """The parameters to tune: ``params`` names them (``a,b`` or ``a=low:high``), else every numeric parameter of
     the strategy's ``tuning_space()`` (a class without one: its numeric parameters, from 0 to twice the default).
     The default of each is the value in ``strategy`` as given, else the class's."""
@@ -75,7 +76,7 @@ def _default_range(value: float) -> tuple[float, float]:
     return (min(2 * value, -1), 0) if value < 0 else (0, max(2 * value, 1))
 
 
-def spec_with(strategy: str, values: dict[str, float], game: GameRef = DEFAULT_GAME) -> str:
+def spec_with(strategy: str, values: dict[str, float], game: Game | None = None) -> str:
     """The strategy spec with these parameter values (over the ones it gives): ``greedy:gold_weight=0.41,...``."""
     spec = parse_spec(strategy, game)
     merged = {**spec.params, **{k: _text(v) for k, v in values.items()}}

@@ -27,7 +27,7 @@ from operator import mul
 from pathlib import Path
 from typing import Any
 
-from palais_sim.games import get_game
+from palais_sim.core.games import get_game
 from palais_sim.registry import load_strategy
 from strategies.common.mlp import KIND as MLP
 from strategies.common.mlp import MlpPolicy, fit_mlp
@@ -164,7 +164,7 @@ def generate(
     rows: list[dict] = []
     pupil = student()
     for g in range(games):
-        seats = [Recorder(load_strategy(teacher, game.name), pupil, rows, g, rng, play) for _ in range(players)]
+        seats = [Recorder(load_strategy(teacher, game), pupil, rows, g, rng, play) for _ in range(players)]
         game.play(context, rng.getrandbits(63), seats)
         if progress is not None:
             progress(g + 1, rows)

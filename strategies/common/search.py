@@ -32,9 +32,9 @@ import random
 from typing import Any, NamedTuple
 
 from palais_sim.core.errors import IllegalChoice, NotListed
+from palais_sim.core.games import get_game
 from palais_sim.core.loop import play_out
 from palais_sim.core.portable_math import ceil_log2
-from palais_sim.games import get_game
 from palais_sim.registry import load_strategy
 
 TIE = 0.01  # mean reward by which another candidate must beat the base player's own choice
@@ -103,7 +103,7 @@ class SearchStrategy:
         """The game's rules and rollout players, on the first decision (a strategy learns its game from its view)."""
         game = get_game(game_name)
         specs = [s for s in (self.rollout_spec or game.default_strategy).split("/") if s]
-        self._rollouts = [load_strategy(spec, game.name) for spec in specs]
+        self._rollouts = [load_strategy(spec, game) for spec in specs]
         self._turns = game.turns
         self._game = game_name
 

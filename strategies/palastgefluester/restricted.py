@@ -18,6 +18,7 @@ them with ``;`` for ``,``: ``base=heuristic:repeat=-8;six=10``. Persons are name
 
 from __future__ import annotations
 
+from palais_sim.core.games import get_game
 from palais_sim.games.palastgefluester.components import HOFNARR, PERSON_IDS, PERSONS
 from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.view import PlayerView
@@ -47,7 +48,7 @@ class RestrictedStrategy:
     name = "restricted"
 
     def __init__(self, base: str = "heuristic", forbid: str = "", eager: str = "") -> None:
-        self.base = load_strategy(base.replace(";", ","), GAME_NAME)
+        self.base = load_strategy(base.replace(";", ","), get_game(GAME_NAME))
         self.forbid = person_indices(forbid)
         self.eager = person_indices(eager)
         if not self.forbid and not self.eager:

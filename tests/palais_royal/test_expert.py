@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal import rules
 from palais_sim.games.palais_royal.components import standard_components
 from palais_sim.games.palais_royal.play import play_game
@@ -63,8 +64,8 @@ def test_the_declared_parameters_are_the_constructors(cls: type) -> None:
 
 
 def test_the_model_file_is_part_of_the_code_fingerprint() -> None:
-    assert MODEL.resolve() in [Path(p).resolve() for p in sources("palais-royal")]
-    assert MODEL.resolve() not in [Path(p).resolve() for p in sources("palastgefluester")]
+    assert MODEL.resolve() in [Path(p).resolve() for p in sources(get_game("palais-royal"))]
+    assert MODEL.resolve() not in [Path(p).resolve() for p in sources(get_game("palastgefluester"))]
 
 
 def test_a_policy_scores_linearly_and_refuses_a_model_of_other_features(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from palais_sim.cli import app
 from palais_sim.core.errors import StrategyError
-from palais_sim.games import get_game
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.components import load_components
 from palais_sim.games.palais_royal.play import play_game
 from palais_sim.games.palais_royal.state import RuleOptions

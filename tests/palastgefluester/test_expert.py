@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from palais_sim.games import get_game
+from palais_sim.core.games import get_game
 from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.rules import PHASE_KINDS, apply, decision, new_game
 from palais_sim.games.palastgefluester.state import PgOptions, PgState
@@ -44,8 +44,8 @@ def test_the_shipped_model_loads_with_todays_features_and_says_how_it_was_made()
 
 
 def test_the_model_file_is_part_of_palastgefluesters_code_fingerprint_only() -> None:
-    assert MODEL.resolve() in [Path(p).resolve() for p in sources("palastgefluester")]
-    assert MODEL.resolve() not in [Path(p).resolve() for p in sources("palais-royal")]
+    assert MODEL.resolve() in [Path(p).resolve() for p in sources(get_game("palastgefluester"))]
+    assert MODEL.resolve() not in [Path(p).resolve() for p in sources(get_game("palais-royal"))]
     assert get_game("palastgefluester").strategies["expert"] == "strategies.palastgefluester.expert:ExpertStrategy"
 
 
@@ -121,8 +121,8 @@ def test_expert_reads_only_its_seats_view(spec: str) -> None:
         seat = decision(state).seat
         other = hide_differently(state, seat, random.Random(state.decisions))
         assert other.hands != state.hands or other.draw != state.draw
-        mine = load_strategy(spec, "palastgefluester").choose(PlayerView(state, seat), decision(state))
-        theirs = load_strategy(spec, "palastgefluester").choose(PlayerView(other, seat), decision(other))
+        mine = load_strategy(spec, get_game("palastgefluester")).choose(PlayerView(state, seat), decision(state))
+        theirs = load_strategy(spec, get_game("palastgefluester")).choose(PlayerView(other, seat), decision(other))
         assert mine == theirs
         expert = ExpertStrategy()
         a = expert.featurize(PlayerView(state, seat), decision(state), random.Random(1))
@@ -136,7 +136,7 @@ def test_expert_reads_only_its_seats_view(spec: str) -> None:
 
 def test_expert_plays_full_games_and_refuses_bad_parameters() -> None:
     for spec in ("expert:budget=0", "expert:budget=2,top=2,horizon=1"):
-        seats = [load_strategy(spec, "palastgefluester"), HeuristicStrategy(), HeuristicStrategy()]
+        seats = [load_strategy(spec, get_game("palastgefluester")), HeuristicStrategy(), HeuristicStrategy()]
         result = play_game(PgOptions(players=3), 17, seats)
         assert result.finished
     for bad, message in (({"top": 1}, "top"), ({"budget": -1}, "budget"), ({"horizon": -2}, "horizon")):
@@ -150,7 +150,7 @@ def _golden_log(tmp_path: Path) -> dict:
     log = tmp_path / "game.json"
 
     def seats(n: int) -> list:
-        return load_strategies(GOLDEN_SEATS, n, "palastgefluester")
+        return load_strategies(GOLDEN_SEATS, n, get_game("palastgefluester"))
 
     game.play_session(context, group_seed(1, 7), seats, None, log)
     return json.loads(log.read_text(encoding="utf-8"))

@@ -263,7 +263,7 @@ def test_a_bad_replay_log_is_one_line_naming_it(played: Path, tmp_path: Path) ->
 
 def test_a_heuristic_game_with_positions_is_the_game_without(tmp_path: Path) -> None:
     context = GAME.context({"players": 5})
-    seats = lambda n: load_strategies("heuristic", n, GAME.name)  # noqa: E731
+    seats = lambda n: load_strategies("heuristic", n, GAME)  # noqa: E731
     plain = GAME.play(context, 77, seats(5))
     with_files = GAME.positions.play_session(context, 77, seats, None, None, tmp_path, None)
     assert with_files.to_json() == plain.to_json()

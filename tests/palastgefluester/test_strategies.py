@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from palais_sim.core.games import get_game
 from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.state import PgOptions
@@ -113,14 +114,14 @@ def test_the_search_player_finishes_its_games_reproducibly_and_is_checked() -> N
     from palais_sim.registry import load_strategy
 
     def game(seed: int):
-        seats = [load_strategy("search:budget=6", "palastgefluester"), HeuristicStrategy(), RandomStrategy()]
+        seats = [load_strategy("search:budget=6", get_game("palastgefluester")), HeuristicStrategy(), RandomStrategy()]
         return play_game(PgOptions(players=3), seed, seats)
 
     first = [game(seed) for seed in (21, 22)]
     assert all(r.finished for r in first)
     assert [r.to_json() for r in first] == [r.to_json() for r in (game(21), game(22))]
     with pytest.raises(ValueError, match="could not be created: unknown strategy 'greedy'"):
-        load_strategy("search:rollout=greedy", "palastgefluester")
+        load_strategy("search:rollout=greedy", get_game("palastgefluester"))
 
 
 def test_the_sixth_person_under_the_jester_king_is_valued_as_six_not_as_the_jester() -> None:

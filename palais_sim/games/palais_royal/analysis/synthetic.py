@@ -14,11 +14,18 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from palais_sim.core.games import get_game
 from palais_sim.games.palais_royal.board import ROOM_CODES
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
-from palais_sim.tournament.records import SCHEMA_VERSION, TABLES
+from palais_sim.tournament import records
+from palais_sim.tournament.records import SCHEMA_VERSION
 
 DEFAULT_EXTRA = {"engine": "synthetic", "gold_limit": None, "max_rounds": 100}
+
+
+def _tables() -> dict[str, dict[str, pl.DataType]]:
+    """Palais Royal's run tables, as the runner writes them (its game object's columns)."""
+    return records.tables(get_game("palais-royal"))
 
 
 @dataclass
@@ -40,7 +47,7 @@ class SynthSpec:
 
 
 def _write(df: pl.DataFrame, table: str, out: Path, chunk: int) -> None:
-    schema = TABLES[table]
+    schema = _tables()[table]
     for name, value in DEFAULT_EXTRA.items():
         if name in schema and name not in df.columns:
             df = df.with_columns(pl.lit(value).alias(name))
@@ -86,7 +93,7 @@ def synthetic_run(out: Path, spec: SynthSpec | None = None, comps: ComponentSet 
     spec = spec or SynthSpec()
     comps = comps or load_components()
     out = Path(out)
-    for table in TABLES:
+    for table in _tables():
         (out / table).mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(spec.seed)
     noble_ids = [n.id for n in comps.nobles]

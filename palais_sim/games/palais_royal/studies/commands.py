@@ -39,12 +39,13 @@ from palais_sim.cli.studies import (
     run_study_command,
     skill_levels,
 )
+from palais_sim.core.game import Game
 
 
 @with_rule_options
 def nobles(
     out: Path = OutOpt,
-    game: str = GameOpt,
+    game: Game = GameOpt,
     players: int = typer.Option(2, "--players", "-p", help="Players, 2 to 4"),
     strategies: list[str] | None = StrategyOpt,
     groups: int = typer.Option(100, "--groups", "-g", help="Seat-rotation groups per arm"),
@@ -130,7 +131,7 @@ def nobles(
 @with_rule_options
 def layouts(
     out: Path = OutOpt,
-    game: str = GameOpt,
+    game: Game = GameOpt,
     players: str = typer.Option("2", "--players", "-p", help="Player counts, comma-separated"),
     strategies: list[str] | None = StrategyOpt,
     groups: int = typer.Option(600, "--groups", "-g", help="Games with a random layout each (the joint model)"),
@@ -173,7 +174,7 @@ def layouts(
 @with_rule_options
 def balance_nobles(
     out: Path = typer.Option(..., "--out", "-o", help="Folder of the search: its arms, balanced.toml and the page"),
-    game: str = GameOpt,
+    game: Game = GameOpt,
     components: Path | None = ComponentsOpt,
     players: int = typer.Option(2, "--players", "-p", help="Players"),
     subjects: str | None = typer.Option(

@@ -18,6 +18,7 @@ from palais_sim.cli.options import (
     BackendOpt,
     ComponentsOpt,
     MaxRoundsGameOpt,
+    game_option,
     study_spec,
     with_rule_options,
 )
@@ -33,12 +34,13 @@ from palais_sim.cli.studies import (
     run_study_command,
     skill_levels,
 )
+from palais_sim.core.game import Game
 
 
 @with_rule_options
 def persons(
     out: Path = OutOpt,
-    game: str | None = typer.Option(None, "--game", help="The game \\[default: the game whose persons these are]"),
+    game: Game | None = game_option("the game whose persons these are"),
     players: int = typer.Option(4, "--players", "-p", help="Players, 3 to 5"),
     strategies: list[str] | None = typer.Option(
         None, "--strategy", help="A skill level (repeat for several) \\[default: heuristic and random]"
@@ -69,9 +71,9 @@ def persons(
     from palais_sim.games.palastgefluester.studies.persons import PersonsPlan, run_study
 
     def go():
-        from palais_sim.games import games_with_study
+        from palais_sim.core.games import games_with_study, get_game
 
-        the_game = game or games_with_study("persons")[0]
+        the_game = game or get_game(games_with_study("persons")[0])
         require_study("persons", the_game)
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
         spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,

@@ -25,7 +25,6 @@ import polars as pl
 from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, paired_difference
 from palais_sim.analytics.runs import open_run
 from palais_sim.games.palastgefluester.components import PERSON_IDS, load_pg_components
-from palais_sim.games.palastgefluester.game import GAME
 from palais_sim.study import charts, ladder, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
@@ -41,7 +40,7 @@ class PersonsPlan:
     def check(self) -> None:
         self.spec.check()
         self.spec.require_game("persons")
-        game = GAME  # the study's own game (require_game refuses any other)
+        game = self.spec.base.game  # the study's own game (require_game refused any other)
         if not game.min_players <= self.players <= game.max_players:
             raise ValueError(f"--players must be {game.min_players} to {game.max_players}, got {self.players}")
         unknown = [s for s in self.subjects or () if s not in PERSON_IDS]
