@@ -171,6 +171,7 @@ class ToyRace:
 
     name = NAME
     title = "Toy race"
+    vocabulary = ("spy", "peek")  # the nouns of its components and options
     min_players = 2
     max_players = 4
     default_players = 3

@@ -129,6 +129,8 @@ class PalaisRoyal:
 
     name = "palais-royal"
     title = "Palais Royal"
+    # the nouns of its components and options: no shared module uses them (tests/test_vocabulary.py)
+    vocabulary = ("noble", "privilege", "seal", "servant", "layout", "gold", "cardinal", "recruit", "park")
     min_players = 2
     max_players = 4
     default_players = 2

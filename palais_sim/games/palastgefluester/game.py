@@ -85,6 +85,11 @@ class Palastgefluester:
 
     name = "palastgefluester"
     title = "Palastgeflüster"
+    # the nouns of its components and options (its persons by their German names): no shared module uses them
+    vocabulary = (
+        "person", "king", "jester", "hofmarschall", "schatzmeister", "zauberer", "zofe", "mundschenk", "waechter",
+        "hofnarr",
+    )  # fmt: skip
     min_players = 3
     max_players = 5
     default_players = 4
