@@ -47,7 +47,7 @@ def _compiled(manifest: dict) -> str:
 def settings_rows(run: Run) -> list[list[str]]:
     m = run.manifest
     s = m.get("settings") or {}
-    rules = rules_of(s)
+    rules = rules_of(s, get_game(run.game).rule_options)
     check = run.check
     comps = m.get("components_name") or (run.components.name if run.components else None)
     planned = m.get("total_games")

@@ -203,7 +203,7 @@ class ToyRace:
         max_rounds = int(settings.get("max_rounds") or self.default_max_rounds)
         if max_rounds < 1:
             raise ToyError(f"max_rounds must be at least 1, got {max_rounds}")
-        return Context(players, max_rounds, target_of(rules_of(settings)))
+        return Context(players, max_rounds, target_of(rules_of(settings, OPTIONS)))
 
     setup_columns = ()
     studies: Mapping[str, str] = {}

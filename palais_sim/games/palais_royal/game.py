@@ -97,7 +97,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
 def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
     """The rule options of every game of a run: built here only, from the run's settings (its ``rules`` mapping
     read by :class:`PrRules`)."""
-    rules = PrRules.parse(rules_of(settings))
+    rules = PrRules.parse(rules_of(settings, OPTIONS))
     return RuleOptions(
         players=int(settings.get("players", 2)),
         layout=rules.layout,

@@ -65,7 +65,7 @@ def rule_options(settings: Mapping[str, Any]) -> PgOptions:
     """The rule options of every game of a run, from the run's settings (its ``rules`` read by :class:`PgRules`)."""
     return PgOptions(
         players=int(settings.get("players", 4)),
-        tiebreak=PgRules.parse(rules_of(settings)).tiebreak,
+        tiebreak=PgRules.parse(rules_of(settings, OPTIONS)).tiebreak,
         max_rounds=int(settings.get("max_rounds") or 200),
     )
 
@@ -118,7 +118,7 @@ class Palastgefluester:
     positions = POSITIONS  # position files, score, inspect, analyse (session.py)
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
-        return "noted" if PgRules.parse(rules_of(settings)).tiebreak == "noted" else "display"
+        return "noted" if PgRules.parse(rules_of(settings, OPTIONS)).tiebreak == "noted" else "display"
 
     components_hint = "a Palastgeflüster component TOML (default: palais_sim/data/palastgefluester.toml)"
 
