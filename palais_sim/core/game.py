@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TextIO, runtime_checkable
 
@@ -125,6 +126,23 @@ class Positions(Protocol):
         decisions before the first of kind ``decision`` in the turn answered by ``helper``): position, round, seat,
         decision, seconds and candidates (choice, description, visits, value, played)."""
         ...
+
+
+@dataclass(frozen=True)
+class SeatValues:
+    """The optional facet of a value every seat starts with, one per seat, which the seats study sets and also
+    permutes over the seats to tell its effect from the seat order's (``GAME.seat_values``, or None)."""
+
+    option: str  # the rule option that sets it (one value per seat, seat 1 first); the seats table's column too
+    label: str  # in words, for pages and messages
+    arm: str  # the prefix of the seats study's arm directories ("<arm>-0-1-2")
+    factorial_flag: str  # the seats study's flag that permutes the values over the seats (a Latin square)
+    usual_text: str  # the rules' values, in words
+    usual: Callable[[int], tuple[int, ...]]  # the rules' values at a player count, seat 1 first
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.option.replace("_", "-")
 
 
 def position_format(path: Path) -> object:

@@ -190,6 +190,7 @@ class ToyRace:
     skill_levels = ("random", "greedy")
     rule_options: tuple[RuleOption, ...] = OPTIONS  # target (options.py)
     report_sections = "tests.toygame.report:SECTIONS"
+    seat_values = None  # every seat starts alike
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "reserve"

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple, TextIO
 import polars as pl
 
 from palais_sim import __version__
-from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, common_game_row, game_sources
+from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, SeatValues, common_game_row, game_sources
 from palais_sim.core.rule_options import RuleOption, rules_of
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.play import PR_TURNS, PrResult, play_game
@@ -124,6 +124,18 @@ STRATEGIES: dict[str, str] = {
 }
 
 
+def seat_order_gold(players: int) -> tuple[int, ...]:
+    """The rulebook's start gold: seat 1 has 0, seat 2 has 1, ..."""
+    return tuple(range(players))
+
+
+# The seats study sets the start gold (``--start-gold``) and permutes it over the seats (``--gold-factorial``).
+START_GOLD = SeatValues(
+    option="start_gold", label="start gold", arm="gold", factorial_flag="--gold-factorial",
+    usual_text="the rulebook's 0, 1, 2, 3", usual=seat_order_gold,
+)  # fmt: skip
+
+
 class PalaisRoyal:
     """Palais Royal (Xavier Georges, 2008), 2 to 4 players: the engine in ``palais_sim.games.palais_royal``."""
 
@@ -158,6 +170,7 @@ class PalaisRoyal:
     rule_options: tuple[RuleOption, ...] = OPTIONS  # layout, gold_limit, start_gold (rule_options.py)
     report_sections = "palais_sim.games.palais_royal.analysis.sections:SECTIONS"
     setup_columns = ("layout",)  # the room layout a game was played on
+    seat_values = START_GOLD
     # its own studies (beyond the seats study every game has), each a command of `palais study` (or `palais balance`)
     studies: Mapping[str, str] = {
         "nobles": "palais_sim.games.palais_royal.studies.commands:nobles",

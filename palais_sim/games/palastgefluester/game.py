@@ -111,6 +111,7 @@ class Palastgefluester:
     rule_options: tuple[RuleOption, ...] = OPTIONS  # tiebreak (rule_options.py)
     report_sections = "palais_sim.games.palastgefluester.analysis.sections:SECTIONS"
     setup_columns = ()
+    seat_values = None  # every seat starts alike
     # its own studies (beyond the seats study every game has), each a command of `palais study`
     studies: Mapping[str, str] = {"persons": "palais_sim.games.palastgefluester.studies.commands:persons"}
     taken = None  # a seat takes nothing from a common supply
