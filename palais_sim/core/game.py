@@ -14,6 +14,7 @@ reports before it has a position format.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -143,6 +144,34 @@ class SeatValues:
     @property
     def flag(self) -> str:
         return "--" + self.option.replace("_", "-")
+
+
+@runtime_checkable
+class StudyPages(Protocol):
+    """The optional facet of a game's component studies on the published index (``study.publish``): a game offers it
+    as ``GAME.study_pages``, the ``"module:attribute"`` of an object at the study layer (its studies package), or
+    None. The index's sources are the published studies (``study.index_page.Source``: name, data, link, rows)."""
+
+    subjects: tuple[str, ...]  # the row subjects its overview shows (they stay out of a study's level table)
+
+    def overview(self, studies: Sequence[Any], searches: Sequence[Any]) -> list[str]:
+        """The index's section(s) on its component studies, as Markdown lines ([] when none of them is its)."""
+        ...
+
+    def overview_shares(self, studies: Sequence[Any]) -> list[list[str]]:
+        """The undecided table's rows for its overview's cells (study, level, undecided rows, share)."""
+        ...
+
+    def search_summary(self, name: str, data: dict) -> list[str] | None:
+        """The index's lines for a balance search of its own (its ``balance.json``), or None for another's."""
+        ...
+
+
+def load_attribute(target: str) -> Any:
+    """The object a ``"module:attribute"`` string names (a game's facets at the layers above it: its report
+    sections, study commands and study pages, imported when asked for)."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def position_format(path: Path) -> object:

@@ -191,6 +191,7 @@ class ToyRace:
     rule_options: tuple[RuleOption, ...] = OPTIONS  # target (options.py)
     report_sections = "tests.toygame.report:SECTIONS"
     seat_values = None  # every seat starts alike
+    study_pages = None  # its studies need no overview of their own on the published index
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "reserve"

@@ -177,6 +177,7 @@ class PalaisRoyal:
         "layouts": "palais_sim.games.palais_royal.studies.commands:layouts",
         "balance nobles": "palais_sim.games.palais_royal.studies.commands:balance_nobles",
     }
+    study_pages = "palais_sim.games.palais_royal.studies.pages:PAGES"  # its studies on the published index
     taken = ("recruits", "noble")  # a seat takes nobles, a recruits row each
     turns = PR_TURNS
     positions = POSITIONS  # position files, score, inspect, analyse (session.py)
