@@ -29,7 +29,7 @@ SHARED = (
     "palais_sim/analytics", "palais_sim/study", "palais_sim/tuning", "palais_sim/cli", "strategies/common",
 )  # fmt: skip
 # Phrases where a vocabulary word has its ordinary sense, removed before matching: matplotlib's figure layout.
-ORDINARY = ('layout="constrained"',)
+ORDINARY = ('layout="constrained"', "set_layout_engine")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
