@@ -10,13 +10,13 @@ numbers are written by ``report_format``.
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
 from palais_sim.analytics.report_render import Report, to_html, to_json, to_markdown
 from palais_sim.analytics.runs import Run, RunError
 from palais_sim.analytics.sections_common import games_section, run_section
+from palais_sim.core.game import load_attribute
 from palais_sim.games import get_game
 
 FORMATS = ("md", "html", "json")
@@ -25,8 +25,7 @@ MARKER = ".palais-report.json"  # in a report directory: which run it reports on
 
 def game_sections(run: Run) -> dict:
     """The report sections of the run's game, by name."""
-    module, _, attribute = get_game(run.game).report_sections.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    return load_attribute(get_game(run.game).report_sections)
 
 
 def sections_of(run: Run, which: str) -> list[str]:
