@@ -115,3 +115,32 @@ def test_words_are_matched_whole_in_identifiers_and_text(tmp_path: Path, text: s
     path.write_text(text, encoding="utf-8")
     found = hits([path], {"gold": "g", "noble": "g", "seal": "g", "king": "g"}, tmp_path)
     assert [line.split("'")[1] for line in found] == expected
+
+
+def help_texts() -> Iterable[tuple[str, str]]:
+    """(command path, text) of every help text of the shared commands: each command's and each option's (a game's
+    own study commands, whose callbacks live in its package, are its own to word)."""
+    import click
+    import typer
+
+    from palais_sim.cli import app
+
+    def walk(command: click.Command, path: str) -> Iterable[tuple[str, str]]:
+        if (getattr(command.callback, "__module__", "") or "").startswith("palais_sim.games."):
+            return
+        yield path, command.help or ""
+        for param in command.params:
+            yield f"{path} {param.name}", getattr(param, "help", None) or ""
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, f"{path} {name}")
+
+    yield from walk(typer.main.get_command(app), "palais")
+
+
+def test_no_shared_help_text_names_a_game() -> None:
+    """The command line's help names no registered game by its title: the games are `palais games`' to list."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV_VAR, with_toy(os.environ.get(ENV_VAR)))
+        titles = [get_game(name).title.lower() for name in game_names()]
+        found = [(path, title) for path, text in help_texts() for title in titles if title in text.lower()]
+    assert not found, found

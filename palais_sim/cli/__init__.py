@@ -111,7 +111,7 @@ app = typer.Typer(
     add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    help="Board-game simulator (Palais Royal, Palastgeflüster): play games, run tournaments, analyse the results.",
+    help="Board-game simulator of the games `palais games` lists: play games, run tournaments, analyse the results.",
 )
 
 
@@ -121,7 +121,7 @@ def _main(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit"
     ),
 ) -> None:
-    """Board-game simulator (Palais Royal, Palastgeflüster): play games, run tournaments, analyse the results."""
+    """Board-game simulator of the games `palais games` lists: play games, run tournaments, analyse the results."""
 
 
 COMMANDS = {

@@ -36,12 +36,21 @@ def _complete(incomplete: str) -> list[str]:
     return [name for name in section_names() if name.startswith(incomplete)]
 
 
+def _known(value: str) -> str:
+    """A usage error for a name no registered game's report has (the run's game then checks it is one of its)."""
+    names = section_names()
+    if value not in names:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(map(repr, names))}")
+    return value
+
+
 def report(
     which: str = typer.Argument(
         ...,
         metavar="WHICH",
         help="Which report: one of the run's game's report sections (e.g. winrates) or all",
         autocompletion=_complete,
+        callback=_known,
     ),
     run_dirs: list[Path] = typer.Argument(
         ...,

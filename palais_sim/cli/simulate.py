@@ -46,7 +46,7 @@ def _settings(base: Settings, rules: dict, **given) -> Settings:
 def simulate(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (created; must be new, empty, or --resume)"),
     game: str | None = typer.Option(
-        None, "--game", help="palais-royal | palastgefluester (`palais games`) \\[default: palais-royal]"
+        None, "--game", help="The game, by name (`palais games` lists them) \\[default: palais-royal]"
     ),
     games: int | None = typer.Option(None, "--games", "-n", help=f"Games to play \\[default: {DEFAULTS.games}]"),
     players: int | None = typer.Option(

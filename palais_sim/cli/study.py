@@ -144,5 +144,5 @@ def seat_values_given(game: Game, rules: Mapping[str, str]) -> tuple[dict[str, s
 
 
 for _name, _command in game_commands().items():  # each game's own studies, as its GAME.studies names them
-    if " " not in _name:  # "balance nobles" is `palais balance nobles`
+    if " " not in _name:  # "balance <what>" is `palais balance <what>`
         app.command(_name, epilog=exits.HELP_AGAIN)(_command)

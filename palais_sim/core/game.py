@@ -3,8 +3,8 @@ of a game, and nothing more (OpenSpiel's ``Game`` and Pgx's ``make(name)``, kept
 
 A game plays one seeded game between strategies and turns the result into table rows. Every game writes the
 ``games`` and ``seats`` tables with the common columns below (what win rates, ratings, head-to-head, seat balance,
-game length and the paired tests read) plus columns of its own, and may add tables of its own (Palais Royal's
-``recruits``). The run manifest records the game's name; the analytics find it there.
+game length and the paired tests read) plus columns of its own, and may add tables of its own (a row per thing a
+seat takes, per round that ended, ...). The run manifest records the game's name; the analytics find it there.
 
 The interface comes in facets: :class:`Game` is the core every game has (facts, context, play, turns, tables, one
 game at the command line) and includes :class:`Defaults` (what the commands start from); :class:`Positions` (position
@@ -256,7 +256,7 @@ class Game(Defaults, Protocol):
         """Verify a replay log (ValueError at the first difference; "result:" in it for a different result)."""
         ...
 
-    taken: tuple[str, str] | None  # (table, column) of what a seat takes, a row each (nobles); None: nothing
+    taken: tuple[str, str] | None  # (table, column) of what a seat takes, a row each; None: nothing
 
     def taken_ids(self, components: Any) -> list[str]: ...  # the component set's ids of what can be taken, in order
 

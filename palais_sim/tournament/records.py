@@ -19,14 +19,14 @@ from palais_sim.core.game import Column
 from palais_sim.games import DEFAULT_GAME
 from palais_sim.registry import GameRef, resolve_game
 
-SCHEMA_VERSION = 3  # 2: games gained engine, gold_limit, max_rounds; 3: seats gained strategy_notes
+SCHEMA_VERSION = 3  # 2: games gained engine and the rule options of then; 3: seats gained strategy_notes
 
 # Every game's seats table ends with what the seat's strategy said about the game (the worker fills it, any game).
 STRATEGY_NOTES = Column(
     "strategy_notes",
     pl.String(),
     "what the seat's strategy reported about the game: its notes() as a JSON object of numbers (e.g. restricted's "
-    "games with the watched noble within reach, and taken); null for a strategy without notes",
+    "games with what it watches within reach, and taken); null for a strategy without notes",
 )
 
 
@@ -44,7 +44,6 @@ COLUMNS: dict[str, tuple[Column, ...]] = columns(DEFAULT_GAME)
 TABLES: dict[str, dict[str, pl.DataType]] = {t: {c.name: c.dtype for c in cols} for t, cols in COLUMNS.items()}
 GAMES_SCHEMA = TABLES["games"]
 SEATS_SCHEMA = TABLES["seats"]
-RECRUITS_SCHEMA = TABLES["recruits"]
 
 
 def game_of(manifest: dict) -> str:

@@ -140,7 +140,7 @@ def validate(settings: Settings) -> tuple[object, Schedule]:
     any worker starts."""
     game = settings.game
     schedule = Schedule(settings)
-    context = game.context(settings.to_dict())  # raises on impossible options (layout code, gold limit, ...)
+    context = game.context(settings.to_dict())  # raises on impossible options (one line)
     for spec in dict.fromkeys(settings.strategies):
         load_strategy(spec, game)
     return context, schedule
