@@ -326,7 +326,7 @@ def test_a_report_section_only_a_registered_game_has_is_not_refused(tmp_path: Pa
     result = runner.invoke(app, ["report", "race", str(tmp_path / "run"), "--out", str(tmp_path / "rep")])
     assert result.exit_code == 0, result.output
     assert "Seats" in (tmp_path / "rep" / "race.md").read_text()
-    refused = runner.invoke(app, ["report", "odds", str(tmp_path / "run"), "--out", str(tmp_path / "rep2")])
-    assert refused.exit_code != 0 and "a toy run has no odds report; its reports: winrates, setup, race or all" in (
+    refused = runner.invoke(app, ["report", "nobles", str(tmp_path / "run"), "--out", str(tmp_path / "rep2")])
+    assert refused.exit_code == 2 and "a toy run has no nobles report; its reports: winrates, setup, race or all" in (
         refused.output
     )
