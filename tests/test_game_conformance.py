@@ -32,15 +32,19 @@ from palais_sim.core.errors import NotListed, StrategyError
 from palais_sim.core.game import (
     COMMON_GAMES,
     COMMON_GAMES_END,
+    FACETS,
+    FALLBACKS,
     ONE,
     ZERO,
     Column,
+    Completed,
     Game,
     Positions,
+    members,
     missing_common_columns,
 )
 from palais_sim.core.rule_options import RuleOption
-from palais_sim.games import ENV_VAR, game_names, get_game
+from palais_sim.games import ENV_VAR, UnknownGame, game_names, get_game
 from palais_sim.registry import load_strategy, split_strategy_list, strategy_class
 from palais_sim.tournament import records
 from palais_sim.tournament.schedule import Schedule, Settings
@@ -117,6 +121,8 @@ def test_the_facts_of_a_game(game: Game) -> None:
 def test_report_sections_are_functions_of_a_report_and_a_run(game: Game) -> None:
     import importlib
 
+    if game.report_sections is None:  # the common sections only (the Reports facet's fallback)
+        return
     module, colon, attribute = game.report_sections.partition(":")
     assert colon and attribute, f"{game.report_sections!r} is not module:attribute"
     sections = getattr(importlib.import_module(module), attribute)
@@ -486,11 +492,63 @@ def test_a_logged_game_is_the_same_game_and_replays(game: Game, tmp_path: Path) 
 
 
 # ---------------------------------------------------------------------------------------------------- facets
+def test_the_core_of_a_game_is_at_most_15_members() -> None:
+    assert len(members(Game)) <= 15, members(Game)
+    every = [name for facet in FACETS.values() for name in members(facet)]
+    assert len(every) == len(set(every)) and not set(every) & set(members(Game)), "a member in two places"
+
+
+@pytest.mark.parametrize("facet", list(FACETS))
+def test_a_game_gives_a_facet_whole_or_not_at_all(game: Game, facet: str) -> None:
+    """Every facet (a Protocol of :mod:`palais_sim.core.game`) is given whole or left out (the registry then puts its
+    fallbacks in its place); either way each of its methods is callable and each attribute is not."""
+    own = game.game if isinstance(game, Completed) else game
+    wanted = members(FACETS[facet])
+    given = [name for name in wanted if hasattr(own, name)]
+    assert given in ([], list(wanted)), f"{game.name} gives {given} of the {facet} facet's {list(wanted)}"
+    methods = {name for name, value in vars(FACETS[facet]).items() if callable(value) and not name.startswith("_")}
+    for name in wanted:
+        assert callable(getattr(game, name)) == (name in methods), name
+    for name in members(Game):
+        assert hasattr(game, name), name
+
+
+def test_a_game_of_the_core_alone_plays_simulates_and_reports(tmp_path: Path, monkeypatch) -> None:
+    """A game that gives only the core (the toy race's core members) is completed by the registry: it simulates
+    through the runner, its run reports the common sections, and the commands of a facet it lacks refuse it in one
+    line."""
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+
+    monkeypatch.setenv(ENV_VAR, with_toy(os.environ.get(ENV_VAR)) + ",toy-core=tests.toygame.core_only:GAME")
+    game = get_game("toy-core")
+    assert isinstance(game, Completed) and set(game.missing) == set(FALLBACKS)
+    runner = CliRunner()
+    played = runner.invoke(app, ["simulate", "--game", "toy-core", "--games", "8", "--players", "2", "--strategies",
+                                 "greedy,random", "--workers", "1", "--out", str(tmp_path / "run")])  # fmt: skip
+    assert played.exit_code == 0, played.output
+    report = runner.invoke(app, ["report", "all", str(tmp_path / "run"), "--out", str(tmp_path / "rep")])
+    assert report.exit_code == 0, report.output
+    assert "Win rates" in (tmp_path / "rep" / "report.md").read_text()
+    refused = runner.invoke(app, ["play", "--game", "toy-core"])
+    assert refused.exit_code != 0 and "has no command-line session" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+
+
+def test_a_game_without_a_core_member_is_refused_in_one_line(monkeypatch) -> None:
+    from tests.toygame import core_only
+
+    monkeypatch.setenv(ENV_VAR, "toy-core=tests.toygame.core_only:GAME")
+    monkeypatch.delattr(core_only.GAME, "turns")
+    with pytest.raises(UnknownGame) as info:
+        get_game("toy-core")
+    assert one_line(info.value) and "lacks the core members turns" in str(info.value)
+
+
 def test_the_facets_a_game_offers(game: Game) -> None:
-    """The core and the defaults are every game's (checked above); the positions facet is ``None`` or whole: a format
-    of its own (a command tells a file's game by it) and an analyser among its strategies that can analyse."""
-    for member in ("play_session", "replay_text", "context", "play", "rows", "columns", "failed_row", "tie_column"):
-        assert callable(getattr(game, member)), member
+    """The positions facet is ``None`` or whole: a format of its own (a command tells a file's game by it) and an
+    analyser among its strategies that can analyse."""
     facet = game.positions
     if facet is None:
         return

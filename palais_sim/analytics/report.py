@@ -15,7 +15,7 @@ from pathlib import Path
 
 from palais_sim.analytics.report_render import Report, to_html, to_json, to_markdown
 from palais_sim.analytics.runs import Run, RunError
-from palais_sim.analytics.sections_common import games_section, run_section
+from palais_sim.analytics.sections_common import COMMON_SECTIONS, games_section, run_section
 from palais_sim.core.game import load_attribute
 from palais_sim.games import get_game
 
@@ -25,7 +25,8 @@ MARKER = ".palais-report.json"  # in a report directory: which run it reports on
 
 def game_sections(run: Run) -> dict:
     """The report sections of the run's game, by name."""
-    return load_attribute(get_game(run.game).report_sections)
+    target = get_game(run.game).report_sections
+    return load_attribute(target) if target else COMMON_SECTIONS
 
 
 def sections_of(run: Run, which: str) -> list[str]:

@@ -450,3 +450,7 @@ def seat_headline(balance_row: dict, seats: pl.DataFrame) -> str | None:
     b = best.row(0, named=True)
     return (f"Seat advantage at {players} players: no seat flagged; the highest share is seat {b['seat']}'s, "
             f"{rate_with_ci(b)} {fair} {tail}.")  # fmt: skip
+
+
+# The report sections of a game that declares none of its own (``GAME.report_sections`` None).
+COMMON_SECTIONS = {"winrates": winrates_section}

@@ -16,6 +16,7 @@ def section_names() -> list[str]:
     """Every registered game's report sections by name (``GAME.report_sections``), then ``all``: what the shell
     completes for WHICH. A registered game that cannot be loaded offers none (``palais report`` on its run says why);
     the run's game decides, with one line naming its own, whether a name is one of its reports."""
+    from palais_sim.analytics.sections_common import COMMON_SECTIONS
     from palais_sim.core.game import load_attribute
     from palais_sim.games import GAMES, UnknownGame, game_names, get_game
 
@@ -26,7 +27,8 @@ def section_names() -> list[str]:
     found: dict[str, None] = {}
     for name in names:
         try:
-            found.update(dict.fromkeys(load_attribute(get_game(name).report_sections)))
+            target = get_game(name).report_sections
+            found.update(dict.fromkeys(load_attribute(target) if target else COMMON_SECTIONS))
         except Exception:  # noqa: BLE001 - a game's analytics may fail to import in any way: it completes nothing
             continue
     return [*found, ALL]

@@ -32,7 +32,7 @@ import re
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from palais_sim.core.game import Game, position_format
+from palais_sim.core.game import Game, complete, position_format
 
 DEFAULT_GAME = "palais-royal"
 # name -> "module:attribute" of the game object (see palais_sim.core.game.Game)
@@ -140,7 +140,10 @@ def _load(name: str, target: str) -> Game:
         raise UnknownGame(f"{where}: game {name!r}: module {module_name} has no {attribute}")
     if getattr(game, "name", None) != name:
         raise UnknownGame(f"{where}: game {name!r}: {target} is called {getattr(game, 'name', None)!r}, not {name!r}")
-    return game
+    try:
+        return complete(game)  # the fallbacks of the facets it leaves out
+    except ValueError as exc:
+        raise UnknownGame(f"{where}: game {name!r}: {exc}") from None
 
 
 def games_with_study(study: str) -> list[str]:
