@@ -513,6 +513,22 @@ def test_a_game_gives_a_facet_whole_or_not_at_all(game: Game, facet: str) -> Non
         assert hasattr(game, name), name
 
 
+def simulated_and_reported(game: str, which: str, out: Path) -> Path:
+    """``palais simulate`` of a few cheap games of a registered toy ``game`` into ``out/run``, then ``palais report
+    which`` of it into ``out/rep``: the report's Markdown page."""
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+
+    runner = CliRunner()
+    played = runner.invoke(app, ["simulate", "--game", game, "--games", "8", "--players", "2", "--strategies",
+                                 "greedy,random", "--workers", "1", "--out", str(out / "run")])  # fmt: skip
+    assert played.exit_code == 0, played.output
+    report = runner.invoke(app, ["report", which, str(out / "run"), "--out", str(out / "rep")])
+    assert report.exit_code == 0, report.output
+    return out / "rep" / f"{'report' if which == 'all' else which}.md"
+
+
 def test_a_game_of_the_core_alone_plays_simulates_and_reports(tmp_path: Path, monkeypatch) -> None:
     """A game that gives only the core (the toy race's core members) is completed by the registry: it simulates
     through the runner, its run reports the common sections, and the commands of a facet it lacks refuse it in one
@@ -524,14 +540,8 @@ def test_a_game_of_the_core_alone_plays_simulates_and_reports(tmp_path: Path, mo
     monkeypatch.setenv(ENV_VAR, with_toy(os.environ.get(ENV_VAR)) + ",toy-core=tests.toygame.core_only:GAME")
     game = get_game("toy-core")
     assert isinstance(game, Completed) and set(game.missing) == set(FALLBACKS)
-    runner = CliRunner()
-    played = runner.invoke(app, ["simulate", "--game", "toy-core", "--games", "8", "--players", "2", "--strategies",
-                                 "greedy,random", "--workers", "1", "--out", str(tmp_path / "run")])  # fmt: skip
-    assert played.exit_code == 0, played.output
-    report = runner.invoke(app, ["report", "all", str(tmp_path / "run"), "--out", str(tmp_path / "rep")])
-    assert report.exit_code == 0, report.output
-    assert "Win rates" in (tmp_path / "rep" / "report.md").read_text()
-    refused = runner.invoke(app, ["play", "--game", "toy-core"])
+    assert "Win rates" in simulated_and_reported("toy-core", "all", tmp_path).read_text()
+    refused = CliRunner().invoke(app, ["play", "--game", "toy-core"])
     assert refused.exit_code != 0 and "has no command-line session" in refused.output
     assert len(refused.output.strip().splitlines()) == 1
 

@@ -315,18 +315,13 @@ def test_a_report_section_only_a_registered_game_has_is_not_refused(tmp_path: Pa
 
     from palais_sim.cli import app
     from palais_sim.games import ENV_VAR
+    from tests.test_game_conformance import simulated_and_reported
     from tests.toygame import report as toy_report
 
     monkeypatch.setenv(ENV_VAR, "toy=tests.toygame.game:GAME")
     monkeypatch.setitem(toy_report.SECTIONS, "race", toy_report.SECTIONS["setup"])
-    runner = CliRunner()
-    played = runner.invoke(app, ["simulate", "--game", "toy", "--games", "12", "--players", "2", "--strategies",
-                                 "greedy,random", "--workers", "1", "--out", str(tmp_path / "run")])  # fmt: skip
-    assert played.exit_code == 0, played.output
-    result = runner.invoke(app, ["report", "race", str(tmp_path / "run"), "--out", str(tmp_path / "rep")])
-    assert result.exit_code == 0, result.output
-    assert "Seats" in (tmp_path / "rep" / "race.md").read_text()
-    refused = runner.invoke(app, ["report", "nobles", str(tmp_path / "run"), "--out", str(tmp_path / "rep2")])
+    assert "Seats" in simulated_and_reported("toy", "race", tmp_path).read_text()
+    refused = CliRunner().invoke(app, ["report", "nobles", str(tmp_path / "run"), "--out", str(tmp_path / "rep2")])
     assert refused.exit_code == 2 and "a toy run has no nobles report; its reports: winrates, setup, race or all" in (
         refused.output
     )
