@@ -1,5 +1,5 @@
-"""One API test run on every registered game (the built-ins, any entry point or ``PALAIS_GAMES`` game, and the toy race
-of tests/toygame), in the spirit of Pgx's ``api_test`` and OpenSpiel's random-simulation tests.
+"""One API test run on every registered game (the built-ins, any entry point or ``PALAIS_GAMES`` game, the toy race
+of tests/toygame and its core alone), in the spirit of Pgx's ``api_test`` and OpenSpiel's random-simulation tests.
 
 Every check is a promise of :class:`palais_sim.core.game.Game` (quoted where it is made) or of the seat contract the
 games share: ``strategy.choose(view, decision)`` with ``view.seat``, ``decision.seat``, ``decision.kind`` and the
@@ -52,15 +52,19 @@ from strategies.common.search import choice_key
 from tests.sample_sizes import sample
 
 TOY = "toy=tests.toygame.game:GAME"
+CORE_ONLY = "toy-core=tests.toygame.core_only:GAME"  # the toy race's core alone: every facet a fallback
 GAMES_PER_GAME = sample(200)  # random games per registered game (each player count in turn): about 9 s for Palais Royal
 LIST_EVERY = 4  # the legal options of every 4th decision are listed and checked against the sampled option
 PROBE_EVERY = 23  # the view of every 23rd decision (and each seat's first) is walked for the seed and for mutables
 
 
 def with_toy(value: str | None) -> str:
-    """``PALAIS_GAMES`` as the user set it, with the toy race added."""
+    """``PALAIS_GAMES`` as the user set it, with the toy race and its core alone added."""
     entries = [e.strip() for e in (value or "").split(",") if e.strip()]
-    return ",".join(entries if any(e.startswith("toy=") for e in entries) else [*entries, TOY])
+    for entry in (TOY, CORE_ONLY):
+        if not any(e.startswith(entry.split("=")[0] + "=") for e in entries):
+            entries.append(entry)
+    return ",".join(entries)
 
 
 def registered_names() -> list[str]:
@@ -466,7 +470,17 @@ def test_a_failing_strategy_fails_its_game_with_the_core_strategy_error(game: Ga
 
 
 # ------------------------------------------------------------------------------------ one game at the command line
+def gives(game: Game, facet: str) -> bool:
+    """Whether the game gives a facet itself (a game that leaves it out has the facet's fallbacks)."""
+    return not (isinstance(game, Completed) and set(members(FACETS[facet])) & set(game.missing))
+
+
 def test_a_logged_game_is_the_same_game_and_replays(game: Game, tmp_path: Path) -> None:
+    if not gives(game, "session"):
+        with pytest.raises(ValueError) as info:
+            game.play_session(game.context({}), 1, lambda n: [], None, tmp_path / "log")
+        assert one_line(info.value) and not (tmp_path / "log").exists()
+        return
     context = game.context({"players": game.default_players})
     specs = (["random", game.default_strategy] * game.max_players)[: game.default_players]
     seed = seeds(game.name + "session", 1)[0]
@@ -529,7 +543,7 @@ def simulated_and_reported(game: str, which: str, out: Path) -> Path:
     return out / "rep" / f"{'report' if which == 'all' else which}.md"
 
 
-def test_a_game_of_the_core_alone_plays_simulates_and_reports(tmp_path: Path, monkeypatch) -> None:
+def test_a_game_of_the_core_alone_plays_simulates_and_reports(tmp_path: Path) -> None:
     """A game that gives only the core (the toy race's core members) is completed by the registry: it simulates
     through the runner, its run reports the common sections, and the commands of a facet it lacks refuse it in one
     line."""
@@ -537,7 +551,6 @@ def test_a_game_of_the_core_alone_plays_simulates_and_reports(tmp_path: Path, mo
 
     from palais_sim.cli import app
 
-    monkeypatch.setenv(ENV_VAR, with_toy(os.environ.get(ENV_VAR)) + ",toy-core=tests.toygame.core_only:GAME")
     game = get_game("toy-core")
     assert isinstance(game, Completed) and set(game.missing) == set(FALLBACKS)
     assert "Win rates" in simulated_and_reported("toy-core", "all", tmp_path).read_text()
@@ -626,4 +639,4 @@ def test_positions_round_trip_or_are_refused_in_one_line(game: Game, tmp_path: P
 
 
 def test_every_registered_game_is_tested() -> None:
-    assert {"palais-royal", "palastgefluester", "toy"} <= set(NAMES)
+    assert {"palais-royal", "palastgefluester", "toy", "toy-core"} <= set(NAMES)

@@ -87,7 +87,7 @@ class GameResult(Protocol):
 
 class Defaults(Protocol):
     """The facet of what the commands start from when the user names nothing (fallbacks: the fewest players, 100
-    rounds, the ``random`` strategy everywhere)."""
+    rounds, the ``random`` strategy, its built-in strategies for a ladder and the demo)."""
 
     default_players: int
     default_max_rounds: int
@@ -314,21 +314,29 @@ def _no_session(game: Any) -> Callable[..., Any]:
     return refuse
 
 
+def _demo(game: Any) -> dict[str, Any]:
+    """`palais simulate`'s run of a game without defaults: its built-in strategies in a round robin (or random
+    alone), seats rotated."""
+    strategies = tuple(game.strategies)
+    fmt = "round-robin" if len(strategies) > 1 else "fixed"
+    return {"games": 100, "players": game.min_players, "strategies": strategies, "format": fmt, "rotate_seats": True}
+
+
 # Each optional member's fallback, from the core game: what a game that leaves its facet out gets.
 FALLBACKS: dict[str, Callable[[Any], Any]] = {
     "default_players": lambda g: g.min_players,
     "default_max_rounds": lambda g: 100,
     "default_strategy": lambda g: "random",
-    "demo": lambda g: {"games": 100, "players": g.min_players, "strategies": ("random",), "format": "round-robin"},
+    "demo": _demo,
     "bench_players": lambda g: g.min_players,
     "comparison_players": lambda g: g.min_players,
-    "ladder": lambda g: ("random",),
+    "ladder": lambda g: tuple(g.strategies),
     "tune_pool": lambda g: "random",
     "skill_levels": lambda g: ("random",),
     "components_hint": lambda g: f"nothing: {g.title} has one component set",
     "taken": lambda g: None,
     "load_components": lambda g: lambda source: None,
-    "components_hash": lambda g: lambda context: "",
+    "components_hash": lambda g: lambda context: "standard",
     "components_name": lambda g: lambda context: "standard",
     "taken_ids": lambda g: lambda components: [],
     "positions": lambda g: None,
@@ -363,14 +371,22 @@ def missing_core(game: Any) -> list[str]:
     return [name for name in members(Game) if not hasattr(game, name)]
 
 
+_COMPLETED: dict[int, tuple[Any, Completed]] = {}  # id of a game -> (the game, its completion): one per game
+
+
 def complete(game: Any) -> Any:
-    """``game`` itself when it gives every facet, else the game with the fallbacks of what it leaves out; raises
-    ValueError with one line naming the core members it lacks."""
+    """``game`` itself when it gives every facet, else the game with the fallbacks of what it leaves out (the same
+    object every time); raises ValueError with one line naming the core members it lacks."""
     lacking = missing_core(game)
     if lacking:
         raise ValueError(f"{getattr(game, 'name', game)!r} lacks the core members {', '.join(lacking)} of a game")
     missing = tuple(name for facet in FACETS.values() for name in members(facet) if not hasattr(game, name))
-    return game if not missing else Completed(game, missing)
+    if not missing:
+        return game
+    known = _COMPLETED.get(id(game))
+    if known is None or known[0] is not game or known[1].missing != missing:
+        known = _COMPLETED[id(game)] = (game, Completed(game, missing))
+    return known[1]
 
 
 def common_game_row(result: GameResult, game: int, group: int, rotation: int, engine: str) -> tuple[dict, dict]:
