@@ -18,16 +18,12 @@ def section_names() -> list[str]:
     the run's game decides, with one line naming its own, whether a name is one of its reports."""
     from palais_sim.analytics.sections_common import COMMON_SECTIONS
     from palais_sim.core.game import load_attribute
-    from palais_sim.games import GAMES, UnknownGame, game_names, get_game
+    from palais_sim.games import loadable_games
 
-    try:
-        names = game_names()
-    except UnknownGame:
-        names = list(GAMES)
     found: dict[str, None] = {}
-    for name in names:
+    for game in loadable_games():
         try:
-            target = get_game(name).report_sections
+            target = game.report_sections
             found.update(dict.fromkeys(load_attribute(target) if target else COMMON_SECTIONS))
         except Exception:  # noqa: BLE001 - a game's analytics may fail to import in any way: it completes nothing
             continue

@@ -54,18 +54,11 @@ app = typer.Typer(
 def _factorial_flags() -> tuple[str, ...]:
     """``--factorial``, and the name each registered game gives it (``GAME.seat_values.factorial_flag``), which its
     users already type. A game that cannot be loaded adds none (``--game`` names it with its one-line error)."""
-    from palais_sim.games import GAMES, UnknownGame, game_names, get_game
+    from palais_sim.games import loadable_games
 
-    try:
-        names = game_names()
-    except UnknownGame:
-        names = list(GAMES)
     flags = ["--factorial"]
-    for name in names:
-        try:
-            facet = getattr(get_game(name), "seat_values", None)
-        except UnknownGame:
-            continue
+    for game in loadable_games():
+        facet = getattr(game, "seat_values", None)
         if facet is not None and facet.factorial_flag not in flags:
             flags.append(facet.factorial_flag)
     return tuple(flags)

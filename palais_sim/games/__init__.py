@@ -146,6 +146,23 @@ def _load(name: str, target: str) -> Game:
         raise UnknownGame(f"{where}: game {name!r}: {exc}") from None
 
 
+def loadable_games() -> list[Game]:
+    """Every registered game that loads, in :func:`game_names`' order (the built-in ones alone when a registry entry
+    is malformed): what lists the games' facets uses, so a broken plugin cannot break it (``--game`` names it with
+    its one-line error)."""
+    try:
+        names = game_names()
+    except UnknownGame:
+        names = list(GAMES)
+    games = []
+    for name in names:
+        try:
+            games.append(get_game(name))
+        except UnknownGame:
+            continue
+    return games
+
+
 def games_with_study(study: str) -> list[str]:
     """The built-in games that declare a study of their components (``Game.studies``): the default ``--game`` of
     that study's command. Registered games are not loaded for it (a broken plugin cannot break a study's help)."""

@@ -24,21 +24,10 @@ _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 def game_pages() -> list[StudyPages]:
     """The study pages of every registered game that has them (``GAME.study_pages``), in the registry's order; a
     registered game that cannot be loaded has none (a broken plugin cannot break the index)."""
-    from palais_sim.games import GAMES, UnknownGame, game_names, get_game
+    from palais_sim.games import loadable_games
 
-    try:
-        names = game_names()
-    except UnknownGame:
-        names = list(GAMES)
-    pages = []
-    for name in names:
-        try:
-            target = getattr(get_game(name), "study_pages", None)
-        except UnknownGame:
-            continue
-        if target is not None:
-            pages.append(load_attribute(target))
-    return pages
+    targets = [getattr(game, "study_pages", None) for game in loadable_games()]
+    return [load_attribute(target) for target in targets if target is not None]
 
 
 def overview_subjects() -> frozenset[str]:
