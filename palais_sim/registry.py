@@ -1,5 +1,5 @@
 """Load strategies by name: built-ins (``greedy``), the user's own (``package.module:Class``), with parameters
-(``greedy:gold_weight=0.5,edge_bonus=2``). Every error says what is available."""
+(``name:param=0.5,other=2``). Every error says what is available."""
 
 from __future__ import annotations
 

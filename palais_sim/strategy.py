@@ -4,7 +4,7 @@ They are the game-agnostic protocols of :mod:`palais_sim.core.contract`: what ev
 (the seat, the game's name, the decision's random stream, the legal choices, a random choice, a sampled state for a
 search) and what the engine asks of a strategy (a ``name`` and ``choose(view, decision)``). A strategy of one game
 reads that game's own view and decision, which keep these members and add their own: Palais Royal's are
-``PlayerView`` in ``palais_sim/games/palais_royal/view.py`` (its rule queries: ``majority``, ``recruit_cost``, ...)
+``PlayerView`` in ``palais_sim/games/palais_royal/view.py`` (its rule queries: ``majority``, ...)
 and ``Decision`` in ``.../rules.py`` (``window``, ``playable``, ``points``, ...). A strategy annotated
 with the names here runs unchanged in any game whose choices it makes.
 """

@@ -171,7 +171,7 @@ def test_help_shows_defaults_and_no_bool_type() -> None:
         assert shown in sim, shown
     assert "pip install 'palais-sim[ray]'" in sim
     assert "--version" in texts["palais"] and "--install-completion" in texts["palais"]
-    assert "<winrates|nobles|setup|all>" in texts["report"]
+    assert "WHICH" in texts["report"] and "report sections (e.g. winrates) or all" in texts["report"]
 
 
 def test_shell_completion_completes_commands_and_choices() -> None:

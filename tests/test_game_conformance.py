@@ -1,5 +1,5 @@
-"""One API test run on every registered game (the built-ins, any entry point or ``PALAIS_GAMES`` game, and the toy race
-of tests/toygame), in the spirit of Pgx's ``api_test`` and OpenSpiel's random-simulation tests.
+"""One API test run on every registered game (the built-ins, any entry point or ``PALAIS_GAMES`` game, the toy race
+of tests/toygame and its core alone), in the spirit of Pgx's ``api_test`` and OpenSpiel's random-simulation tests.
 
 Every check is a promise of :class:`palais_sim.core.game.Game` (quoted where it is made) or of the seat contract the
 games share: ``strategy.choose(view, decision)`` with ``view.seat``, ``decision.seat``, ``decision.kind`` and the
@@ -32,14 +32,18 @@ from palais_sim.core.errors import NotListed, StrategyError
 from palais_sim.core.game import (
     COMMON_GAMES,
     COMMON_GAMES_END,
+    FACETS,
+    FALLBACKS,
     ONE,
     ZERO,
     Column,
+    Completed,
     Game,
     Positions,
+    members,
     missing_common_columns,
 )
-from palais_sim.core.games import ENV_VAR, game_names, get_game
+from palais_sim.core.games import ENV_VAR, UnknownGame, game_names, get_game
 from palais_sim.core.rule_options import RuleOption
 from palais_sim.registry import load_strategy, split_strategy_list, strategy_class
 from palais_sim.tournament import records
@@ -48,15 +52,19 @@ from strategies.common.search import choice_key
 from tests.sample_sizes import sample
 
 TOY = "toy=tests.toygame.game:GAME"
+CORE_ONLY = "toy-core=tests.toygame.core_only:GAME"  # the toy race's core alone: every facet a fallback
 GAMES_PER_GAME = sample(200)  # random games per registered game (each player count in turn): about 9 s for Palais Royal
 LIST_EVERY = 4  # the legal options of every 4th decision are listed and checked against the sampled option
 PROBE_EVERY = 23  # the view of every 23rd decision (and each seat's first) is walked for the seed and for mutables
 
 
 def with_toy(value: str | None) -> str:
-    """``PALAIS_GAMES`` as the user set it, with the toy race added."""
+    """``PALAIS_GAMES`` as the user set it, with the toy race and its core alone added."""
     entries = [e.strip() for e in (value or "").split(",") if e.strip()]
-    return ",".join(entries if any(e.startswith("toy=") for e in entries) else [*entries, TOY])
+    for entry in (TOY, CORE_ONLY):
+        if not any(e.startswith(entry.split("=")[0] + "=") for e in entries):
+            entries.append(entry)
+    return ",".join(entries)
 
 
 def registered_names() -> list[str]:
@@ -117,6 +125,8 @@ def test_the_facts_of_a_game(game: Game) -> None:
 def test_report_sections_are_functions_of_a_report_and_a_run(game: Game) -> None:
     import importlib
 
+    if game.report_sections is None:  # the common sections only (the Reports facet's fallback)
+        return
     module, colon, attribute = game.report_sections.partition(":")
     assert colon and attribute, f"{game.report_sections!r} is not module:attribute"
     sections = getattr(importlib.import_module(module), attribute)
@@ -460,7 +470,17 @@ def test_a_failing_strategy_fails_its_game_with_the_core_strategy_error(game: Ga
 
 
 # ------------------------------------------------------------------------------------ one game at the command line
+def gives(game: Game, facet: str) -> bool:
+    """Whether the game gives a facet itself (a game that leaves it out has the facet's fallbacks)."""
+    return not (isinstance(game, Completed) and set(members(FACETS[facet])) & set(game.missing))
+
+
 def test_a_logged_game_is_the_same_game_and_replays(game: Game, tmp_path: Path) -> None:
+    if not gives(game, "session"):
+        with pytest.raises(ValueError) as info:
+            game.play_session(game.context({}), 1, lambda n: [], None, tmp_path / "log")
+        assert one_line(info.value) and not (tmp_path / "log").exists()
+        return
     context = game.context({"players": game.default_players})
     specs = (["random", game.default_strategy] * game.max_players)[: game.default_players]
     seed = seeds(game.name + "session", 1)[0]
@@ -486,11 +506,72 @@ def test_a_logged_game_is_the_same_game_and_replays(game: Game, tmp_path: Path) 
 
 
 # ---------------------------------------------------------------------------------------------------- facets
+def test_the_core_of_a_game_is_at_most_15_members() -> None:
+    assert len(members(Game)) <= 15, members(Game)
+    every = [name for facet in FACETS.values() for name in members(facet)]
+    assert len(every) == len(set(every)) and not set(every) & set(members(Game)), "a member in two places"
+
+
+@pytest.mark.parametrize("facet", list(FACETS))
+def test_a_game_gives_a_facet_whole_or_not_at_all(game: Game, facet: str) -> None:
+    """Every facet (a Protocol of :mod:`palais_sim.core.game`) is given whole or left out (the registry then puts its
+    fallbacks in its place); either way each of its methods is callable and each attribute is not."""
+    own = game.game if isinstance(game, Completed) else game
+    wanted = members(FACETS[facet])
+    given = [name for name in wanted if hasattr(own, name)]
+    assert given in ([], list(wanted)), f"{game.name} gives {given} of the {facet} facet's {list(wanted)}"
+    methods = {name for name, value in vars(FACETS[facet]).items() if callable(value) and not name.startswith("_")}
+    for name in wanted:
+        assert callable(getattr(game, name)) == (name in methods), name
+    for name in members(Game):
+        assert hasattr(game, name), name
+
+
+def simulated_and_reported(game: str, which: str, out: Path) -> Path:
+    """``palais simulate`` of a few cheap games of a registered toy ``game`` into ``out/run``, then ``palais report
+    which`` of it into ``out/rep``: the report's Markdown page."""
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+
+    runner = CliRunner()
+    played = runner.invoke(app, ["simulate", "--game", game, "--games", "8", "--players", "2", "--strategies",
+                                 "greedy,random", "--workers", "1", "--out", str(out / "run")])  # fmt: skip
+    assert played.exit_code == 0, played.output
+    report = runner.invoke(app, ["report", which, str(out / "run"), "--out", str(out / "rep")])
+    assert report.exit_code == 0, report.output
+    return out / "rep" / f"{'report' if which == 'all' else which}.md"
+
+
+def test_a_game_of_the_core_alone_plays_simulates_and_reports(tmp_path: Path) -> None:
+    """A game that gives only the core (the toy race's core members) is completed by the registry: it simulates
+    through the runner, its run reports the common sections, and the commands of a facet it lacks refuse it in one
+    line."""
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+
+    game = get_game("toy-core")
+    assert isinstance(game, Completed) and set(game.missing) == set(FALLBACKS)
+    assert "Win rates" in simulated_and_reported("toy-core", "all", tmp_path).read_text()
+    refused = CliRunner().invoke(app, ["play", "--game", "toy-core"])
+    assert refused.exit_code != 0 and "has no command-line session" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+
+
+def test_a_game_without_a_core_member_is_refused_in_one_line(monkeypatch) -> None:
+    from tests.toygame import core_only
+
+    monkeypatch.setenv(ENV_VAR, "toy-core=tests.toygame.core_only:GAME")
+    monkeypatch.delattr(core_only.GAME, "turns")
+    with pytest.raises(UnknownGame) as info:
+        get_game("toy-core")
+    assert one_line(info.value) and "lacks the core members turns" in str(info.value)
+
+
 def test_the_facets_a_game_offers(game: Game) -> None:
-    """The core and the defaults are every game's (checked above); the positions facet is ``None`` or whole: a format
-    of its own (a command tells a file's game by it) and an analyser among its strategies that can analyse."""
-    for member in ("play_session", "replay_text", "context", "play", "rows", "columns", "failed_row", "tie_column"):
-        assert callable(getattr(game, member)), member
+    """The positions facet is ``None`` or whole: a format of its own (a command tells a file's game by it) and an
+    analyser among its strategies that can analyse."""
     facet = game.positions
     if facet is None:
         return
@@ -558,4 +639,4 @@ def test_positions_round_trip_or_are_refused_in_one_line(game: Game, tmp_path: P
 
 
 def test_every_registered_game_is_tested() -> None:
-    assert {"palais-royal", "palastgefluester", "toy"} <= set(NAMES)
+    assert {"palais-royal", "palastgefluester", "toy", "toy-core"} <= set(NAMES)

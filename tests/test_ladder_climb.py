@@ -11,9 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
+from palais_sim.games.palais_royal.studies.pages import subject_table
 from palais_sim.study import ladder
 from palais_sim.study.common import StudySpec
-from palais_sim.study.index_page import Source, subject_table
+from palais_sim.study.index_page import Source
 from palais_sim.study.ladder import NO_CLIMB, RungStrength, climb, judged
 from palais_sim.study.seats import SeatsPlan, compute, run_study
 

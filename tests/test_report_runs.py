@@ -296,16 +296,33 @@ def test_every_column_is_documented_in_the_files(real: Path) -> None:
     assert all(next(c for c in tables[t] if c.name == n).base == "1-based" for t, n in seat_columns)
 
 
-def test_the_report_names_the_cli_offers_are_those_the_games_declare() -> None:
-    """`palais report WHICH`'s choices are a literal list (completed without importing every game's analytics):
-    exactly the built-in games' report sections, and all."""
-    import importlib
+def test_the_report_names_the_cli_completes_are_those_the_registered_games_declare(monkeypatch) -> None:
+    """`palais report WHICH` completes the registered games' report sections and all (a list of no game's own)."""
+    from palais_sim.cli.report import section_names
+    from palais_sim.core.game import load_attribute
+    from palais_sim.core.games import ENV_VAR, game_names, get_game
 
-    from palais_sim.cli.report import WHICH
-    from palais_sim.core.games import GAMES, get_game
-
+    monkeypatch.setenv(ENV_VAR, "toy=tests.toygame.game:GAME")
     declared: set[str] = set()
-    for name in GAMES:
-        module, _, attribute = get_game(name).report_sections.partition(":")
-        declared |= set(getattr(importlib.import_module(module), attribute))
-    assert set(WHICH) == declared | {"all"}
+    for name in game_names():
+        declared |= set(load_attribute(get_game(name).report_sections))
+    assert set(section_names()) == declared | {"all"} and section_names()[-1] == "all"
+
+
+def test_a_report_section_only_a_registered_game_has_is_not_refused(tmp_path: Path, monkeypatch) -> None:
+    """A new game's own report section is a WHICH of its runs (the command line held a fixed list of names, which
+    refused it), and a name the run's game has not is refused with one line naming its own."""
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+    from palais_sim.core.games import ENV_VAR
+    from tests.test_game_conformance import simulated_and_reported
+    from tests.toygame import report as toy_report
+
+    monkeypatch.setenv(ENV_VAR, "toy=tests.toygame.game:GAME")
+    monkeypatch.setitem(toy_report.SECTIONS, "race", toy_report.SECTIONS["setup"])
+    assert "Seats" in simulated_and_reported("toy", "race", tmp_path).read_text()
+    refused = CliRunner().invoke(app, ["report", "nobles", str(tmp_path / "run"), "--out", str(tmp_path / "rep2")])
+    assert refused.exit_code == 2 and "a toy run has no nobles report; its reports: winrates, setup, race or all" in (
+        refused.output
+    )

@@ -273,9 +273,13 @@ def test_a_run_with_an_earlier_manifest_resumes_and_plays_the_same_games(tmp_pat
 
 
 def test_rules_of_reads_both_formats() -> None:
-    assert rules_of({"rules": {"tiebreak": "noted"}, "layout": "first-game"}) == {"tiebreak": "noted"}
-    assert rules_of({"layout": "random", "gold_limit": None, "tiebreak": "noted"}) == {"tiebreak": "noted"}
-    assert rules_of({"players": 2}) == {}
+    pr, pg = get_game("palais-royal").rule_options, get_game("palastgefluester").rule_options
+    assert rules_of({"rules": {"tiebreak": "noted"}, "layout": "first-game"}, pr) == {"tiebreak": "noted"}
+    assert rules_of({"layout": "random", "gold_limit": None, "tiebreak": "noted"}, pg) == {"tiebreak": "noted"}
+    assert rules_of({"layout": "first-game", "gold_limit": 57, "tiebreak": "noted"}, pr) == {
+        "layout": "first-game", "gold_limit": 57,
+    }  # fmt: skip
+    assert rules_of({"players": 2}, pr) == {}
     # the analytics read a run's tie-break through the game, from either format
     assert get_game(PG).tie_column({"tiebreak": "noted"}) == "noted"
     assert get_game(PG).tie_column({"rules": {"tiebreak": "noted"}}) == "noted"
@@ -288,8 +292,8 @@ def test_an_earlier_tuning_directory_still_matches(tmp_path: Path) -> None:
     now = TuneSettings(strategy="greedy", against=("seals",), players=2, budget=100, space=(), seed=1, trial_games=4,
                        validate_games=4, components=None, max_rounds=100, rules={"gold_limit": "57"})  # fmt: skip
     before = {k: v for k, v in now.to_dict().items() if k != "rules"} | {"layout": "random", "gold_limit": 57}
-    assert _normalised(before) == now.to_dict()
-    assert _normalised({**before, "gold_limit": None}) != now.to_dict()
+    assert _normalised(before, now.game.rule_options) == now.to_dict()
+    assert _normalised({**before, "gold_limit": None}, now.game.rule_options) != now.to_dict()
 
 
 # ------------------------------------------------------------------- the block on a study command

@@ -32,7 +32,7 @@ def test_verdict_rule() -> None:
 @pytest.fixture(scope="module")
 def rich_seat_two(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict], Path]:
     out = tmp_path_factory.mktemp("seats")
-    plan = SeatsPlan(StudySpec(strategies=SKILLS, groups=150, seed=3), players=(2,), start_gold=(0, 9))
+    plan = SeatsPlan(StudySpec(strategies=SKILLS, groups=150, seed=3), players=(2,), values=(0, 9))
     rows, _ = compute(plan, out)
     return rows, out
 
@@ -48,7 +48,7 @@ def test_unequal_start_gold_makes_the_rich_seat_favoured_robustly(rich_seat_two)
 
 
 def test_gold_factorial_separates_gold_from_seat(tmp_path: Path) -> None:
-    plan = SeatsPlan(StudySpec(strategies=("greedy",), groups=120, seed=3), players=(2,), start_gold=(0, 9),
+    plan = SeatsPlan(StudySpec(strategies=("greedy",), groups=120, seed=3), players=(2,), values=(0, 9),
                      factorial=True)  # fmt: skip
     rows, arms = compute(plan, tmp_path)
     assert arms["greedy"]["2"] == [[0, 9], [9, 0]]
@@ -147,3 +147,25 @@ def test_no_verdict_without_evidence_on_any_row() -> None:
     assert decided["verdict"] == "balanced" and decided["evidence"] is None
     strong = np.array([0.5, 0.5, 0.5, -0.5] * 25)
     assert render.row("seat", 2, "x", mean_interval(strong), 2.0, values=strong)["verdict"] == "favoured"
+
+
+@pytest.mark.parametrize("flag", ["--gold-factorial", "--factorial"])
+def test_the_games_factorial_flag_and_the_generic_one_permute_its_seat_values(tmp_path: Path, flag: str) -> None:
+    """The seats study's values and their factorial come from the game (``GAME.seat_values``): Palais Royal's
+    ``--start-gold`` and ``--gold-factorial`` work as before, ``--factorial`` is the same flag for any game."""
+    args = ["study", "seats", "--out", str(tmp_path / "s"), "--players", "2", "--groups", "6", "--strategy", "greedy",
+            "--start-gold", "0,9", flag]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert data["factorial"] is True and data["arms"]["greedy"]["2"] == [[0, 9], [9, 0]]
+    assert {r["key"] for r in data["rows"] if r["subject"] == "start_gold"} == {0, 9}
+    assert sorted(p.name for p in (tmp_path / "s" / "runs" / "greedy" / "2p").iterdir()) == ["gold-0-9", "gold-9-0"]
+    page = (tmp_path / "s" / "study.md").read_text()
+    assert "Start golds permuted over the seats" in page
+
+
+def test_a_game_whose_seats_start_alike_refuses_the_factorial_in_one_line(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["study", "seats", "--game", "palastgefluester", "--out", str(tmp_path),
+                                   "--players", "3", "--groups", "2", "--factorial"])  # fmt: skip
+    assert res.exit_code == 2 and "seats start alike" in res.output and len(res.output.strip().splitlines()) == 1

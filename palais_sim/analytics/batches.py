@@ -5,12 +5,13 @@ of chunk files holds whole games. A seat-rotation group can span two chunks (a c
 the group size): the rows of a batch's last group are held back and handed on with the next batch, so every batch
 holds whole groups and a group is always one cluster. Each batch is read eagerly (a few hundred thousand seats),
 joined, packed, sorted by (group, game, seat) and handed to accumulators; memory stays at one batch whatever the size
-of the run. Nothing keeps the batches: an analysis that needs two passes (the noble regression) reads the run twice,
-and every report section sums what it needs into accumulators as the batches go by.
+of the run. Nothing keeps the batches: an analysis that needs two passes (a regression on what the seats took) reads
+the run twice, and every report section sums what it needs into accumulators as the batches go by.
 
-One tie rule everywhere: seats are ranked by final score, then by servants in the Cardinal (the rules' tie-break,
-the one the engine's ``win`` column uses); seats level on both share the better rank. The ``rank`` of a batch is this
-rank (the tables' own ``rank`` column ignores the Cardinal), so win, rank and head-to-head agree.
+One tie rule everywhere: seats are ranked by final score, then by the game's tie column (``GAME.tie_column``: the
+rules' tie-break, the one the engine's ``win`` column uses); seats level on both share the better rank. The ``rank``
+of a batch is this rank (the tables' own ``rank`` column ignores the tie-break), so win, rank and head-to-head
+agree.
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ class SeatBatch:
     rank: np.ndarray
     win: np.ndarray
     masks: list[np.ndarray] = field(default_factory=list)  # what the seat took (GAME.taken), 64 ids per uint64 word
-    # What the setup report needs, in a game with a room layout (Palais Royal; None otherwise): per row the game's
-    # rounds and the seat's start gold, per group code the group's id and its layout (a group plays one setup).
+    # What a setup report needs, in a game whose games table describes its setup (GAME.setup_columns; None
+    # otherwise): per row the game's rounds and the seat's start value (GAME.seat_values, if the game has one), per
+    # group code the group's id and its setup columns (a group plays one setup).
     rounds: np.ndarray | None = None
-    start_gold: np.ndarray | None = None
+    seat_value: np.ndarray | None = None
     group_id: np.ndarray | None = None
-    layout: pl.Series | None = None
+    setup: pl.DataFrame | None = None
 
     def __len__(self) -> int:
         return len(self.game)
@@ -115,9 +117,14 @@ def strategies(run: Run) -> list[str]:
     return list(run.__dict__["_strategies"])
 
 
-def has_layout(run: Run) -> bool:
-    """Whether the run's games have a room layout (Palais Royal): the seat batches then carry the setup columns."""
-    return "layout" in records.tables(run.game)["games"]
+def setup_columns(run: Run) -> tuple[tuple[str, ...], str | None]:
+    """The games-table columns that describe the setup of the run's game (``GAME.setup_columns``) and the seats
+    column of a seat's start value (``GAME.seat_values``; None without): the seat batches carry them when the
+    first is not empty."""
+    game = run.game
+    facet = getattr(game, "seat_values", None)
+    own = [c for c in game.setup_columns if c in records.tables(run.game)["games"]]
+    return tuple(own), facet.option if facet is not None and own else None
 
 
 def _is_sorted(group: np.ndarray, game: np.ndarray, seat: np.ndarray) -> bool:
@@ -133,19 +140,20 @@ def seat_batches(
 ) -> Iterator[SeatBatch]:
     """The seat rows of played games, a batch of whole groups at a time, sorted by (group, game, seat).
 
-    Each seat row finds its game (player count, and for the setup report layout and rounds) and what it took
-    (``taken_ids``, the ids of ``GAME.taken``: Palais Royal's nobles) by position in the batch's sorted keys, not
-    through a join."""
+    Each seat row finds its game (player count, and for a setup report its setup and rounds) and what it took
+    (``taken_ids``, the ids of ``GAME.taken``) by position in the batch's sorted keys, not through a join."""
     files = chunk_names(run)
     words = max(1, (len(taken_ids) + 63) // 64) if taken_ids else 0
     taken = _taken_column(run) if taken_ids else None
-    setup = has_layout(run)
+    setup_names, value_column = setup_columns(run)
+    setup = bool(setup_names)
     batches = list(_groups_of_files(run, files, target_rows))
     carry: dict[str, np.ndarray] | None = None
-    carry_layouts: pl.Series | None = None
+    carry_setups: pl.DataFrame | None = None
     for index, batch in enumerate(batches):
         paths = {t: [run.file(t, n) for n in batch] for t in run.table_names}
-        extra_games, extra_seats = (["layout", "rounds"], ["start_gold"]) if setup else ([], [])
+        extra_games = [*setup_names, "rounds"] if setup else []
+        extra_seats = [value_column] if value_column else []
         games = pl.read_parquet(paths["games"], columns=["game", "players", "error", *extra_games])
         games = games.filter(pl.col("error").is_null())
         seat_columns = ["game", "group", "seat", "strategy", "total", run.tie_column, "win", *extra_seats]
@@ -186,16 +194,17 @@ def seat_batches(
                 rows[f"mask{w}"] = (
                     np.where(inside, dense[w][at_key], np.uint64(0)) if size else np.zeros(len(key), np.uint64)
                 )
-        layouts = None
+        setups = None
         if setup:
             rows["rounds"] = games["rounds"].to_numpy()[game_row]
-            rows["start_gold"] = column(seats["start_gold"].to_numpy())
-            rows["layout_row"] = game_row.astype(np.int64)
-            layouts = games["layout"]
+            if value_column:
+                rows["seat_value"] = column(seats[value_column].to_numpy())
+            rows["setup_row"] = game_row.astype(np.int64)
+            setups = games.select(setup_names)
         if carry is not None:
-            if setup:  # the carried rows' layouts come first in this batch's list of layouts
-                rows["layout_row"] = rows["layout_row"] + len(carry_layouts)
-                layouts = pl.concat([carry_layouts, layouts])
+            if setup:  # the carried rows' setups come first in this batch's list of setups
+                rows["setup_row"] = rows["setup_row"] + len(carry_setups)
+                setups = pl.concat([carry_setups, setups])
             rows = {name: np.concatenate([carry[name], values]) for name, values in rows.items()}
             carry = None
         if not _is_sorted(rows["group"], rows["game"], rows["seat"]):
@@ -207,8 +216,8 @@ def seat_batches(
             carry = {name: values[cut:] for name, values in rows.items()}
             rows = {name: values[:cut] for name, values in rows.items()}
             if setup:
-                carry_layouts = layouts.gather(carry["layout_row"])
-                carry["layout_row"] = np.arange(len(carry_layouts), dtype=np.int64)
+                carry_setups = setups[carry["setup_row"]]
+                carry["setup_row"] = np.arange(len(carry_setups), dtype=np.int64)
         if not len(rows["game"]):
             continue
         group_start = starts(rows["group"])
@@ -223,9 +232,9 @@ def seat_batches(
             win=rows["win"].astype(np.float64),
             masks=[rows[f"mask{w}"] for w in range(words)],
             rounds=rows["rounds"].astype(np.int16) if setup else None,
-            start_gold=rows["start_gold"].astype(np.int8) if setup else None,
+            seat_value=rows["seat_value"].astype(np.int8) if value_column else None,
             group_id=rows["group"][group_start].astype(np.int64) if setup else None,
-            layout=layouts.gather(rows["layout_row"][group_start]) if setup else None,
+            setup=setups[rows["setup_row"][group_start]] if setup else None,
         )
 
 
@@ -324,11 +333,11 @@ def _masks(paths: list, column: str, taken_ids: list[str], words: int) -> pl.Dat
     return pl.DataFrame(cols).with_columns(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int8))
 
 
-def tie_ranks(total: np.ndarray, cardinal: np.ndarray, players: np.ndarray) -> np.ndarray:
-    """Rank within the game by (total, Cardinal servants), 1 = best; seats level on both share the better rank.
+def tie_ranks(total: np.ndarray, tie: np.ndarray, players: np.ndarray) -> np.ndarray:
+    """Rank within the game by (total, the game's tie column), 1 = best; seats level on both share the better rank.
 
     Rows sorted by game and seat (a game of P players is P consecutive rows)."""
-    key = total.astype(np.int64) * 65536 + cardinal.astype(np.int64)
+    key = total.astype(np.int64) * 65536 + tie.astype(np.int64)
     rank = np.empty(len(key), dtype=np.int8)
     counts = np.unique(players)
     for p in counts:

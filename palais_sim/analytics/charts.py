@@ -51,8 +51,8 @@ def suptitle(fig: Figure, text: str, width: float) -> None:
 
 
 def footnote(fig: Figure, text: str, width: float) -> None:
-    """A grey note under the figure, wrapped to its width; the layout makes room for it (a ``fig.text`` at the
-    bottom edge would sit on the x-axis label)."""
+    """A grey note under the figure, wrapped to its width; the constrained arrangement makes room for it (a
+    ``fig.text`` at the bottom edge would sit on the x-axis label)."""
     chars = max(40, int(width * 15))
     fig.supxlabel("\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)), fontsize=8, color=GREY)
 
@@ -62,7 +62,7 @@ def save(fig: Figure, directory: Path, name: str) -> dict[str, Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths = {fmt: directory / f"{name}.{fmt}" for fmt in ("png", "svg")}
     fig.savefig(paths["png"], format="png", dpi=PNG_DPI, metadata={"Software": None})
-    # The layout found for the PNG serves the SVG too (the same figure in inches): frozen, not computed again.
+    # The arrangement found for the PNG serves the SVG too (the same figure in inches): frozen, not computed again.
     fig.set_layout_engine("none")
     fig.savefig(paths["svg"], format="svg", metadata={"Date": None})
     return paths

@@ -5,10 +5,11 @@ In a seat-rotated run every group plays one setup seed in every rotation, and ro
 strategy in seat ``r + 1``; so the focus seat of a game is ``rotation + 1`` (seat 1 without rotation), whatever the
 strategies are called, and a mirror match (the same spec in every seat) still has a focus. Per group:
 
-- ``win``: the focus's mean win share over the group's games (the engine's rule: most points, then most servants in
-  the Cardinal, a win still tied is shared);
+- ``win``: the focus's mean win share over the group's games (the engine's rule: most points, then the game's
+  tie-break, a win still tied is shared);
 - ``score``: the focus's mean score against the other seats, one tie rule for everything: finishing ahead on
-  (total, Cardinal servants) counts 1, level on both counts 1/2 (for two players this is the win share).
+  (total, the game's tie column: ``GAME.tie_column``) counts 1, level on both counts 1/2 (for two players this is
+  the win share).
 
 Only groups whose games were all played (no failed game) are kept, so the rotations stay balanced.
 Arms are compared group by group (``paired_difference``): the groups are independent, the games within one are not.
@@ -37,15 +38,15 @@ def focus_games(run: Run) -> pl.LazyFrame:
         "error",
         (pl.col("rotation").cast(pl.Int64) + 1 if rotate else pl.lit(1)).alias("focus"),
     )
-    seats = run.scan("seats").select("game", "seat", "win", "total", pl.col(run.tie_column).alias("cardinal"))
+    seats = run.scan("seats").select("game", "seat", "win", "total", pl.col(run.tie_column).alias("tie"))
     me = seats.join(games, on="game").filter(pl.col("seat") == pl.col("focus"))
     other = seats.select("game", pl.col("seat").alias("o_seat"), pl.col("total").alias("o_total"),
-                         pl.col("cardinal").alias("o_cardinal"))  # fmt: skip
+                         pl.col("tie").alias("o_tie"))  # fmt: skip
     ahead = (
         pl.when((pl.col("total") > pl.col("o_total")) | ((pl.col("total") == pl.col("o_total"))
-                                                         & (pl.col("cardinal") > pl.col("o_cardinal"))))
+                                                         & (pl.col("tie") > pl.col("o_tie"))))
         .then(1.0)
-        .when((pl.col("total") == pl.col("o_total")) & (pl.col("cardinal") == pl.col("o_cardinal")))
+        .when((pl.col("total") == pl.col("o_total")) & (pl.col("tie") == pl.col("o_tie")))
         .then(0.5)
         .otherwise(0.0)
     )  # fmt: skip

@@ -10,13 +10,13 @@ numbers are written by ``report_format``.
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
 from palais_sim.analytics.report_render import Report, to_html, to_json, to_markdown
 from palais_sim.analytics.runs import Run, RunError
-from palais_sim.analytics.sections_common import games_section, run_section
+from palais_sim.analytics.sections_common import COMMON_SECTIONS, games_section, run_section
+from palais_sim.core.game import load_attribute
 
 FORMATS = ("md", "html", "json")
 MARKER = ".palais-report.json"  # in a report directory: which run it reports on (so two runs never share one)
@@ -24,8 +24,8 @@ MARKER = ".palais-report.json"  # in a report directory: which run it reports on
 
 def game_sections(run: Run) -> dict:
     """The report sections of the run's game, by name."""
-    module, _, attribute = run.game.report_sections.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    target = run.game.report_sections
+    return load_attribute(target) if target else COMMON_SECTIONS
 
 
 def sections_of(run: Run, which: str) -> list[str]:

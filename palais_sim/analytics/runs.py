@@ -245,7 +245,8 @@ class Run:
         return self.scan("games").filter(pl.col("error").is_null())
 
     def seats(self) -> pl.LazyFrame:
-        """Seat rows of played games, with the game's player count, setup columns (the layout) and rounds."""
+        """Seat rows of played games, with the game's player count, setup columns (``GAME.setup_columns``) and
+        rounds."""
         setup = list(self.game.setup_columns)
         games = self.games().select("game", "players", *setup, "rounds", "finished")
         return self.scan("seats").join(games, on="game", how="inner")
@@ -471,6 +472,10 @@ def _require_played_games(run: Run) -> None:
         )
 
 
+# What a report does without the run's component set: the sections that read a component's details go without them.
+WITHOUT_COMPONENTS = "the report reads the tables alone (a component's price counts as recorded there)"
+
+
 def _components_for(game: Game, manifest: dict, override: Path | None) -> tuple[Any, str]:
     """The run's component set as its game loads it (None, with a note, when it cannot be had)."""
     wanted = manifest.get("components_hash")
@@ -478,19 +483,19 @@ def _components_for(game: Game, manifest: dict, override: Path | None) -> tuple[
     try:
         comps = game.load_components(str(source) if source else None)
     except (ValueError, OSError) as exc:
-        return None, f"component set {source} could not be loaded ({exc}); noble costs count gold only"
+        return None, f"component set {source} could not be loaded ({exc}); {WITHOUT_COMPONENTS}"
     if comps is None:
         return None, ""
     if wanted and comps.hash != wanted:
         return None, (
             f"the run used component set {wanted}, but {source or 'the standard set'} is {comps.hash}; "
-            "noble costs count gold only (pass --components)"
+            f"{WITHOUT_COMPONENTS} (pass --components)"
         )
     return comps, ""
 
 
 def taken_ids(run: Run) -> list[str]:
-    """The ids of what a seat takes in the run's game (``GAME.taken``: Palais Royal's nobles), the component set's
+    """The ids of what a seat takes in the run's game (``GAME.taken``), the component set's
     in its order, then any others the run's rows name; empty in a game where a seat takes nothing."""
     game = run.game
     if game.taken is None or game.taken[0] not in run.table_names:

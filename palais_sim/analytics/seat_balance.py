@@ -5,7 +5,7 @@ seat-rotation group, so the interval excludes 1/P exactly when the unadjusted p 
 binomial score test only where the groups are not known). A Wald chi-square test of equal shares per player count
 with the seats' joint group-clustered covariance, and the balance index ``1 - (largest - smallest seat share)``. A run
 whose seats and strategies are aligned (no rotation) gets no seat verdict: see ``analytics.design``. Each game's setup
-report builds on these (Palais Royal's adds start gold and the room layout).
+report builds on these (with what it adds of its own setup).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def _compiled(manifest: dict) -> str:
 def settings_rows(run: Run) -> list[list[str]]:
     m = run.manifest
     s = m.get("settings") or {}
-    rules = rules_of(s)
+    rules = rules_of(s, run.game.rule_options)
     check = run.check
     comps = m.get("components_name") or (run.components.name if run.components else None)
     planned = m.get("total_games")
@@ -449,3 +449,7 @@ def seat_headline(balance_row: dict, seats: pl.DataFrame) -> str | None:
     b = best.row(0, named=True)
     return (f"Seat advantage at {players} players: no seat flagged; the highest share is seat {b['seat']}'s, "
             f"{rate_with_ci(b)} {fair} {tail}.")  # fmt: skip
+
+
+# The report sections of a game that declares none of its own (``GAME.report_sections`` None).
+COMMON_SECTIONS = {"winrates": winrates_section}

@@ -25,7 +25,7 @@ F = TypeVar("F", bound=Callable)
 def one_blas_thread(fn: F) -> F:
     """Run ``fn`` with the BLAS library on one thread: the reports' matrix products are small and many, and a BLAS
     pool spinning on a machine whose cores are busy (polars' own pool, other processes) makes them ten times
-    slower (measured: 35 s against 1 s for the noble regression's cross-products on 10 million seats)."""
+    slower (measured: 35 s against 1 s for the cross-products of a regression on what 10 million seats took)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -273,7 +273,7 @@ def cluster_slopes(
 
 
 class TableSlopes:
-    """``cluster_slopes`` for features read from a table (one row per kind of cell, e.g. a layout) whose columns take
+    """``cluster_slopes`` for features read from a table (one row per kind of cell, e.g. a setup) whose columns take
     few distinct values, when every cluster has one cell: the sums the slopes and their CR1 errors need are taken
     per (feature, value) from per-row sums of the cells, through a sparse row-by-value indicator, instead of over a
     cells x features matrix. The same estimates as ``cluster_slopes`` (to float noise; it is used when a cluster has

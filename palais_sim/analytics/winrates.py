@@ -1,7 +1,7 @@
 """Win rates per strategy and player count, the head-to-head matrix and maximum-likelihood ratings.
 
-A shared win counts as a share (1/k). One tie rule for win, rank and head-to-head: the final score, then servants in
-the Cardinal (``batches.tie_rank``). A strategy's win rate, its 95% interval and its test against the fair share 1/P
+A shared win counts as a share (1/k). One tie rule for win, rank and head-to-head: the final score, then the game's
+tie column (``batches.tie_ranks``). A strategy's win rate, its 95% interval and its test against the fair share 1/P
 use one standard error, clustered on the seat-rotation group (the games of a group share a setup, so its seats are
 not independent): the interval excludes 1/P exactly when the unadjusted p is below 0.05. The head-to-head tests
 against 1/2 are clustered the same way; both are Holm-corrected within their table. Mean score and mean rank carry

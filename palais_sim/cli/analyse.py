@@ -32,8 +32,8 @@ def analyse(
     decision: str | None = typer.Option(
         None,
         "--decision",
-        help="Go on in this turn to the first decision of this kind (move, recruit, cards, seals, ...; discard, swap, "
-        "...): the decisions before it are answered by the game's usual player (greedy; heuristic)",
+        help="Go on in this turn to the first decision of this kind (the game's decision kinds: move, cards, ...; "
+        "discard, swap, ...): the decisions before it are answered by the game's usual player (greedy; heuristic)",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON"),
 ) -> None:

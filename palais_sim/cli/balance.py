@@ -1,8 +1,7 @@
 """`palais balance <what>`: propose component prices that balance a game, validated on fresh seeds.
 
-A balance search is a game's own study (Palais Royal's ``balance nobles``: the gold prices that bring every noble
-within the margin); its ``GAME.studies`` names the command as ``"balance <what>"``, and the app
-(``palais_sim.cli.commands``) registers it here.
+A balance search is a game's own study (the prices that bring every component of a kind within the margin); its
+``GAME.studies`` names the command as ``"balance <what>"``, and the app (``palais_sim.cli.commands``) registers it here.
 """
 
 from __future__ import annotations

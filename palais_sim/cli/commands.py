@@ -112,7 +112,7 @@ app = typer.Typer(
     add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    help="Board-game simulator (Palais Royal, Palastgeflüster): play games, run tournaments, analyse the results.",
+    help="Board-game simulator of the games `palais games` lists: play games, run tournaments, analyse the results.",
 )
 
 
@@ -122,7 +122,7 @@ def _main(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit"
     ),
 ) -> None:
-    """Board-game simulator (Palais Royal, Palastgeflüster): play games, run tournaments, analyse the results."""
+    """Board-game simulator of the games `palais games` lists: play games, run tournaments, analyse the results."""
 
 
 COMMANDS = {
@@ -150,7 +150,7 @@ for _name, _command in game_commands().items():  # each game's own studies, as i
     _group, _, _what = _name.partition(" ")
     if not _what:
         study.app.command(_name, epilog=exits.HELP_AGAIN)(_command)
-    elif _group == "balance":  # "balance nobles" is `palais balance nobles`
+    elif _group == "balance":  # "balance <what>" is `palais balance <what>`
         balance.app.command(_what, epilog=exits.HELP_AGAIN)(_command)
 app.add_typer(study.app, name="study")
 app.add_typer(balance.app, name="balance")

@@ -9,7 +9,7 @@ import typer
 
 from palais_sim.core.errors import StrategyError
 
-# A user's mistake: every game's errors of bad input (component files, layouts, setups, strategy specs) are
+# A user's mistake: every game's errors of bad input (component files, rule options, setups, strategy specs) are
 # ValueErrors; a failed strategy is the core's StrategyError; a file that cannot be read is an OSError.
 USER_ERRORS = (StrategyError, ValueError, OSError)
 

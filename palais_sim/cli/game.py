@@ -46,7 +46,7 @@ def play(
     start: Path | None = typer.Option(
         None,
         "--from",
-        help="Continue from this position file instead of a new game: players, layout, rules and component set come "
+        help="Continue from this position file instead of a new game: players, setup, rules and component set come "
         "from the file; hidden information it leaves out (deck, other hands) is dealt from --seed",
     ),
     rules: dict[str, str] = NO_RULES,
@@ -128,8 +128,7 @@ def inspect(
     game: Game | None = PositionGameOpt,
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
-    """What the seat to move would get now (Palais Royal: majorities, reinforcement, movement, recruit costs;
-    Palastgeflüster: each card it may play and what it gives)."""
+    """What the seat to move would get now: its legal choices and what each gives, as its game tells them."""
     the_game = position_game(game, position)
     _position_command(positions_facet(the_game, "inspect").inspect, position, as_json)
 

@@ -26,7 +26,7 @@ from palais_sim.core.game import Game
 
 @with_rule_options
 def match(
-    a: str = typer.Argument(..., help="Strategy A (a spec: greedy, seals:mint=3, package.module:Class, ...)"),
+    a: str = typer.Argument(..., help="Strategy A (a spec: greedy, NAME:PARAM=VALUE, package.module:Class, ...)"),
     b: str = typer.Argument(..., help="Strategy B"),
     game: Game = GameOpt,
     players: int | None = typer.Option(

@@ -65,21 +65,6 @@ MaxRoundsGameOpt = typer.Option(
 )
 
 
-def parse_start_gold(text: str | None, players: int | None = None) -> tuple[int, ...] | None:
-    """``"0,1,2"`` as a tuple (None stays None); raises ValueError for anything else."""
-    if text is None:
-        return None
-    try:
-        gold = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise ValueError(f"--start-gold must be whole numbers separated by commas, got {text!r}") from None
-    if players is not None and len(gold) != players:
-        raise ValueError(f"--start-gold needs {players} numbers (one per seat) for {players} players, got {text!r}")
-    if any(g < 0 for g in gold):
-        raise ValueError(f"--start-gold must not be negative, got {text!r}")
-    return gold
-
-
 AllowFailuresOpt = typer.Option(
     False, "--allow-failures", help="Exit 0 even when some games failed (they are kept with seed and error)"
 )

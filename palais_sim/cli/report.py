@@ -1,30 +1,55 @@
-"""`palais report`: win-rate, noble-value and setup-balance reports on a run directory, with their charts."""
+"""`palais report`: the reports of a run's game (``GAME.report_sections``: win rates and each game's own) on a run
+directory, with their charts."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 
 import typer
 
 from palais_sim.cli.errors import explain, fail
 
-
-class Which(StrEnum):
-    """The report names of the built-in games' ``GAME.report_sections`` (each refuses the names it has not), and all:
-    a literal list, so the shell completes them without importing every game's analytics."""
-
-    winrates = "winrates"
-    nobles = "nobles"
-    setup = "setup"
-    all = "all"
+ALL = "all"
 
 
-WHICH = tuple(w.value for w in Which)
+def section_names() -> list[str]:
+    """Every registered game's report sections by name (``GAME.report_sections``), then ``all``: what the shell
+    completes for WHICH. A registered game that cannot be loaded offers none (``palais report`` on its run says why);
+    the run's game decides, with one line naming its own, whether a name is one of its reports."""
+    from palais_sim.analytics.sections_common import COMMON_SECTIONS
+    from palais_sim.core.game import load_attribute
+    from palais_sim.core.games import loadable_games
+
+    found: dict[str, None] = {}
+    for game in loadable_games():
+        try:
+            target = game.report_sections
+            found.update(dict.fromkeys(load_attribute(target) if target else COMMON_SECTIONS))
+        except Exception:  # noqa: BLE001 - a game's analytics may fail to import in any way: it completes nothing
+            continue
+    return [*found, ALL]
+
+
+def _complete(incomplete: str) -> list[str]:
+    return [name for name in section_names() if name.startswith(incomplete)]
+
+
+def _known(value: str) -> str:
+    """A usage error for a name no registered game's report has (the run's game then checks it is one of its)."""
+    names = section_names()
+    if value not in names:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(map(repr, names))}")
+    return value
 
 
 def report(
-    which: Which = typer.Argument(..., metavar="WHICH", help="Which report: winrates, nobles, setup or all"),
+    which: str = typer.Argument(
+        ...,
+        metavar="WHICH",
+        help="Which report: one of the run's game's report sections (e.g. winrates) or all",
+        autocompletion=_complete,
+        callback=_known,
+    ),
     run_dirs: list[Path] = typer.Argument(
         ...,
         metavar="RUN_DIR...",
@@ -43,7 +68,7 @@ def report(
         None, "--components", help="The run's component-set TOML, if the manifest's cannot be found"
     ),
 ) -> None:
-    """Write a report on a run (win rates, noble values, setup balance) with its charts (PNG and SVG); several
+    """Write a report on a run (win rates and its game's own sections) with its charts (PNG and SVG); several
     directories: the parts of one run played in parts (`palais simulate --shard`), reported as the one run."""
     import os
 
@@ -51,7 +76,6 @@ def report(
     from palais_sim.analytics import report as report_mod
     from palais_sim.analytics.runs import RunError, open_run
 
-    which = Which(which).value
     if fmt not in report_mod.FORMATS:
         fail(f"unknown format {fmt!r}; choose one of {', '.join(report_mod.FORMATS)}")
     import polars as pl

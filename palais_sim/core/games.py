@@ -37,7 +37,7 @@ import re
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from palais_sim.core.game import Game, position_format
+from palais_sim.core.game import Game, complete, position_format
 
 DEFAULT_GAME = "palais-royal"  # the game of a command without --game, and of a stored run that names none
 # The registration table: name -> "module:attribute" of the game object (see palais_sim.core.game.Game)
@@ -145,7 +145,27 @@ def _load(name: str, target: str) -> Game:
         raise UnknownGame(f"{where}: game {name!r}: module {module_name} has no {attribute}")
     if getattr(game, "name", None) != name:
         raise UnknownGame(f"{where}: game {name!r}: {target} is called {getattr(game, 'name', None)!r}, not {name!r}")
-    return game
+    try:
+        return complete(game)  # the fallbacks of the facets it leaves out
+    except ValueError as exc:
+        raise UnknownGame(f"{where}: game {name!r}: {exc}") from None
+
+
+def loadable_games() -> list[Game]:
+    """Every registered game that loads, in :func:`game_names`' order (the built-in ones alone when a registry entry
+    is malformed): what lists the games' facets uses, so a broken plugin cannot break it (``--game`` names it with
+    its one-line error)."""
+    try:
+        names = game_names()
+    except UnknownGame:
+        names = list(GAMES)
+    games = []
+    for name in names:
+        try:
+            games.append(get_game(name))
+        except UnknownGame:
+            continue
+    return games
 
 
 def games_with_study(study: str) -> list[str]:

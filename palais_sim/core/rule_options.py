@@ -1,5 +1,4 @@
-"""Rule options: what a game declares about the variants it plays (Palais Royal's ``layout``, Palastgeflüster's
-``tiebreak``, ...), and the shared code that reads them.
+"""Rule options: what a game declares about the variants it plays, and the shared code that reads them.
 
 A game lists its options as :class:`RuleOption` values (``GAME.rule_options``); a run's settings carry the values as
 one mapping (``Settings.rules``), and the game's own options class turns that mapping into typed values with
@@ -36,6 +35,9 @@ class RuleOption:
     choices: tuple[str, ...] = ()  # the allowed values, when they are a short list (the help and the error say them)
     unset: str | None = None  # what the default means, in words, for the help and reports ("unlimited")
     metavar: str = "TEXT"
+    # a flat field of a run's stored settings before the games declared their options (its value there is read as
+    # the option's, unless it equals the default): a manifest of then still resumes (:func:`rules_of`)
+    legacy: bool = False
 
     @property
     def flag(self) -> str:
@@ -111,14 +113,16 @@ class Rules(Mapping[str, Any]):
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self._items.items()}
 
 
-# The rule fields a run's settings held, flat beside the players and the seed, before each game declared its own
-# options, with the value each had when not given. A manifest of then is read with :func:`rules_of`.
-LEGACY_FIELDS: dict[str, Any] = {"layout": "random", "gold_limit": None, "start_gold": None, "tiebreak": "display"}
+def legacy_names(options: Sequence[RuleOption]) -> tuple[str, ...]:
+    """The options that were flat fields of a run's settings before the games declared their options."""
+    return tuple(o.name for o in options if o.legacy)
 
 
-def rules_of(settings: Mapping[str, Any]) -> dict[str, Any]:
+def rules_of(settings: Mapping[str, Any], options: Sequence[RuleOption]) -> dict[str, Any]:
     """The rule options in a run's stored settings: its ``rules`` mapping, or, in a manifest written before the games
-    declared their options, the flat fields of then that differ from their defaults of then."""
+    declared their options, the flat fields of then (the game's ``legacy`` options) that differ from their default."""
     if "rules" in settings:
         return dict(settings.get("rules") or {})
-    return {k: settings[k] for k, unset in LEGACY_FIELDS.items() if k in settings and settings[k] != unset}
+    return {
+        o.name: settings[o.name] for o in options if o.legacy and o.name in settings and settings[o.name] != o.default
+    }

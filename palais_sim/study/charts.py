@@ -1,5 +1,5 @@
 """The studies' charts (matplotlib's object API, headless): forest plots of effects with the equivalence band, the
-seat chart per skill level and the price-sensitivity line of a noble. Each returns a Figure; ``save`` writes a PNG.
+seat chart per skill level and a subject's value against its price. Each returns a Figure; ``save`` writes a PNG.
 
 Like the reports' charts: every colour is named in a legend, titles are wrapped to the figure's width (never cut),
 and the PNG is at the reports' print resolution, so a page can show it at its full width and still read it."""
@@ -98,9 +98,9 @@ def seat_chart(rows: list[dict], title: str, margin: float) -> Figure:
     return fig
 
 
-def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
-    """The noble's value (pp) at each gold cost with its interval, one series per skill level, each with
-    its fitted line and the price where the line crosses 0 (when it surely slopes down)."""
+def price_lines(series: dict[str, dict], title: str, margin: float, xlabel: str) -> Figure:
+    """A subject's value (pp) at each price (its game's words for it: ``xlabel``) with its interval, one series per
+    skill level, each with its fitted line and the price where the line crosses 0 (when it surely slopes down)."""
     width = 6.0
     fig = _figure(width, 4.0)
     ax = fig.add_subplot()
@@ -119,7 +119,7 @@ def price_lines(series: dict[str, dict], title: str, margin: float) -> Figure:
             ax.plot(xs, line["intercept"] + line["slope"] * xs, "--", color=colour, lw=1)
         if line.get("fair_price") is not None:
             ax.axvline(line["fair_price"], color=colour, lw=0.8, ls=":")
-    ax.set_xlabel("gold cost (dotted: worth its cost there)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("value of having it available (pp)")
     suptitle(fig, title, width)
     ax.legend(fontsize=8)
@@ -131,15 +131,15 @@ def ladder_chart(
     rows: list[dict], elos: dict[str, float], title: str, margin: float, label: str = "seat {}",
     ylabel: str = "win share above 1/P (pp)",
 ) -> Figure:  # fmt: skip
-    """Each subject's effect (pp, with its interval; a seat's edge, a noble's value) against the strength of the rung
-    that played it (Elo against the first rung), one panel per player count: does the effect settle as the players
-    get stronger? ``label`` names a subject's line from its key."""
+    """Each subject's effect (pp, with its interval; a seat's edge, a component's value) against the strength of the
+    rung that played it (Elo against the first rung), one panel per player count: does the effect settle as the
+    players get stronger? ``label`` names a subject's line from its key."""
     counts = sorted({r["players"] for r in rows})
     width = max(6.0, 3.4 * max(len(counts), 1) + 1) + 1.8  # the legend beside the panels, not over the lines
     fig = _figure(width, 3.8)
     axes = fig.subplots(1, max(len(counts), 1), squeeze=False)[0]
-    # a colour and a marker per subject: nine nobles on one ladder need more than a five-colour cycle, which gave two
-    # subjects one colour
+    # a colour and a marker per subject: nine subjects on one ladder need more than a five-colour cycle, which gave
+    # two subjects one colour
     palette = [colormaps["tab10"](k) for k in range(10)]
     markers = "osD^vP<>Xh"
     for ax, p in zip(axes, counts, strict=False):

@@ -28,7 +28,7 @@ class StudySpec:
     seed: int = 1
     margin: float = DEFAULT_MARGIN  # pp
     workers: int | None = 1  # per arm; None: all the cluster's CPUs (backend ray)
-    base: Settings = field(default_factory=Settings)  # rule options (layout, components, gold_limit, max_rounds, ...)
+    base: Settings = field(default_factory=Settings)  # the game, its rule options, components, max_rounds, ...
     command: str = ""  # the command line that made the study, for the page's header
     backend: str = "local"  # where the arms' chunks run: local (a process pool) or ray (``address``: the cluster)
     address: str | None = None
@@ -38,7 +38,7 @@ class StudySpec:
             object.__setattr__(self, "strategies", tuple(self.base.game.skill_levels))
 
     def require_game(self, study: str) -> None:
-        """A study of one game's components (nobles, persons, layouts) refuses a game that does not declare it
+        """A study of one game's components refuses a game that does not declare it
         (``Game.studies``), naming the games that do."""
         if study in self.base.game.studies:
             return
@@ -58,7 +58,7 @@ class StudySpec:
 
     def settings(self, **changes: object) -> Settings:
         """The base settings with ``changes``: run fields (players, strategies, ...) and rule options of the game
-        by name (``layout="first-game"``; None: the option's default)."""
+        by name (``tiebreak="noted"``; None: the option's default)."""
         names = {f.name for f in fields(Settings)}
         rules = {k: v for k, v in changes.items() if k not in names}
         if rules:
@@ -197,7 +197,7 @@ def arm_dir(out: Path, strategy: str, *parts: str) -> Path:
 
 
 # How an undecided row gets more evidence: a study of fixed size grows its arms (``Manifest.extend``); a sequential
-# one (the nobles: looks of a fixed size, up to a game budget) plays on from its last look.
+# one (looks of a fixed size, up to a game budget) plays on from its last look.
 MORE_GROUPS = (
     "more groups would tell: the same command with a larger `--groups` into the same `--out` plays only the new groups"
 )

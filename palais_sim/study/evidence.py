@@ -1,6 +1,6 @@
 """No verdict without evidence: the fewest groups in which the arms differed before a study row may decide.
 
-A group whose value is the no-effect value (0: forbidding the noble changed nothing, the seat won exactly its fair
+A group whose value is the no-effect value (0: forbidding a component changed nothing, the seat won exactly its fair
 share) says nothing about the sign or the size of an effect; only the groups that differ do. With k differing groups,
 the strongest result possible is all k of them on the same side, and that is told apart from a fair coin at the
 row's confidence only when 2 * 0.5**k < 1 - confidence (a two-sided sign test): k >= 6 at 95%; with looks, at each

@@ -279,7 +279,7 @@ def subject_section(
     page, spec: StudySpec, rows: list[dict], settling: list[dict], players: int, elo_groups: int, out: Path,
     strengths_: list[RungStrength], what: str, ylabel: str,
 ) -> dict:  # fmt: skip
-    """A study page's strength ladder for subjects (nobles, persons): each rung's Elo against the first, each
+    """A study page's strength ladder for subjects (a game's components): each rung's Elo against the first, each
     subject's effect by rung, whether it settled between the top two rungs, and the chart of effect against Elo.
     ``strengths_``: the rungs' ratings, played before the page's header so that its games table counts them."""
     climb_ = climb(strengths_)

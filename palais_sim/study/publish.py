@@ -1,8 +1,8 @@
 """Copy finished studies into a directory small enough to commit (study.md, study.json and the PNG charts; not the
-arm runs nor the self-contained HTML, which embeds the same PNGs) and write an index of their verdicts: the overview
-of every noble and privilege at every skill level, the undecided shares and the recorded time (``study.index_page``),
-then each study's and balance search's summary. It reads only the files it copies, so a published directory can be
-published again (``python -m palais_sim.study.publish reports/standard /tmp/out``).
+arm runs nor the self-contained HTML, which embeds the same PNGs) and write an index of their verdicts: each game's
+overview of its component studies (its study pages, ``GAME.study_pages``), the undecided shares and the recorded time
+(``study.index_page``), then each study's and balance search's summary. It reads only the files it copies, so a
+published directory can be published again (``python -m palais_sim.study.publish reports/standard /tmp/out``).
 
     python -m palais_sim.study.publish runs/studies/standard reports/standard
 
@@ -24,7 +24,7 @@ from palais_sim.study import index_page
 from palais_sim.study.common import verified_text
 from palais_sim.study.render import ci_text, pp
 
-DECISIONS = ("favoured", "disfavoured", "balanced", "unbalanced")  # "unbalanced": a layout block's spread row
+DECISIONS = ("favoured", "disfavoured", "balanced", "unbalanced")  # "unbalanced": a spread row of a block of setups
 
 
 def _summary(name: str, data: dict) -> list[str]:
@@ -78,8 +78,8 @@ def _summary(name: str, data: dict) -> list[str]:
 
 def publish(source: Path | Sequence[Path], target: Path) -> Path:
     """Copy the finished studies and balance searches of ``source`` into ``target`` and write its README.md: the
-    overview of every noble and privilege, the undecided shares and the time (``study.index_page``), then a summary
-    of each study. Reads only the files it copies, so ``source`` may be a published directory itself; of several
+    games' overviews of their component studies, the undecided shares and the time (``study.index_page``), then a
+    summary of each study. Reads only the files it copies, so ``source`` may be a published directory itself; of several
     sources, a study in a later one replaces the same name in an earlier one."""
     sources = [source] if isinstance(source, Path) else list(source)
     target.mkdir(parents=True, exist_ok=True)
@@ -100,7 +100,7 @@ def publish(source: Path | Sequence[Path], target: Path) -> Path:
         "expected by chance). Wall times are those of the machine that played the arms (sums of the runs' own "
         "summaries), which may have been shared with other work.",
         "",
-        *index_page.subject_table(studies, searches),
+        *index_page.overview(studies, searches),
         *index_page.undecided_table(studies, searches),
         *index_page.time_table(studies + searches),
     ]
@@ -159,25 +159,12 @@ def _copy(source: Path, target: Path, names: tuple[str, ...]) -> None:
 
 
 def _balance_summary(name: str, data: dict) -> list[str]:
-    """The index's lines for a `palais balance nobles` search: its command, the proposed changes, the validation."""
-    lines = [f"## [{name}]({name}/balance.md)", "", "```", data.get("command", ""), "```", ""]
-    lines.append(f"{data.get('games_spent', 0):,} of {data.get('budget', 0):,} games; root seed {data.get('seed')}, "
-                 f"validation on fresh seeds (root seed {data.get('validation_seed')}).")  # fmt: skip
-    lines.append("")
-    changed = [c for c in data.get("changes", []) if c.get("new_price", c["new_gold"]) != c.get("price", c["gold"])]
-    lines.append("Proposed: " + (", ".join(f"{c['noble']} {index_page.change_text(c)} ({c['was']})"
-                                          for c in changed) or "no change") + ".")  # fmt: skip
-    unbalanced = data.get("unbalanced") or {}
-    if unbalanced:
-        lines += ["", "Not balanced within the limits: " + "; ".join(f"{n}: {why}" for n, why in unbalanced.items())]
-    still = sorted({r["key"] for r in data.get("validation", []) if r["verdict"] in ("favoured", "disfavoured")})
-    lines += ["", "Still under- or overpriced on validation: " + (", ".join(still) or "none") + "."]
-    validation = data.get("validation", [])
-    undecided = sum(r["verdict"] == "undecided" for r in validation)
-    if undecided:
-        lines += ["", f"Undecided on validation: {undecided} of {len(validation)} rows (not shown balanced)."]
-    lines.append("")
-    return lines
+    """The index's lines for a balance search: its game's summary (``StudyPages.search_summary``), or its command."""
+    for pages in index_page.game_pages():
+        lines = pages.search_summary(name, data)
+        if lines is not None:
+            return lines
+    return [f"## [{name}]({name}/balance.md)", "", "```", data.get("command", ""), "```", ""]
 
 
 def main(argv: list[str]) -> int:

@@ -1,8 +1,8 @@
 """A study's outputs: ``study.json`` (the rows and everything needed to redo them), a Markdown page and one
 self-contained HTML page (charts embedded), charts as PNG beside them.
 
-Rows are the study's verdicts, one per (subject, key, skill level): ``subject`` (``noble``, ``privilege``, ``seat``,
-``start_gold``, ``layout_feature``, ...), ``key`` (which noble, seat, feature), ``strategy`` (the skill level),
+Rows are the study's verdicts, one per (subject, key, skill level): ``subject`` (``seat``, a seat value's option,
+a component kind of a game's own study, ...), ``key`` (which seat, value, component), ``strategy`` (the skill level),
 ``effect`` in percentage points of win share, ``ci`` [low, high] in percentage points, ``n_groups``, ``verdict``
 (favoured, disfavoured, balanced, undecided), ``robust`` (every skill level gives the same verdict), and the evidence
 behind it (``study.evidence``): ``differing_groups``, ``min_differing``, ``confidence`` and ``evidence`` (why the row

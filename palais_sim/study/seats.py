@@ -4,12 +4,13 @@ Per skill level and player count, ``groups`` setups are played with the same str
 need no seat rotation (every rotation is the same game), so each game is its own group and the setups are the groups
 0..G-1 of the root seed in every arm. The seat edge is seat k's win share minus 1/P.
 
-With ``--gold-factorial`` the start golds are also permuted over the seats in a cyclic Latin square (P arms: arm r
-gives seat k the start gold of seat k - r), every arm on the same setups. Seat and start gold are then crossed and
-balanced, so each has its own rows: the seat effect is seat k's win share averaged over the arms (every start gold
-once), the start-gold effect the win share of whoever holds that gold, averaged over the arms (every seat once).
-Both are computed per setup and the interval runs over setups (a paired design). Without it, start gold follows the
-seat (the rulebook's 0, 1, 2, 3) and the seat rows carry both.
+A game whose seats start with different values (``GAME.seat_values``, a :class:`~palais_sim.core.game.SeatValues`)
+has them set by the study (its rule option, the first P values for P players) and, with the facet's factorial flag,
+also permuted over the seats in a cyclic Latin square (P arms: arm r gives seat k the value of seat k - r), every arm
+on the same setups. Seat and value are then crossed and balanced, so each has its own rows: the seat effect is seat
+k's win share averaged over the arms (every value once), the value's effect the win share of whoever holds it,
+averaged over the arms (every seat once). Both are computed per setup and the interval runs over setups (a paired
+design). Without it, the value follows the seat (the rules' order) and the seat rows carry both.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import polars as pl
 
 from palais_sim.analytics.paired import mean_interval
 from palais_sim.analytics.runs import collect, open_run
+from palais_sim.core.game import SeatValues
 from palais_sim.study import charts, ladder, render
 from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 
@@ -30,15 +32,15 @@ from palais_sim.study.common import Ledger, StudySpec, arm_dir, header
 class SeatsPlan:
     spec: StudySpec
     players: tuple[int, ...] = (2, 3, 4)
-    start_gold: tuple[int, ...] | None = None  # seat 1, 2, ... (the first P for P players); None: 0, 1, 2, 3
-    factorial: bool = False
+    values: tuple[int, ...] | None = None  # the seats' values, seat 1 first (the first P for P players); None: usual
+    factorial: bool = False  # permute the values over the seats too
     ladder: bool = False  # the skill levels are a strength ladder (``study.ladder``): rung strengths and settling
     elo_groups: int = 100  # setups of each rung's match against the first rung
 
     @property
-    def gold(self) -> bool:
-        """Whether the game has start gold (Palais Royal): the arms are then start-gold assignments."""
-        return any(o.name == "start_gold" for o in self.spec.base.game.rule_options)
+    def facet(self) -> SeatValues | None:
+        """What the game's seats start with (``GAME.seat_values``): the arms are then assignments of it."""
+        return getattr(self.spec.base.game, "seat_values", None)
 
     def check(self) -> None:
         self.spec.check()
@@ -47,36 +49,41 @@ class SeatsPlan:
         if not self.players or any(not low <= p <= high for p in self.players):
             raise ValueError(f"--players must be {low} to {high} for {game.title} (comma-separated), "
                              f"got {list(self.players)}")  # fmt: skip
-        if not self.gold and (self.start_gold is not None or self.factorial):
-            raise ValueError(f"--start-gold and --gold-factorial are Palais Royal options; {game.title} has no gold")
-        if self.start_gold is not None and len(self.start_gold) < max(self.players):
+        facet = self.facet
+        if facet is None and (self.values is not None or self.factorial):
+            raise ValueError(f"{game.title}'s seats start alike: nothing to set or permute over them")
+        if facet is not None and self.values is not None and len(self.values) < max(self.players):
             raise ValueError(
-                f"--start-gold needs a value for every seat of the largest table ({max(self.players)} players), "
-                f"got {list(self.start_gold)}"
+                f"{facet.flag} needs a value for every seat of the largest table ({max(self.players)} players), "
+                f"got {list(self.values)}"
             )
 
-    def golds(self, players: int) -> tuple[int, ...]:
-        return tuple(self.start_gold[:players]) if self.start_gold is not None else tuple(range(players))
+    def seat_values(self, players: int) -> tuple[int, ...]:
+        if self.values is not None:
+            return tuple(self.values[:players])
+        return self.facet.usual(players) if self.facet is not None else ()
 
     def arms(self, players: int) -> list[tuple[int, ...]]:
-        if not self.gold:
+        if self.facet is None:
             return [()]  # one mirror arm
-        gold = self.golds(players)
+        values = self.seat_values(players)
         if not self.factorial:
-            return [gold]
-        return [tuple(gold[(k - r) % players] for k in range(players)) for r in range(players)]
+            return [values]
+        return [tuple(values[(k - r) % players] for k in range(players)) for r in range(players)]
 
 
-def _wins(run_dir: Path, players: int) -> pl.DataFrame:
-    """Per played game: its index and the win share of each seat (columns s1..sP) and each seat's start gold."""
+def _wins(run_dir: Path, players: int, column: str | None) -> pl.DataFrame:
+    """Per played game: its index, the win share of each seat (columns w1..wP) and each seat's value (v1..vP, from
+    the seats table's ``column``)."""
     run = open_run(run_dir)
-    values = ["win", "start_gold"] if "start_gold" in run.seats().collect_schema() else ["win"]
+    has_value = column is not None and column in run.seats().collect_schema()
+    values = ["win", column] if has_value else ["win"]
     seats = collect(run.seats().select("game", "seat", *values))
     wide = seats.pivot(on="seat", index="game", values=values, aggregate_function="first")
     rename = {}
     for k in range(1, players + 1):
         rename[f"win_{k}"] = f"w{k}"
-        rename[f"start_gold_{k}"] = f"g{k}"
+        rename[f"{column}_{k}"] = f"v{k}"
     if values == ["win"]:  # one value: the pivot names the columns by seat alone
         rename = {str(k): f"w{k}" for k in range(1, players + 1)}
     return wide.rename({c: rename.get(c, c) for c in wide.columns}).sort("game")
@@ -90,18 +97,22 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
     rows: list[dict] = []
     arms_info: dict = {}
     per_setup_of: dict[tuple[str, int, int], tuple[np.ndarray, np.ndarray]] = {}
+    facet = plan.facet
+    column = facet.option if facet is not None else None
     for strategy in spec.strategies:
         for p in plan.players:
             frames = []
-            for gold in plan.arms(p):
+            for values in plan.arms(p):
+                given = (
+                    {} if column is None else {column: values if plan.values is not None or plan.factorial else None}
+                )
                 settings = spec.settings(
-                    games=spec.groups, players=p, strategies=(strategy,), format="fixed", rotate_seats=False,
-                    start_gold=None if (plan.start_gold is None and not plan.factorial) or not gold else gold,
+                    games=spec.groups, players=p, strategies=(strategy,), format="fixed", rotate_seats=False, **given
                 )  # fmt: skip
-                arm = "gold-" + "-".join(map(str, gold)) if gold else "mirror"
+                arm = f"{facet.arm}-" + "-".join(map(str, values)) if facet is not None else "mirror"
                 d = ledger.play(spec, strategy, settings, arm_dir(out, strategy, f"{p}p", arm))
-                frames.append(_wins(d, p))
-                arms_info.setdefault(strategy, {}).setdefault(str(p), []).append(list(gold))
+                frames.append(_wins(d, p, column))
+                arms_info.setdefault(strategy, {}).setdefault(str(p), []).append(list(values))
             # the setups every arm played (a failed game drops its setup from all arms)
             common = frames[0].select("game")
             for f in frames[1:]:
@@ -109,25 +120,25 @@ def compute(plan: SeatsPlan, out: Path, ledger: Ledger | None = None) -> tuple[l
             frames = [common.join(f, on="game").sort("game") for f in frames]
             n_arms = len(frames)
             fair = 1.0 / p
-            span = (-fair, 1.0 - fair)  # where a seat's (or a start gold's) win share less 1/P lies
+            span = (-fair, 1.0 - fair)  # where a seat's (or a value's) win share less 1/P lies
             for k in range(1, p + 1):
                 per_setup = sum(f[f"w{k}"].to_numpy() for f in frames) / n_arms - fair
                 per_setup_of[(strategy, p, k)] = (common["game"].to_numpy(), per_setup)
-                known = not plan.factorial and len(frames[0]) and f"g{k}" in frames[0].columns
-                gold_note = int(frames[0][f"g{k}"][0]) if known else None
+                known = column is not None and not plan.factorial and len(frames[0]) and f"v{k}" in frames[0].columns
+                note = {column: int(frames[0][f"v{k}"][0]) if known else None} if column is not None else {}
                 est = mean_interval(per_setup, within=span)
-                rows.append(render.row("seat", k, strategy, est, spec.margin, per_setup, players=p,
-                                       start_gold=gold_note, arms=n_arms))  # fmt: skip
-            if plan.factorial:
-                for g in sorted(set(plan.golds(p))):
+                rows.append(render.row("seat", k, strategy, est, spec.margin, per_setup, players=p, **note,
+                                       arms=n_arms))  # fmt: skip
+            if plan.factorial and column is not None:
+                for v in sorted(set(plan.seat_values(p))):
                     per_setup = np.zeros(len(common))
                     for f in frames:
                         w = np.column_stack([f[f"w{k}"].to_numpy() for k in range(1, p + 1)])
-                        held = np.column_stack([f[f"g{k}"].to_numpy() == g for k in range(1, p + 1)])
+                        held = np.column_stack([f[f"v{k}"].to_numpy() == v for k in range(1, p + 1)])
                         per_setup += (w * held).sum(1) / held.sum(1)
                     per_setup = per_setup / n_arms - fair
                     est = mean_interval(per_setup, within=span)
-                    rows.append(render.row("start_gold", g, strategy, est, spec.margin,
+                    rows.append(render.row(column, v, strategy, est, spec.margin,
                                            per_setup, players=p, arms=n_arms))  # fmt: skip
     render.mark_robust(rows)
     if plan.ladder:
@@ -161,31 +172,30 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
         "The same strategy in every seat, so any difference between seats is the game's, not the players'. "
         "Effect: the seat's win share minus the fair share 1/P, in percentage points (a shared win counts as a share)."
     ))  # fmt: skip
-    if not plan.factorial:
-        page.p(
-            "Start gold follows the seat here ("
-            + ("the rulebook's 0, 1, 2, 3" if plan.start_gold is None else f"--start-gold {list(plan.start_gold)}")
-            + "), so a seat row carries the seat order and its start gold together; --gold-factorial separates them."
-        )
-    else:
-        page.p("Start golds permuted over the seats in a cyclic Latin square (every start gold once in every seat, "
-               "the same setups in every arm): the seat rows are the seat order alone, the start-gold rows the gold "
-               "alone.")  # fmt: skip
+    facet = plan.facet
+    if facet is not None and not plan.factorial:
+        given = facet.usual_text if plan.values is None else f"{facet.flag} {list(plan.values)}"
+        page.p(f"{facet.label.capitalize()} follows the seat here ({given}), so a seat row carries the seat order and "
+               f"its {facet.label} together; {facet.factorial_flag} separates them.")  # fmt: skip
+    elif facet is not None:
+        page.p(f"{facet.label.capitalize()}s permuted over the seats in a cyclic Latin square (every {facet.label} "
+               f"once in every seat, the same setups in every arm): the seat rows are the seat order alone, the "
+               f"{facet.label.replace(' ', '-')} rows the {facet.label} alone.")  # fmt: skip
     for strategy in spec.strategies:
         mine = [r for r in rows if r["strategy"] == strategy]
         seat_rows = [r for r in mine if r["subject"] == "seat"]
         page.h(f"Seats, `{strategy}`")
         cols = [("players", lambda r: str(r["players"]))] + render.verdict_columns("seat")
-        if not plan.factorial:
-            cols.insert(2, ("start gold", lambda r: str(r["start_gold"])))
+        if facet is not None and not plan.factorial:
+            cols.insert(2, (facet.label, lambda r: str(r[facet.option])))
         page.table(seat_rows, cols)
         name = f"seats_{len(page.charts)}"
         fig = charts.seat_chart(seat_rows, f"Seat edge in mirror play: {strategy}", spec.margin)
         caption = f"Seat edge per player count, {strategy}: win share above 1/P with 95% intervals; band = margin."
         page.chart(name, charts.save(fig, out / "charts", name), caption)
-        gold_rows = [r for r in mine if r["subject"] == "start_gold"]
-        if gold_rows:
-            page.table(gold_rows, [("players", lambda r: str(r["players"]))] + render.verdict_columns("start gold"))
+        value_rows = [r for r in mine if facet is not None and r["subject"] == facet.option]
+        if facet is not None and value_rows:
+            page.table(value_rows, [("players", lambda r: str(r["players"]))] + render.verdict_columns(facet.label))
     climbed = _ladder_section(page, plan, rows, arms_info, out, rungs) if plan.ladder else None
     held, changed = _agreement(rows)
     page.h("Across skill levels")
@@ -193,7 +203,7 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
     document = {
         "study": "seats", "command": spec.command, "seed": spec.seed, "groups": spec.groups,
         "margin_pp": spec.margin, "strategies": list(spec.strategies), "players": list(plan.players),
-        "rules": spec.rule_dict(), "gold_factorial": plan.factorial, "arms": arms_info,
+        "rules": spec.rule_dict(), "factorial": plan.factorial, "arms": arms_info,
         "games": ledger.to_dict(), "rows": rows,
     }  # fmt: skip
     if climbed is not None:

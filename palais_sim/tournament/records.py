@@ -18,14 +18,14 @@ from palais_sim import __version__
 from palais_sim.core.game import Column, Game
 from palais_sim.core.games import get_game
 
-SCHEMA_VERSION = 3  # 2: games gained engine, gold_limit, max_rounds; 3: seats gained strategy_notes
+SCHEMA_VERSION = 3  # 2: games gained engine and the rule options of then; 3: seats gained strategy_notes
 
 # Every game's seats table ends with what the seat's strategy said about the game (the worker fills it, any game).
 STRATEGY_NOTES = Column(
     "strategy_notes",
     pl.String(),
     "what the seat's strategy reported about the game: its notes() as a JSON object of numbers (e.g. restricted's "
-    "games with the watched noble within reach, and taken); null for a strategy without notes",
+    "games with what it watches within reach, and taken); null for a strategy without notes",
 )
 
 

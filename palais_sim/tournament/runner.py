@@ -138,7 +138,7 @@ def validate(settings: Settings) -> Checked:
     """The run's context, schedule and strategy parameters, with its strategies and rule options checked before any
     worker starts."""
     schedule = Schedule(settings)
-    context = settings.game.context(settings.to_dict())  # raises on impossible options (layout code, gold limit, ...)
+    context = settings.game.context(settings.to_dict())  # raises on impossible options (one line)
     return Checked(context, schedule, run_parameters(settings.strategies, settings.game))
 
 

@@ -91,7 +91,8 @@ class Settings:
         known = {f.name for f in fields(cls)} - {"rules", "game"}
         values = {k: v for k, v in data.items() if k in known}
         values["strategies"] = tuple(values.get("strategies", ()))
-        return cls(**values, game=get_game(data.get("game") or None), rules=rules_of(data))
+        game = get_game(data.get("game") or None)
+        return cls(**values, game=game, rules=rules_of(data, game.rule_options))
 
     def __reduce__(self) -> tuple:
         """Pickled by its stored form (the game by name): a worker gets the game object its registry holds."""

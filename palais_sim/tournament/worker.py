@@ -122,7 +122,7 @@ def strategy_notes(strategy: object) -> str | None:
 
 
 def run_chunk(task: ChunkTask) -> ChunkReport:
-    """Play a chunk; write games/seats/recruits under temporary names, then rename all three."""
+    """Play a chunk; write every table of it under a temporary name, then rename them all."""
     start, cpu_start = time.perf_counter(), time.process_time()
     game = _CTX["game"]
     tables: dict[str, list[dict]] = {table: [] for table in game.columns()}

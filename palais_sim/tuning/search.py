@@ -13,7 +13,7 @@ from typing import Any
 
 from palais_sim.core.game import Game
 from palais_sim.core.games import get_game
-from palais_sim.core.rule_options import LEGACY_FIELDS, Rules, canonical_rules, rules_of
+from palais_sim.core.rule_options import RuleOption, Rules, canonical_rules, legacy_names, rules_of
 from palais_sim.tournament.schedule import Settings
 from palais_sim.tuning.measure import Games, Share, difference_of, share_of
 from palais_sim.tuning.space import Dimension, TuneError, spec_with
@@ -78,7 +78,8 @@ class TuneSettings:
 def _prepare(out: Path, settings: TuneSettings) -> None:
     stored = out / "tune.json"
     if stored.exists():
-        if _normalised(json.loads(stored.read_text(encoding="utf-8"))) != settings.to_dict():
+        earlier = json.loads(stored.read_text(encoding="utf-8"))
+        if _normalised(earlier, settings.game.rule_options) != settings.to_dict():
             raise TuneError(f"{out} holds a different tuning (see its tune.json); choose another --out")
         return
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -87,12 +88,13 @@ def _prepare(out: Path, settings: TuneSettings) -> None:
     stored.write_text(json.dumps(settings.to_dict(), indent=1), encoding="utf-8")
 
 
-def _normalised(data: dict) -> dict:
+def _normalised(data: dict, options: tuple[RuleOption, ...]) -> dict:
     """A stored tune.json as this version writes it: one written before the games declared their rule options has
-    them as flat fields (layout, gold_limit), mapped into ``rules``."""
+    them as flat fields (the game's ``legacy`` options), mapped into ``rules``."""
     if "rules" in data:
         return data
-    return {**{k: v for k, v in data.items() if k not in LEGACY_FIELDS}, "rules": rules_of(data)}
+    legacy = legacy_names(options)
+    return {**{k: v for k, v in data.items() if k not in legacy}, "rules": rules_of(data, options)}
 
 
 def _values(space: tuple[Dimension, ...], params: dict) -> dict[str, float]:

@@ -77,7 +77,7 @@ def _default_range(value: float) -> tuple[float, float]:
 
 
 def spec_with(strategy: str, values: dict[str, float], game: Game | None = None) -> str:
-    """The strategy spec with these parameter values (over the ones it gives): ``greedy:gold_weight=0.41,...``."""
+    """The strategy spec with these parameter values (over the ones it gives): ``name:param=0.41,...``."""
     spec = parse_spec(strategy, game)
     merged = {**spec.params, **{k: _text(v) for k, v in values.items()}}
     name = spec.text.split(":", 1)[0]

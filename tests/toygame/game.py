@@ -171,6 +171,7 @@ class ToyRace:
 
     name = NAME
     title = "Toy race"
+    vocabulary = ("spy", "peek")  # the nouns of its components and options
     min_players = 2
     max_players = 4
     default_players = 3
@@ -189,6 +190,8 @@ class ToyRace:
     skill_levels = ("random", "greedy")
     rule_options: tuple[RuleOption, ...] = OPTIONS  # target (options.py)
     report_sections = "tests.toygame.report:SECTIONS"
+    seat_values = None  # every seat starts alike
+    study_pages = None  # its studies need no overview of their own on the published index
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
         return "reserve"
@@ -202,7 +205,7 @@ class ToyRace:
         max_rounds = int(settings.get("max_rounds") or self.default_max_rounds)
         if max_rounds < 1:
             raise ToyError(f"max_rounds must be at least 1, got {max_rounds}")
-        return Context(players, max_rounds, target_of(rules_of(settings)))
+        return Context(players, max_rounds, target_of(rules_of(settings, OPTIONS)))
 
     setup_columns = ()
     studies: Mapping[str, str] = {}

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple, TextIO
 import polars as pl
 
 from palais_sim import __version__
-from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, common_game_row, game_sources
+from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, SeatValues, common_game_row, game_sources
 from palais_sim.core.rule_options import RuleOption, rules_of
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.play import PR_TURNS, PrResult, play_game
@@ -97,7 +97,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
 def rule_options(settings: Mapping[str, Any]) -> RuleOptions:
     """The rule options of every game of a run: built here only, from the run's settings (its ``rules`` mapping
     read by :class:`PrRules`)."""
-    rules = PrRules.parse(rules_of(settings))
+    rules = PrRules.parse(rules_of(settings, OPTIONS))
     return RuleOptions(
         players=int(settings.get("players", 2)),
         layout=rules.layout,
@@ -124,11 +124,25 @@ STRATEGIES: dict[str, str] = {
 }
 
 
+def seat_order_gold(players: int) -> tuple[int, ...]:
+    """The rulebook's start gold: seat 1 has 0, seat 2 has 1, ..."""
+    return tuple(range(players))
+
+
+# The seats study sets the start gold (``--start-gold``) and permutes it over the seats (``--gold-factorial``).
+START_GOLD = SeatValues(
+    option="start_gold", label="start gold", arm="gold", factorial_flag="--gold-factorial",
+    usual_text="the rulebook's 0, 1, 2, 3", usual=seat_order_gold,
+)  # fmt: skip
+
+
 class PalaisRoyal:
     """Palais Royal (Xavier Georges, 2008), 2 to 4 players: the engine in ``palais_sim.games.palais_royal``."""
 
     name = "palais-royal"
     title = "Palais Royal"
+    # the nouns of its components and options: no shared module uses them (tests/test_vocabulary.py)
+    vocabulary = ("noble", "privilege", "seal", "servant", "layout", "gold", "cardinal", "recruit", "park")
     min_players = 2
     max_players = 4
     default_players = 2
@@ -156,12 +170,14 @@ class PalaisRoyal:
     rule_options: tuple[RuleOption, ...] = OPTIONS  # layout, gold_limit, start_gold (rule_options.py)
     report_sections = "palais_sim.games.palais_royal.analysis.sections:SECTIONS"
     setup_columns = ("layout",)  # the room layout a game was played on
+    seat_values = START_GOLD
     # its own studies (beyond the seats study every game has), each a command of `palais study` (or `palais balance`)
     studies: Mapping[str, str] = {
         "nobles": "palais_sim.games.palais_royal.studies.commands:nobles",
         "layouts": "palais_sim.games.palais_royal.studies.commands:layouts",
         "balance nobles": "palais_sim.games.palais_royal.studies.commands:balance_nobles",
     }
+    study_pages = "palais_sim.games.palais_royal.studies.pages:PAGES"  # its studies on the published index
     taken = ("recruits", "noble")  # a seat takes nobles, a recruits row each
     turns = PR_TURNS
     positions = POSITIONS  # position files, score, inspect, analyse (session.py)

@@ -42,10 +42,11 @@ def _layout(value: Any) -> str:
 
 OPTIONS: tuple[RuleOption, ...] = (
     RuleOption("layout", "random", "the room layout: 'random' (per game), 'first-game', or a code like PMS/KGD/COB",
-               _layout, metavar="LAYOUT"),
-    RuleOption("gold_limit", None, "a finite bank of gold (e.g. 57)", _gold_limit, unset="unlimited", metavar="GOLD"),
+               _layout, metavar="LAYOUT", legacy=True),
+    RuleOption("gold_limit", None, "a finite bank of gold (e.g. 57)", _gold_limit, unset="unlimited", metavar="GOLD",
+               legacy=True),
     RuleOption("start_gold", None, "start gold of seat 1, 2, ... comma-separated, e.g. 0,1", _start_gold,
-               unset="the rulebook's 0,1,2,3", metavar="G1,G2,..."),
+               unset="the rulebook's 0,1,2,3", metavar="G1,G2,...", legacy=True),
 )  # fmt: skip
 
 

@@ -65,7 +65,7 @@ def rule_options(settings: Mapping[str, Any]) -> PgOptions:
     """The rule options of every game of a run, from the run's settings (its ``rules`` read by :class:`PgRules`)."""
     return PgOptions(
         players=int(settings.get("players", 4)),
-        tiebreak=PgRules.parse(rules_of(settings)).tiebreak,
+        tiebreak=PgRules.parse(rules_of(settings, OPTIONS)).tiebreak,
         max_rounds=int(settings.get("max_rounds") or 200),
     )
 
@@ -85,6 +85,11 @@ class Palastgefluester:
 
     name = "palastgefluester"
     title = "Palastgeflüster"
+    # the nouns of its components and options (its persons by their German names): no shared module uses them
+    vocabulary = (
+        "person", "king", "jester", "hofmarschall", "schatzmeister", "zauberer", "zofe", "mundschenk", "waechter",
+        "hofnarr",
+    )  # fmt: skip
     min_players = 3
     max_players = 5
     default_players = 4
@@ -108,6 +113,8 @@ class Palastgefluester:
     rule_options: tuple[RuleOption, ...] = OPTIONS  # tiebreak (rule_options.py)
     report_sections = "palais_sim.games.palastgefluester.analysis.sections:SECTIONS"
     setup_columns = ()
+    seat_values = None  # every seat starts alike
+    study_pages = None  # its studies need no overview of their own on the published index
     # its own studies (beyond the seats study every game has), each a command of `palais study`
     studies: Mapping[str, str] = {"persons": "palais_sim.games.palastgefluester.studies.commands:persons"}
     taken = None  # a seat takes nothing from a common supply
@@ -115,7 +122,7 @@ class Palastgefluester:
     positions = POSITIONS  # position files, score, inspect, analyse (session.py)
 
     def tie_column(self, settings: Mapping[str, Any]) -> str:
-        return "noted" if PgRules.parse(rules_of(settings)).tiebreak == "noted" else "display"
+        return "noted" if PgRules.parse(rules_of(settings, OPTIONS)).tiebreak == "noted" else "display"
 
     components_hint = "a Palastgeflüster component TOML (default: the standard set)"
 

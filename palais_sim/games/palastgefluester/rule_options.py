@@ -18,7 +18,7 @@ def _tiebreak(value: Any) -> str:
 
 OPTIONS: tuple[RuleOption, ...] = (
     RuleOption("tiebreak", "display", "a tie of points: display (the rules) or noted (the variant; 'variant' says the "
-               "same)", _tiebreak, choices=(*TIEBREAKS, "variant"), metavar="|".join(TIEBREAKS)),
+               "same)", _tiebreak, choices=(*TIEBREAKS, "variant"), metavar="|".join(TIEBREAKS), legacy=True),
 )  # fmt: skip
 
 

@@ -206,7 +206,7 @@ class SetupSums:
         code = b.group.astype(np.int64)
         first = np.flatnonzero(np.r_[True, b.group[1:] != b.group[:-1]])
         group_players = b.players[first].astype(np.int64)
-        group_layout = layout_codes(b.layout)
+        group_layout = layout_codes(b.setup["layout"])
         row_layout = group_layout[code]
         self.seats.add(b.players, b.group, b.seat, b.win, b.total)
         first_game = row_layout == self.first_code
@@ -214,7 +214,7 @@ class SetupSums:
             {
                 "players": b.players,
                 "seat": b.seat,
-                "start_gold": b.start_gold,
+                "start_gold": b.seat_value,
                 "first_game": first_game,
                 "n": np.ones(len(b), dtype=np.int64),
                 "win": b.win,
@@ -228,7 +228,7 @@ class SetupSums:
             self._totals = [self._add_up()]
         for p in np.unique(group_players):
             rows = np.flatnonzero(b.players == p)
-            self.gold.add(int(p), np.cumsum(np.r_[False, code[rows][1:] != code[rows][:-1]]), b.start_gold[rows],
+            self.gold.add(int(p), np.cumsum(np.r_[False, code[rows][1:] != code[rows][:-1]]), b.seat_value[rows],
                           b.win[rows])  # fmt: skip
             if int(p) not in self.layout_n:
                 self.layout_n[int(p)] = np.zeros((int(p), LAYOUTS), dtype=np.int32)

@@ -665,7 +665,12 @@ def write_study(
         for noble in dict.fromkeys(line["noble"] for line in lines):
             series = {line["strategy"]: line for line in lines if line["noble"] == noble}
             name = f"price_{noble}"
-            fig = charts.price_lines(series, f"{noble}: value of having it by gold cost", spec.margin)
+            fig = charts.price_lines(
+                series,
+                f"{noble}: value of having it by gold cost",
+                spec.margin,
+                "gold cost (dotted: worth its cost there)",
+            )
             caption = f"{noble}: value (pp) at each gold cost, per skill level, with the fitted line."
             page.chart(name, charts.save(fig, out / "charts", name), caption)
     ladder_doc = None
