@@ -15,7 +15,7 @@ from typer.testing import CliRunner, Result
 
 from palais_sim.cli import app
 from palais_sim.games.palais_royal.components import load_components
-from palais_sim.games.palais_royal.studies.balance import AIM_REACHED, FAIR, MIXED, OVER, UNDER, side
+from palais_sim.games.palais_royal.studies.balance import AIM_REACHED, FAIR, MIXED, OVER, UNDECIDED, UNDER, side
 from palais_sim.games.palais_royal.studies.pricing import Outcome, Price
 
 COMPS = load_components(None)
@@ -67,7 +67,7 @@ def test_the_search_says_on_stderr_what_it_does(balanced_run: tuple[Path, Result
     assert sorted(searched) == ["balance: round 1, N17", "balance: round 1, N18"]
     assert searched["balance: round 1, N17"].startswith(
         "balance: round 1, N17 (underpriced at 0 gold, 0+0 seals, 11 points): "
-    ) and searched["balance: round 1, N17"].endswith(f", {AIM_REACHED}")
+    ) and searched["balance: round 1, N17"].endswith((f", {AIM_REACHED}", ", fair at every level"))
     assert "(overpriced at 9 gold, 4+4 seals, 1 point): " in searched["balance: round 1, N18"]
     assert any(" played: " in line for line in said)  # the arms, as in a study
     looks = [line for line in said if " after look " in line]
@@ -93,7 +93,9 @@ def test_the_free_noble_gets_dearer_and_the_unaffordable_one_cheaper(balanced, p
     assert Price.of(proposal, "N10") == Price.of(given, "N10")
     text = (out / "balanced.toml").read_text()
     assert "# N17: 0 -> " in text and "# N18: " in text  # a comment per changed noble
-    assert doc["unbalanced"] == {} and all(c["balanced"] for c in doc["changes"])
+    # each search ended on aim: fair, or undecided (and then named, not called balanced)
+    assert all(c["now"] in (FAIR, UNDECIDED) and c["balanced"] == (c["now"] == FAIR) for c in doc["changes"])
+    assert set(doc["unbalanced"]) == {c["noble"] for c in doc["changes"] if c["now"] == UNDECIDED}
 
 
 def test_the_validation_on_fresh_seeds_calls_neither_off(balanced) -> None:
@@ -152,7 +154,8 @@ def test_side_of_a_noble_over_the_levels() -> None:
     assert side(rows("favoured", "undecided")) == UNDER
     assert side(rows("disfavoured", "balanced")) == OVER
     assert side(rows("favoured", "disfavoured")) == MIXED
-    assert side(rows("balanced", "undecided")) == FAIR
+    assert side(rows("balanced", "undecided")) == UNDECIDED  # undecided is not fair
+    assert side(rows("balanced", "balanced")) == FAIR
 
 
 def test_make_reports_publishes_the_search(balanced, tmp_path: Path) -> None:
