@@ -17,6 +17,7 @@ from palais_sim.cli import app
 from palais_sim.games.palais_royal.components import load_components
 from palais_sim.games.palais_royal.studies.balance import AIM_REACHED, FAIR, MIXED, OVER, UNDECIDED, UNDER, side
 from palais_sim.games.palais_royal.studies.pricing import Outcome, Price
+from palais_sim.study.evidence import level
 
 COMPS = load_components(None)
 PLANTED = Path(__file__).parents[1] / "data" / "balance_planted.toml"
@@ -238,7 +239,8 @@ def stand_in(monkeypatch) -> list[dict]:
             return [_row("N01", 10.0, "favoured")], []
         if out.parent.name == "check-1":  # check-1/<the proposal's hash>
             return [_row("N02", 30.0, "favoured"), _row("N03", 20.0, "favoured"), _row("N01", 10.0, "favoured")], []
-        return [_row(n, 0.0, "balanced") for n in plan.subjects], []
+        last = plan.look_confidence(len(plan.look_sizes()) - 1)  # the rows' level: the last look's
+        return [dict(_row(n, 0.0, "balanced"), confidence=last) for n in plan.subjects], []
 
     def price(self, comps, noble, start, rows, given):
         now = Price.of(comps, noble)
@@ -355,6 +357,12 @@ def test_the_validation_has_its_own_size(stand_in, tmp_path: Path) -> None:
     assert (doc["validation_groups"], doc["validation_looks"]) == (40, 4)
     page = (tmp_path / "b" / "balance.md").read_text()
     assert "up to 40 groups per arm in 4 looks, each arm stopping" in page
+    # the validation's rows are each at their look's level, not "95%": the table says so, and each row its level
+    last = BalancePlan(StudySpec(strategies=("greedy",), groups=40), validation_looks=4).validation_plan(
+        StudySpec(strategies=("greedy",), groups=40)
+    )
+    assert "| repeated 95% interval (pp), each at its look's level |" in page and "| 95% interval (pp) |" not in page
+    assert f"[-1.0, +1.0] at {level(last.look_confidence(3))}" in page
     assert "**Validated**: every noble balanced" in page and "`greedy` 3 of 3 (3 balanced" in page
 
 

@@ -20,6 +20,7 @@ from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.games.palais_royal.studies.nobles import NoblesPlan, compute, fit_line, price_words
 from palais_sim.games.palais_royal.studies.variants import repriced, to_toml, write_variant
 from palais_sim.registry import load_strategy
+from palais_sim.study import render
 from palais_sim.study.common import StudySpec
 from palais_sim.study.evidence import level, min_differing
 from palais_sim.tournament.schedule import Settings
@@ -131,7 +132,7 @@ def test_the_fair_price_in_a_designers_words() -> None:
     """'N17 is underpriced by about 2 gold (fair price 4.1 [3.2, 5.0])': the printed price below the interval is
     underpriced, above it overpriced, inside it priced right; no sure slope, no fair price."""
     line = {"gold": 2, "fair_price": 4.1, "fair_price_ci": [3.2, 5.0]}
-    assert price_words(line) == "underpriced by about 2.1 gold (fair price 4.1 gold [3.2, 5.0])"
+    assert price_words(line) == "underpriced by about 2.1 gold (fair price 4.1 gold, 95% interval [3.2, 5.0])"
     assert price_words({**line, "gold": 6}).startswith("overpriced by about 1.9 gold")
     assert price_words({**line, "gold": 4}).startswith("priced right within the interval")
     assert price_words({**line, "fair_price": None, "fair_price_ci": None}).startswith("no fair price")
@@ -643,6 +644,10 @@ def test_looks_do_not_stop_an_arm_on_two_groups_and_the_page_names_the_real_leve
     page = (out / "study.md").read_text()
     # the interval is the repeated 95% interval; each look's own level is named
     assert "repeated 95% interval (pp)" in page and level(last) in page and level(plan.look_confidence(0)) in page
+    # one name on every page (the balance's validation table too), and every row's interval with its own level
+    assert "| repeated 95% interval (pp), each at its look's level |" in page
+    assert all(f"{render.ci_text(r['ci'])} at {level(r['confidence'])}" in page for r in rows)
+    assert all(f"({level(r['confidence'])} interval {render.ci_text(r['ci'])})" in r["reading"] for r in rows)
 
 
 def test_a_few_groups_interval_stays_within_what_a_value_can_be() -> None:

@@ -314,8 +314,8 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         caption = (
             "Each noble the search priced (changed, or kept where no price balanced it), with the given set (before) "
             "and with the proposal (after), both on the validation's fresh seeds (root seed "
-            f"{spec.seed + VALIDATION_SEED_OFFSET}), not on the seeds that selected it; {render.level(confidence)} "
-            "intervals."
+            f"{spec.seed + VALIDATION_SEED_OFFSET}), not on the seeds that selected it; each with its "
+            f"{nobles.interval_name(vplan)}."
         )
         page.chart("before_after", charts.save(fig, out / "charts", "before_after"), caption)
     page.h("Validation on fresh seeds")
@@ -324,7 +324,8 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
     page.p(decided_text(validation, spec.strategies))
     for noble in still:
         page.p(f"{noble}: {readings([r for r in validation if r['key'] == noble])}.")
-    columns = render.verdict_columns("noble", confidence=confidence) + [("reading", lambda r: r["reading"])]
+    columns = render.verdict_columns("noble", confidence=confidence, looks=vplan.looks)
+    columns.append(("reading", lambda r: r["reading"]))
     page.table(validation, columns)
     document = {
         "study": "balance-nobles", "command": spec.command, "seed": spec.seed,
@@ -344,7 +345,7 @@ def _size_text(vplan: nobles.NoblesPlan) -> str:
     if vplan.looks == 1:
         return f"{vplan.spec.groups} groups per arm"
     return (f"up to {vplan.spec.groups} groups per arm in {vplan.looks} looks, each arm stopping at its first decided "
-            "look")  # fmt: skip
+            f"look; each row's interval is the {nobles.interval_name(vplan)} (in its row)")  # fmt: skip
 
 
 def validation_verdict(validation: list[dict], still: list[str]) -> str:

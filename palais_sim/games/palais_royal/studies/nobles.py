@@ -13,10 +13,11 @@ took it). The mirror of S wins 1/P every group (all its rotations are the same g
 - A noble worth less than it costs is one a good player leaves alone, so forbidding it costs nothing and its value is
   about 0 whatever its price: the **take rates** tell it apart from a fair one. *Within reach*: the share of the
   unrestricted players' games in which X could be recruited at one of their recruit decisions; *taken*: the share of
-  those in which they took it. A noble whose within-reach share is surely below ``DEAD_REACH`` (its upper
-  confidence bound, counted in groups, not seat-games: the seats of a group share its setup) is **dead** (nobody can
-  afford it), one taken in fewer than ``RARELY_TAKEN`` of the games it was within reach is **passed over**: both are
-  overpriced (verdict disfavoured with that reason), unless its value says favoured.
+  those in which they took it. A noble within reach in surely fewer than ``DEAD_REACH`` of the groups is **dead**
+  (nobody can afford it), one surely taken in fewer than ``RARELY_TAKEN`` of the games it was within reach is
+  **passed over**: both are overpriced (verdict disfavoured with that reason), unless its value says favoured. "Surely":
+  the one-sided upper bound at the row's level, counted in groups, not seat-games, since the seats of a group share
+  its setup (``take_bounds``).
 
 The earlier measure, an *eager* arm that took X at the first chance, measured a reckless policy rather than the
 noble: it spent seals the base strategy would have put to better use (about -9 pp at low prices whatever X was
@@ -28,10 +29,11 @@ keep their 95% over all looks); the arms' looks are played in rounds (every open
 round) until ``budget`` games are spent, and each row records the games it cost and why it stopped.
 
 Repricing: the nobles to reprice (``reprice``: those with a decided verdict, all, none, or a list) are played again
-in component-set variants with the noble at gold + each offset (default -1 and +1), the same arm on the same
-setups. The price line is a weighted least-squares fit of the value on the gold cost; where it crosses 0 is the price
-at which having the noble stops being worth anything more than it costs (given only when the slope is surely
-negative).
+in component-set variants with the noble at gold + each offset (default -1 and +1; 0: the printed price again), the
+same arm on setups of each price's own, through every look. The price line is a weighted least-squares fit of the
+variants' values on the gold cost (the base row, which selected the noble, is not a point: ``price_line``); where it
+crosses 0 is the price at which having the noble stops being worth anything more than it costs (given only when the
+slope is surely negative).
 """
 
 from __future__ import annotations
@@ -442,9 +444,9 @@ def reading(row: dict) -> str:
     r = row["rates"]
     reach = "–" if r["within_reach"] is None else f"{100 * r['within_reach']:.0f}%"
     when = "–" if r["taken_when_within_reach"] is None else f"{100 * r['taken_when_within_reach']:.0f}%"
-    value = f"{render.pp(row['effect'])} pp {render.ci_text(row['ci'])}"
-    bounds = row.get("take_bounds") or {}
     at = render.level(row["confidence"])
+    value = f"{render.pp(row['effect'])} pp ({at} interval {render.ci_text(row['ci'])})"
+    bounds = row.get("take_bounds") or {}
     if row["reason"] == "dead":
         return (f"overpriced, dead: within reach in {r.get('groups_reached', 0)} of {r.get('groups_noted', 0)} "
                 f"groups (upper {at} bound {_pct(bounds.get('reach_bound'))}), {reach} of games")  # fmt: skip
@@ -616,7 +618,7 @@ def price_words(line: dict) -> str:
     fair, ci, gold = line["fair_price"], line.get("fair_price_ci"), line["gold"]
     if fair is None or ci is None:
         return "no fair price: the value does not surely fall with the price over the prices tried"
-    where = f"fair price {fair:.1f} gold [{ci[0]:.1f}, {ci[1]:.1f}]"
+    where = f"fair price {fair:.1f} gold, 95% interval [{ci[0]:.1f}, {ci[1]:.1f}]"
     if ci[0] > gold:
         return f"underpriced by about {fair - gold:.1f} gold ({where})"
     if ci[1] < gold:
@@ -710,7 +712,7 @@ def write_study(
         if not mine:
             continue
         page.h(title)
-        cols = render.verdict_columns(subject, confidence=plan.confidence)
+        cols = render.verdict_columns(subject, confidence=plan.confidence, looks=plan.looks)
         if subject == "noble":
             cols.insert(1, ("price", lambda r: f"{r['gold']} gold, {r['seals'][0]}+{r['seals'][1]} seals, "
                                                f"{r['points']} pts"))  # fmt: skip
@@ -718,15 +720,10 @@ def write_study(
             "value (pp)",
             lambda r: render.pp(r["effect"]),
         )
-        if plan.looks > 1:
-            at = cols.index(next(c for c in cols if c[0].endswith("interval (pp)")))
-            cols[at] = ("repeated 95% interval (pp)", cols[at][1])
         cols.insert(-2, ("within reach", lambda r: _pct(r["rates"]["within_reach"])))
         cols.insert(-2, ("taken when within reach", lambda r: _pct(r["rates"]["taken_when_within_reach"])))
         if plan.looks > 1:
-            cols.insert(
-                -2, ("games (looks)", lambda r: f"{r['games']:,} ({r['looks']}, at {render.level(r['confidence'])})")
-            )
+            cols.insert(-2, ("games (looks)", lambda r: f"{r['games']:,} ({r['looks']})"))
         else:
             cols.insert(-2, ("games", lambda r: f"{r['games']:,}"))
         cols.append(("reading", lambda r: r["reading"]))
@@ -735,8 +732,7 @@ def write_study(
         fig = charts.forest(mine, f"{title}: what having it available is worth (pp of win share)", spec.margin,
                             label=_forest_label, xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
         caption = (
-            f"{title}: value with its {'repeated ' if plan.looks > 1 else ''}{render.level(plan.confidence)} interval, "
-            f"every one labelled; band = "
+            f"{title}: value with its {interval_name(plan)}, every one labelled; band = "
             f"+-{spec.margin:g} pp. Colour: "
             "the verdict with the take rates (a dead or passed-over noble is overpriced at a value near 0)."
         )
@@ -748,10 +744,12 @@ def write_study(
                "their price lines.")  # fmt: skip
     if lines:
         page.h("Price lines")
-        page.p("Each repriced noble played again at other gold costs (component-set variants in components/, the "
-               "same setups). Slope: pp of value per gold; the price at which having it stops being worth more than "
-               "it costs is where the line crosses 0 (shown when the slope is surely negative). Verdicts by price "
-               "must not rise with the price.")  # fmt: skip
+        page.p("Each repriced noble played again at other gold costs (component-set variants in components/), each "
+               "price on setups of its own and through every look; the base row that selected the noble is not a "
+               "point of its line (its value is biased by that selection). Slope: pp of value per gold; the price "
+               "at which having it stops being worth more than it costs is where the line crosses 0 (shown when the "
+               "slope is surely negative), with its 95% interval. Decided verdicts by price must not rise with the "
+               "price.")  # fmt: skip
         page.table(lines, [
             ("noble", lambda r: r["noble"]), ("skill level", lambda r: f"`{r['strategy']}`"),
             ("gold", lambda r: str(r["gold"])),
@@ -798,6 +796,12 @@ def write_study(
     if ladder_doc is not None:
         document["ladder"] = ladder_doc
     return render.write(out, page, document)
+
+
+def interval_name(plan: NoblesPlan) -> str:
+    """The rows' interval as the page's tables name it ("95% interval"; with looks, the repeated one, each at its
+    look's level)."""
+    return render.interval_column(plan.confidence, plan.looks)[0].replace(" (pp)", "")
 
 
 def _offsets(plan: NoblesPlan) -> str:
