@@ -276,6 +276,12 @@ def test_an_undecided_row_says_how_many_more_groups_each_rule_needs() -> None:
     share = 1 / 40
     assert upper_bound(share * (40 + dead), 40 + dead) < 0.05 <= upper_bound(share * (39 + dead), 39 + dead)
     assert upper_bound(0, 1 + passed) < 0.15 <= upper_bound(0, passed)
+    # the value's evidence rule: 2 of the 40 groups differ, 6 needed: about 80 more groups at that share
+    wins = np.full(40, 0.5)
+    wins[:2] = 0.0
+    row = subject_row(plan, [LookReading(wins, rates, reached, np.zeros(40))], "noble", "N23", "greedy", COMPS, 0.95)
+    assert "2 of the 40 groups differ; needs at least 6" in row["reading"]
+    assert "the value needs about 80 more groups at this share of differing groups" in row["reading"], row["reading"]
 
 
 @pytest.fixture(scope="module")

@@ -461,6 +461,9 @@ def reading(row: dict) -> str:
     if row["verdict"] == "balanced":
         return f"fair: worth {value}, taken in {when} of the games within reach"
     needs = []
+    value_needs = differing_needs(row)
+    if value_needs:
+        needs.append(f"the value needs about {value_needs:,} more groups at this share of differing groups")
     if bounds.get("dead_needs"):
         needs.append(f"dead needs {bounds['dead_needs']:,} more groups at this reach")
     if bounds.get("passed_over_needs"):
@@ -469,6 +472,15 @@ def reading(row: dict) -> str:
     if row.get("evidence"):
         return f"undecided: {row['evidence']} (worth {value}){more}"
     return f"undecided: worth {value}; more groups would tell{more}"
+
+
+def differing_needs(row: dict) -> int | None:
+    """About how many more groups the value's evidence rule needs (``min_differing`` differing groups) at the share
+    of groups that differed so far; None when it has enough, or when no group has differed yet (no share to go by)."""
+    differ, need, groups = row.get("differing_groups", 0), row.get("min_differing", 0), row.get("n_groups", 0)
+    if differ >= need or differ <= 0:
+        return None
+    return int(np.ceil(need * groups / differ)) - groups
 
 
 def compute(
