@@ -77,11 +77,20 @@ def test_cluster_mean_matches_dense_sandwich_and_bootstrap() -> None:
 
 
 def test_cluster_mean_with_single_rows_is_the_usual_standard_error() -> None:
+    """One row per cluster: the sums built from the rows as a caller builds them give the plain mean and its usual
+    standard error; the same values in clusters of two give the clustered one, which differs."""
     values = np.random.default_rng(2).normal(size=500)
-    n = np.ones(500)
-    cm = stats.cluster_mean(500, values.sum(), (values**2).sum(), values.sum(), 500, 500)
-    assert float(cm.se) == pytest.approx(values.std(ddof=1) / np.sqrt(500), rel=1e-9)
-    assert n.sum() == 500
+    n = np.ones(500)  # rows per cluster
+    cm = stats.cluster_mean(n.sum(), values.sum(), (values**2).sum(), (values * n).sum(), (n**2).sum(), len(n))
+    usual = values.std(ddof=1) / np.sqrt(500)
+    assert float(cm.mean) == pytest.approx(values.mean(), rel=1e-12)
+    assert float(cm.se) == pytest.approx(usual, rel=1e-9)
+    pairs = values[::2] + values[1::2]  # the same 500 rows in 250 clusters of two
+    two = np.full(250, 2.0)
+    cm2 = stats.cluster_mean(two.sum(), pairs.sum(), (pairs**2).sum(), (pairs * two).sum(), (two**2).sum(), 250)
+    clustered = np.sqrt(250 / 249 * ((pairs - 2 * values.mean()) ** 2).sum()) / 500
+    assert float(cm2.mean) == pytest.approx(values.mean(), rel=1e-12)
+    assert float(cm2.se) == pytest.approx(clustered, rel=1e-9) and abs(float(cm2.se) - usual) > 1e-4
 
 
 def test_ols_accumulator_matches_lstsq_and_dense_sandwich() -> None:

@@ -16,47 +16,89 @@ from palais_sim.analytics.report_format import pp, pval
 from palais_sim.analytics.report_render import Report
 from palais_sim.analytics.seat_balance import finish_seats
 from palais_sim.analytics.sections_common import seat_tables
-from palais_sim.games.palais_royal.studies.nobles import NoblesPlan, fit_line, price_point
+from palais_sim.games.palais_royal.components import load_components
+from palais_sim.games.palais_royal.studies.nobles import (
+    LookReading,
+    NoblesPlan,
+    price_line,
+    price_point,
+    subject_row,
+    to_reprice,
+)
 from palais_sim.study.common import StudySpec
 from palais_sim.study.match import MatchPlan, stopped_estimate
 
-# --- the fair price of a noble: the price line's Fieller interval --------------------------------------------------
-FAIR = 4.0  # planted: value (pp) = SLOPE * (price - FAIR)
-SLOPE = -6.0
-PRICES = (3, 4, 5)
-GROUPS = 120  # groups per point
-SPREAD = 20.0  # pp: the standard deviation of one group's value
+COMPS = load_components()
+
+# --- the fair price of a noble: the price line's Fieller interval, on the study's own path ----------------------
+# Planted: a noble printed at GOLD whose value (pp) is SLOPE * (price - FAIR); each arm's group values are a 2-player
+# group's (1/2 - the forbidden player's win share over its two games). The study plays the base arm in looks and
+# stops at its first decided look; ``--reprice decided`` reprices the noble only when that verdict is decided; each
+# variant's arm is played in looks and stops the same way; the line is fitted from the rows as the study makes them.
+GOLD, FAIR, SLOPE = 3, 3.5, -4.0  # the base arm's value +2 pp: decided (and so repriced) only when it runs high
+OFFSETS = (-1, 1)
+MARGIN = StudySpec(strategies=("greedy",)).margin
 
 
-def _fair_price_coverage(looks: int, reps: int, seed: int) -> float:
-    """Plant a line, draw each point's group values, make each point's row as a study does (its interval at the
-    level of the last of its looks, the repeated interval of the spending design) and count how often the fair
-    price's 95% interval holds the planted one."""
+def _group_wins(value_pp: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """The forbidden player's win share per group: a 2-player group's two games (its seatings)."""
+    return rng.binomial(2, 0.5 - value_pp / 100, shape) / 2.0
+
+
+def _arm_row(plan: NoblesPlan, wins: np.ndarray, stops: bool = True) -> dict:
+    """One arm played look by look as ``play_rounds`` does (its row from every look so far, at that look's level),
+    stopping at its first decided look if it ``stops`` (a variant of a price line plays every look)."""
+    runs, row, done = [], {}, 0
+    for look, size in enumerate(plan.look_sizes()):
+        runs.append(LookReading(wins[done : done + size], {}))
+        done += size
+        row = subject_row(plan, runs, "noble", "N17", "greedy", COMPS, plan.look_confidence(look))
+        if stops and row["verdict"] != "undecided":
+            break
+    return row
+
+
+def _may_decide(plan: NoblesPlan, wins: np.ndarray) -> np.ndarray:
+    """Per replicate (rows of ``wins``): whether some look's interval could lie wholly beyond the margin. Every
+    look's level is at least 95%, so its t quantile exceeds 1.95: an arm no look of which has |mean| - 1.95 se above
+    the margin is never favoured nor disfavoured, and need not be played through ``subject_row``."""
+    ends = np.cumsum(plan.look_sizes())
+    values = 100 * (0.5 - wins)
+    total, square = np.cumsum(values, axis=1)[:, ends - 1], np.cumsum(values**2, axis=1)[:, ends - 1]
+    mean = total / ends
+    se = np.sqrt(np.maximum(square / ends - mean**2, 0) * ends / (ends - 1) / ends)
+    return (np.abs(mean) - 1.95 * se > MARGIN).any(axis=1)
+
+
+def fair_price_coverage(looks: int, spending: str, groups: int, reps: int, seed: int) -> tuple[float, int]:
+    """How often the fair price's interval holds the planted one among the lines the study draws (``reps`` studies
+    of the one noble), and how many lines it drew."""
     rng = np.random.default_rng(seed)
-    plan = NoblesPlan(StudySpec(strategies=("greedy",), groups=GROUPS), looks=looks)
-    confidence = plan.look_confidence(looks - 1)
-    truth = SLOPE * (np.array(PRICES) - FAIR)
-    values = truth[None, :, None] + SPREAD * rng.standard_normal((reps, len(PRICES), GROUPS))
-    hits = fits = 0
-    for rep in range(reps):
-        points = []
-        for i, price in enumerate(PRICES):
-            est = mean_interval(values[rep, i], confidence)
-            row = {"effect": est.mean, "se": est.se, "ci": [est.low, est.high], "n_groups": GROUPS,
-                   "verdict": "", "reason": ""}  # fmt: skip
-            points.append(price_point(price, row))
-        ci = fit_line(points)["fair_price_ci"]
-        if ci is not None:
-            fits += 1
-            hits += ci[0] <= FAIR <= ci[1]
-    assert fits >= 0.95 * reps  # the planted slope is steep enough that the line is (almost) always given
-    return hits / fits
+    plan = NoblesPlan(StudySpec(strategies=("greedy",), groups=groups), looks=looks, spending=spending,
+                      offsets=OFFSETS)  # fmt: skip
+    hits = lines = 0
+    for chunk in range(0, reps, 2000):
+        bases = _group_wins(SLOPE * (GOLD - FAIR), (min(2000, reps - chunk), groups), rng)
+        for wins in bases[_may_decide(plan, bases)]:
+            if not to_reprice(plan, [_arm_row(plan, wins)]):  # the base verdict selects the nobles repriced
+                continue
+            wins = {d: _group_wins(SLOPE * (GOLD + d - FAIR), (groups,), rng) for d in OFFSETS}
+            variants = {GOLD + d: _arm_row(plan, w, stops=False) for d, w in wins.items()}
+            ci = price_line("N17", "greedy", GOLD, variants)["fair_price_ci"]
+            if ci is not None:
+                lines += 1
+                hits += ci[0] <= FAIR <= ci[1]
+    return hits / lines, lines
 
 
-@pytest.mark.parametrize("looks", [1, 3, 5])
-def test_the_fair_price_interval_covers_95_percent_at_any_number_of_looks(looks: int) -> None:
-    coverage = _fair_price_coverage(looks, reps=2000, seed=34)
-    assert 0.93 <= coverage <= 0.97, coverage
+@pytest.mark.parametrize(("looks", "spending"), [(1, "obf"), (3, "obf"), (5, "obf"), (3, "pocock"), (5, "pocock")])
+def test_the_fair_price_interval_covers_95_percent_on_the_studys_own_path(looks: int, spending: str) -> None:
+    """The line's points were the base row that selected the noble and its variants on the base arm's setups: with
+    600 groups the interval covered about 80% at 1, 3 and 5 looks. The variants on setups of their own, the base
+    row left off the line, it covers 93-97% at any number of looks and either spending shape."""
+    coverage, lines = fair_price_coverage(looks, spending, groups=600, reps=32_000, seed=48 + looks)
+    assert lines >= 600  # enough lines drawn to read a coverage
+    assert 0.93 <= coverage <= 0.97, (coverage, lines)
 
 
 def test_a_points_standard_error_is_its_own_not_read_back_from_its_interval() -> None:
@@ -236,21 +278,29 @@ def test_the_matchs_interval_after_an_sprt_stop_covers_95_percent(elo: float) ->
     assert 0.93 <= coverage <= 0.97, coverage
 
 
-# fishtest's own numbers for a few pentanomial runs, computed with server/fishtest/stats/stat_util.py::SPRT_elo
-# (official-stockfish/fishtest at b8eecff220b5, 2026-08-22; elo_model="logistic", alpha = beta = 0.05, p = 0.05):
-# (pentanomial counts, elo0, elo1) -> (elo, ci low, ci high). The last two are clamped (the LLR beyond a bound).
+# fishtest's own numbers for a few pentanomial runs, computed outside this repository with
+# server/fishtest/stats/stat_util.py::SPRT_elo (official-stockfish/fishtest at b8eecff220b562a0dc2c4e68d1fa02521e06d72c,
+# 2026-08-22; elo_model="logistic", alpha = beta = 0.05, p = 0.05, R = {"pentanomial": counts}): (pentanomial counts,
+# elo0, elo1) -> (elo, ci low, ci high), and the tolerance (Elo) of the comparison. The last four are wide: there the
+# variance model decides the interval, and fishtest before its commit 93fe81eb (the variance's MLE under each Elo,
+# v + (s - s_hat)^2) gave [-123.7, +177.8], [-89.8, +83.5], [-121.1, +181.7] and [-87.2, +85.7]; every difference from
+# fishtest of today is its pseudo-count (1e-3 on every empty pentanomial cell, here on 0 and 1 only).
 FISHTEST_SPRT_ELO = [
-    (([10, 40, 100, 45, 12], 0, 20), (7.579093357699247, -14.058830907036002, 29.292112492114327)),
-    (([30, 150, 300, 170, 40], 0, 20), (10.045859554258193, -3.4198532278604516, 23.510885351035668)),
-    (([5, 60, 150, 80, 20], 0, 5), (27.632367654220634, 11.112148672384652, 44.27831672984163)),
-    (([40, 210, 420, 190, 30], 0, 20), (-4.502978341005959, -26.772175634491468, 18.418971427408714)),
-    (([100, 1000, 3000, 1050, 110], -3, 1), (1.6512877092408635, -2.791568463172938, 5.9482098369927945)),
+    (([10, 40, 100, 45, 12], 0, 20), (7.579093357699247, -14.058830907036002, 29.292112492114327), 0.01),
+    (([30, 150, 300, 170, 40], 0, 20), (10.045859554258193, -3.4198532278604516, 23.510885351035668), 0.01),
+    (([5, 60, 150, 80, 20], 0, 5), (27.632367654220634, 11.112148672384652, 44.27831672984163), 0.01),
+    (([40, 210, 420, 190, 30], 0, 20), (-4.502978341005959, -26.772175634491468, 18.418971427408714), 0.01),
+    (([100, 1000, 3000, 1050, 110], -3, 1), (1.6512877092408635, -2.791568463172938, 5.9482098369927945), 0.01),
+    (([5, 0, 7, 0, 6], 0, 20), (19.319720765634052, -109.31345145254235, 153.75158105711918), 0.5),
+    (([0, 10, 0, 10, 0], 0, 20), (0.0, -77.39274042030422, 77.39274042030415), 0.5),
+    (([5, 0, 7, 0, 6], 0, 5), (19.31972076563394, -109.31345145254241, 153.7515810571192), 0.5),
+    (([0, 10, 0, 10, 0], 0, 5), (0.0, -77.39274042030416, 77.39274042030418), 0.5),
 ]
 
 
-@pytest.mark.parametrize(("case", "expected"), FISHTEST_SPRT_ELO)
-def test_the_stopped_estimate_matches_fishtests_sprt_elo(case: tuple, expected: tuple) -> None:
+@pytest.mark.parametrize(("case", "expected", "within"), FISHTEST_SPRT_ELO)
+def test_the_stopped_estimate_matches_fishtests_sprt_elo(case: tuple, expected: tuple, within: float) -> None:
     counts, elo0, elo1 = case
     scores = np.repeat([0, 0.25, 0.5, 0.75, 1], counts)
     est = sprt.stopped_estimate(scores, elo0, elo1, 0.05, 0.05, 0.95)
-    assert (est.elo, est.low, est.high) == pytest.approx(expected, abs=0.01)
+    assert (est.elo, est.low, est.high) == pytest.approx(expected, abs=within)

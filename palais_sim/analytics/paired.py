@@ -147,27 +147,48 @@ def robust(verdicts: list[str]) -> bool:
     return len(verdicts) >= 2 and len(set(verdicts)) == 1 and verdicts[0] != "undecided"
 
 
-def notes_rates(run: Run, keys: tuple[str, ...] = ("reachable", "taken")) -> dict[str, dict[str, float]]:
-    """The strategies' own notes about their games (the seats table's ``strategy_notes``), as rates per role:
-    ``focus`` (the focus seat of each game) and ``others`` (every other seat): for each key the share of seat-games
-    in which it was 1, and ``seat_games``. Only complete, played games count; a run without notes gives NaN rates."""
+def _notes_seats(run: Run, keys: tuple[str, ...]) -> pl.LazyFrame | None:
+    """Per seat of every complete, played game: ``group``, ``role`` (``focus`` or ``others``) and each key of the
+    strategy's notes as a number; None for a run without notes."""
     rotate = bool((run.manifest.get("settings") or {}).get("rotate_seats", True))
     games = (
         run.scan("games")
         .filter(pl.col("error").is_null())
-        .select("game", (pl.col("rotation").cast(pl.Int64) + 1 if rotate else pl.lit(1)).alias("focus"))
+        .select("game", "group", (pl.col("rotation").cast(pl.Int64) + 1 if rotate else pl.lit(1)).alias("focus"))
     )
     seats = run.scan("seats")
     if "strategy_notes" not in seats.collect_schema().names():
-        return {role: {"seat_games": 0, **{k: float("nan") for k in keys}} for role in ("focus", "others")}
+        return None
     fields = [pl.col("strategy_notes").str.json_path_match(f"$.{k}").cast(pl.Float64).alias(k) for k in keys]
-    per_seat = seats.select("game", "seat", *fields).join(games, on="game")
     role = pl.when(pl.col("seat") == pl.col("focus")).then(pl.lit("focus")).otherwise(pl.lit("others")).alias("role")
-    df = collect(per_seat.group_by(role).agg(pl.len().alias("seat_games"), *[pl.col(k).mean() for k in keys]))
+    return seats.select("game", "seat", *fields).join(games, on="game").with_columns(role)
+
+
+def notes_rates(run: Run, keys: tuple[str, ...] = ("reachable", "taken")) -> dict[str, dict[str, float]]:
+    """The strategies' own notes about their games (the seats table's ``strategy_notes``), as rates per role:
+    ``focus`` (the focus seat of each game) and ``others`` (every other seat): for each key the share of seat-games
+    in which it was 1, and ``seat_games``. Only complete, played games count; a run without notes gives NaN rates."""
     out = {r: {"seat_games": 0, **{k: float("nan") for k in keys}} for r in ("focus", "others")}
+    per_seat = _notes_seats(run, keys)
+    if per_seat is None:
+        return out
+    df = collect(per_seat.group_by("role").agg(pl.len().alias("seat_games"), *[pl.col(k).mean() for k in keys]))
     for row in df.iter_rows(named=True):
         out[row["role"]] = {"seat_games": int(row["seat_games"]), **{k: _finite_or_nan(row[k]) for k in keys}}
     return out
+
+
+def notes_by_group(run: Run, keys: tuple[str, ...] = ("reachable", "taken"), role: str = "others") -> pl.DataFrame:
+    """Per group: the seat-games of ``role`` (``seat_games``) and, for each key, in how many of them it was 1; the
+    seats of a group share its setup, so a rate whose bound counts groups reads these. A run without notes: no
+    rows."""
+    per_seat = _notes_seats(run, keys)
+    schema = {"group": pl.Int64, "seat_games": pl.Int64, **dict.fromkeys(keys, pl.Float64)}
+    if per_seat is None:
+        return pl.DataFrame(schema=schema)
+    sums = [pl.col(k).fill_nan(0).fill_null(0).sum() for k in keys]
+    df = collect(per_seat.filter(pl.col("role") == role).group_by("group").agg(pl.len().alias("seat_games"), *sums))
+    return df.select(pl.col(k).cast(v) for k, v in schema.items()).sort("group")
 
 
 def _finite_or_nan(x: float | None) -> float:

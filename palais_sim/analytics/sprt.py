@@ -140,7 +140,11 @@ class Stopped:
 
 def llr_drift(var: float, s: float, s0: float, s1: float) -> tuple[float, float]:
     """Drift and variance per group of the (approximate) LLR of H1 against H0 when the true mean score is ``s`` and
-    the group scores' variance is ``var`` (the observed one, as fishtest's current code keeps it)."""
+    the group scores' variance is ``var``: the observed one whatever ``s``, as fishtest's
+    ``LLRcalc.LLR_drift_variance_alt2`` has it since its commit 93fe81eb (2026-07-20, "Fix for issue 2571"). Before
+    it, fishtest used the variance's maximum likelihood under ``s``, v + (s - s_hat)^2, which made the chance of a
+    worse outcome non-monotone in the Elo; its intervals were wider far from the observed mean (on pentanomial
+    [5, 0, 7, 0, 6], SPRT(0, 5): upper end 181.7 Elo against 153.8 now)."""
     return (s - (s0 + s1) / 2.0) * (s1 - s0) / var, (s1 - s0) ** 2 / var
 
 

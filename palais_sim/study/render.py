@@ -128,15 +128,29 @@ class Page:
         self.blocks.append(("chart", (name, caption)))
 
 
+def interval_column(confidence: float = 0.95, looks: int = 1) -> tuple[str, Callable[[dict], str]]:
+    """A verdict table's interval column, one name for one meaning on every page: "95% interval (pp)" for a
+    single look; with looks, "repeated 95% interval (pp)", each row's at its own look's level, which its cell
+    states (the intervals of all looks hold the truth together at 95%, each one alone at its look's level)."""
+    if looks <= 1:
+        return f"{level(confidence)} interval (pp)", lambda r: ci_text(r["ci"])
+
+    def cell(r: dict) -> str:
+        at = r.get("confidence")
+        return ci_text(r["ci"]) + (f" at {level(at)}" if at is not None else "")
+
+    return f"repeated {level(confidence)} interval (pp), each at its look's level", cell
+
+
 def verdict_columns(
-    key_name: str, key: Callable[[dict], str] | None = None, confidence: float = 0.95
+    key_name: str, key: Callable[[dict], str] | None = None, confidence: float = 0.95, looks: int = 1
 ) -> list[tuple[str, Callable[[dict], str]]]:
-    """The columns of a verdict table; the interval's header names its real level (99% with five looks)."""
+    """The columns of a verdict table; the interval's header names its level (``interval_column``)."""
     return [
         (key_name, key or (lambda r: str(r["key"]))),
         ("skill level", lambda r: f"`{r['strategy']}`"),
         ("effect (pp)", lambda r: pp(r["effect"])),
-        (f"{level(confidence)} interval (pp)", lambda r: ci_text(r["ci"])),
+        interval_column(confidence, looks),
         ("groups", lambda r: f"{r['n_groups']:,}"),
         ("verdict", verdict_text),
         ("robust", lambda r: "yes" if r["robust"] else ""),

@@ -15,8 +15,9 @@ from typer.testing import CliRunner, Result
 
 from palais_sim.cli import app
 from palais_sim.games.palais_royal.components import load_components
-from palais_sim.games.palais_royal.studies.balance import AIM_REACHED, FAIR, MIXED, OVER, UNDER, side
+from palais_sim.games.palais_royal.studies.balance import AIM_REACHED, FAIR, MIXED, OVER, UNDECIDED, UNDER, side
 from palais_sim.games.palais_royal.studies.pricing import Outcome, Price
+from palais_sim.study.evidence import level
 
 COMPS = load_components(None)
 PLANTED = Path(__file__).parents[1] / "data" / "balance_planted.toml"
@@ -67,7 +68,7 @@ def test_the_search_says_on_stderr_what_it_does(balanced_run: tuple[Path, Result
     assert sorted(searched) == ["balance: round 1, N17", "balance: round 1, N18"]
     assert searched["balance: round 1, N17"].startswith(
         "balance: round 1, N17 (underpriced at 0 gold, 0+0 seals, 11 points): "
-    ) and searched["balance: round 1, N17"].endswith(f", {AIM_REACHED}")
+    ) and searched["balance: round 1, N17"].endswith((f", {AIM_REACHED}", ", fair at every level"))
     assert "(overpriced at 9 gold, 4+4 seals, 1 point): " in searched["balance: round 1, N18"]
     assert any(" played: " in line for line in said)  # the arms, as in a study
     looks = [line for line in said if " after look " in line]
@@ -93,7 +94,9 @@ def test_the_free_noble_gets_dearer_and_the_unaffordable_one_cheaper(balanced, p
     assert Price.of(proposal, "N10") == Price.of(given, "N10")
     text = (out / "balanced.toml").read_text()
     assert "# N17: 0 -> " in text and "# N18: " in text  # a comment per changed noble
-    assert doc["unbalanced"] == {} and all(c["balanced"] for c in doc["changes"])
+    # each search ended on aim: fair, or undecided (and then named, not called balanced)
+    assert all(c["now"] in (FAIR, UNDECIDED) and c["balanced"] == (c["now"] == FAIR) for c in doc["changes"])
+    assert set(doc["unbalanced"]) == {c["noble"] for c in doc["changes"] if c["now"] == UNDECIDED}
 
 
 def test_the_validation_on_fresh_seeds_calls_neither_off(balanced) -> None:
@@ -152,7 +155,8 @@ def test_side_of_a_noble_over_the_levels() -> None:
     assert side(rows("favoured", "undecided")) == UNDER
     assert side(rows("disfavoured", "balanced")) == OVER
     assert side(rows("favoured", "disfavoured")) == MIXED
-    assert side(rows("balanced", "undecided")) == FAIR
+    assert side(rows("balanced", "undecided")) == UNDECIDED  # undecided is not fair
+    assert side(rows("balanced", "balanced")) == FAIR
 
 
 def test_make_reports_publishes_the_search(balanced, tmp_path: Path) -> None:
@@ -235,7 +239,8 @@ def stand_in(monkeypatch) -> list[dict]:
             return [_row("N01", 10.0, "favoured")], []
         if out.parent.name == "check-1":  # check-1/<the proposal's hash>
             return [_row("N02", 30.0, "favoured"), _row("N03", 20.0, "favoured"), _row("N01", 10.0, "favoured")], []
-        return [_row(n, 0.0, "balanced") for n in plan.subjects], []
+        last = plan.look_confidence(len(plan.look_sizes()) - 1)  # the rows' level: the last look's
+        return [dict(_row(n, 0.0, "balanced"), confidence=last) for n in plan.subjects], []
 
     def price(self, comps, noble, start, rows, given):
         now = Price.of(comps, noble)
@@ -352,6 +357,12 @@ def test_the_validation_has_its_own_size(stand_in, tmp_path: Path) -> None:
     assert (doc["validation_groups"], doc["validation_looks"]) == (40, 4)
     page = (tmp_path / "b" / "balance.md").read_text()
     assert "up to 40 groups per arm in 4 looks, each arm stopping" in page
+    # the validation's rows are each at their look's level, not "95%": the table says so, and each row its level
+    last = BalancePlan(StudySpec(strategies=("greedy",), groups=40), validation_looks=4).validation_plan(
+        StudySpec(strategies=("greedy",), groups=40)
+    )
+    assert "| repeated 95% interval (pp), each at its look's level |" in page and "| 95% interval (pp) |" not in page
+    assert f"[-1.0, +1.0] at {level(last.look_confidence(3))}" in page
     assert "**Validated**: every noble balanced" in page and "`greedy` 3 of 3 (3 balanced" in page
 
 

@@ -15,6 +15,7 @@ from palais_sim.games.palais_royal.studies.pricing import (
     FAIR,
     OVER,
     SEALS,
+    UNDECIDED,
     UNDER,
     Limits,
     Price,
@@ -185,11 +186,42 @@ def test_aim_reads_a_price_that_only_just_escapes_a_verdict_as_not_balanced() ->
     interval_reaches_in = {"strategy": "greedy", "effect": 3.0, "verdict": "undecided"}
     assert aim([interval_reaches_in], MARGIN) == UNDER
     assert aim([dict(interval_reaches_in, effect=-2.5)], MARGIN) == OVER
-    assert aim([dict(interval_reaches_in, effect=1.0)], MARGIN) == FAIR
-    taken = {"within_reach": 0.5, "taken_when_within_reach": 0.17, "reached": 60}  # lower bound ~0.10 < 0.15
+    assert aim([dict(interval_reaches_in, effect=1.0)], MARGIN) == UNDECIDED  # on aim, but not shown balanced
+    # within reach in 60 of 120 groups, taken in 17% of those (counted in groups): lower bound ~0.10 < 0.15
+    taken = {"groups_noted": 120, "groups_reached": 60, "taken_in_groups": 0.17 * 60}
     assert aim([_row(0.0, taken)], MARGIN) == OVER
-    assert aim([_row(0.0, dict(taken, taken_when_within_reach=0.4))], MARGIN) == FAIR
-    assert aim([_row(0.0, dict(taken, within_reach=0.03))], MARGIN) == OVER  # nearly dead
+    assert aim([_row(0.0, dict(taken, taken_in_groups=0.4 * 60))], MARGIN) == FAIR
+    assert aim([_row(0.0, dict(taken, groups_reached=3, taken_in_groups=1.5))], MARGIN) == OVER  # nearly dead
+
+
+def _undecided(effect: float = 0.0) -> dict:
+    """A row of no evidence: 2 groups of zeros (or 200 zero-width ones), every value 0, no interval."""
+    return {"strategy": "greedy", "effect": effect, "verdict": "undecided", "reading": "undecided: 0 of the 2 groups "
+            "differ; needs at least 6", "evidence": "0 of the 2 groups differ; needs at least 6"}  # fmt: skip
+
+
+def test_undecided_is_not_fair() -> None:
+    """Rows every level leaves undecided (no evidence at all, or an interval reaching past the margin) were read as
+    fair, and the search's outcome as balanced ("balanced": true, "now": "fair" in balance.json)."""
+    from palais_sim.games.palais_royal.studies.balance import _change
+
+    assert aim([_undecided(), _undecided()], MARGIN) == UNDECIDED
+    assert aim([_undecided(), _row(0.0)], MARGIN) == UNDECIDED  # one level balanced is not every level
+    assert aim([_row(0.0), _row(1.0)], MARGIN) == FAIR
+    asked: list[Price] = []
+
+    def probe(price: Price) -> list[dict]:
+        asked.append(price)
+        return [_row(5.0 - price.gold)] if price.gold < 3 else [_undecided(5.0 - price.gold)]
+
+    start = Price(0, 0, 0, 5)
+    search = PriceSearch(probe, lambda: len(asked) < 50, given=start, start=start, was=UNDER, rows=[_row(5.0)],
+                         limits=Limits(12), margin=MARGIN)  # fmt: skip
+    found = search.run()
+    assert found.price.gold == 3 and found.side == UNDECIDED and not found.balanced
+    assert found.why and found.why.startswith("undecided at 3 gold")
+    change = _change(1, "N17", UNDER, start, found)
+    assert (change["now"], change["balanced"]) == ("undecided", False) and change["why"] == found.why
 
 
 def test_seals_move_one_at_a_time_keeping_the_colours_even() -> None:

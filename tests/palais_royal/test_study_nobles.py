@@ -20,6 +20,7 @@ from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.games.palais_royal.studies.nobles import NoblesPlan, compute, fit_line, price_words
 from palais_sim.games.palais_royal.studies.variants import repriced, to_toml, write_variant
 from palais_sim.registry import load_strategy
+from palais_sim.study import render
 from palais_sim.study.common import StudySpec
 from palais_sim.study.evidence import level, min_differing
 from palais_sim.tournament.schedule import Settings
@@ -131,7 +132,7 @@ def test_the_fair_price_in_a_designers_words() -> None:
     """'N17 is underpriced by about 2 gold (fair price 4.1 [3.2, 5.0])': the printed price below the interval is
     underpriced, above it overpriced, inside it priced right; no sure slope, no fair price."""
     line = {"gold": 2, "fair_price": 4.1, "fair_price_ci": [3.2, 5.0]}
-    assert price_words(line) == "underpriced by about 2.1 gold (fair price 4.1 gold [3.2, 5.0])"
+    assert price_words(line) == "underpriced by about 2.1 gold (fair price 4.1 gold, 95% interval [3.2, 5.0])"
     assert price_words({**line, "gold": 6}).startswith("overpriced by about 1.9 gold")
     assert price_words({**line, "gold": 4}).startswith("priced right within the interval")
     assert price_words({**line, "fair_price": None, "fair_price_ci": None}).startswith("no fair price")
@@ -169,34 +170,118 @@ def test_a_run_keeps_each_strategys_notes(tmp_path: Path) -> None:
     assert 0 < rates["others"]["reachable"] <= 1 and rates["others"]["taken"] <= rates["others"]["reachable"]
 
 
+def _counted(groups: int, reached: int, taken: float) -> dict:
+    """Take rates counted in groups: ``groups`` with notes, ``reached`` of them with the noble within reach, and the
+    sum over those of the share of their within-reach seat-games that took it."""
+    return {"within_reach": reached / groups if groups else None, "taken_when_within_reach": None, "reached": 0,
+            "groups": groups, "groups_noted": groups, "groups_reached": reached, "taken_in_groups": taken}  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("verdict", "rates", "expected"),
     [
-        ("favoured", {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2}, ("favoured", "value")),
-        (
-            "balanced",
-            {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2, "groups": 400},
-            ("disfavoured", "dead"),
-        ),
-        (  # the same share from 20 groups: its upper bound reaches past 5%
-            "balanced",
-            {"within_reach": 0.01, "taken_when_within_reach": 0.0, "reached": 2, "groups": 20},
-            ("balanced", "value"),
-        ),
-        (
-            "undecided",
-            {"within_reach": 0.6, "taken_when_within_reach": 0.05, "reached": 300},
-            ("disfavoured", "passed over"),
-        ),
-        ("balanced", {"within_reach": 0.6, "taken_when_within_reach": 0.05, "reached": 5}, ("balanced", "value")),
-        ("balanced", {"within_reach": 0.6, "taken_when_within_reach": 0.5, "reached": 300}, ("balanced", "value")),
-        ("undecided", {"within_reach": None, "taken_when_within_reach": None, "reached": 0}, ("undecided", "")),
+        ("favoured", _counted(400, 4, 0.0), ("favoured", "value")),
+        ("balanced", _counted(400, 4, 0.0), ("disfavoured", "dead")),
+        ("balanced", _counted(20, 0, 0.0), ("balanced", "value")),  # 0 of 20 groups: the bound reaches past 5%
+        ("undecided", _counted(400, 300, 15.0), ("disfavoured", "passed over")),
+        ("balanced", _counted(400, 5, 0.0), ("disfavoured", "dead")),
+        ("balanced", _counted(40, 5, 0.0), ("balanced", "value")),  # 0 of 5 taken: no bound below 15%
+        ("balanced", _counted(400, 300, 150.0), ("balanced", "value")),
+        ("undecided", _counted(0, 0, 0.0), ("undecided", "")),
     ],
 )
 def test_take_rates_turn_a_noble_nobody_wants_into_overpriced(verdict, rates, expected) -> None:
     from palais_sim.games.palais_royal.studies.nobles import read_verdict
 
     assert read_verdict(verdict, rates) == expected
+
+
+def _take_looks(groups: int, take: float, rng, reach: float = 1.0, seats: int = 2) -> list:
+    """One look of ``groups`` 2-player groups: the watcher's ``seats`` seat-games per group, each within reach with
+    chance ``reach`` and then taken with chance ``take`` (the group's setup moving it: a Beta around it)."""
+    import numpy as np
+
+    from palais_sim.games.palais_royal.studies.nobles import LookReading
+
+    chance = rng.beta(take * 20, (1 - take) * 20, groups)
+    reached = rng.binomial(seats, reach, groups).astype(float)
+    taken = rng.binomial(reached.astype(int), chance).astype(float)
+    n = seats * groups
+    rates = {"others": {"seat_games": n, "reachable": reached.sum() / n, "taken": taken.sum() / n},
+             "focus": {"seat_games": 0, "reachable": float("nan"), "taken": float("nan")}}  # fmt: skip
+    return [LookReading(np.zeros(groups), rates, reached, taken)]
+
+
+@pytest.mark.parametrize(("groups", "take"), [(10, 0.20), (10, 0.16), (60, 0.20), (300, 0.17)])
+def test_passed_over_is_a_bound_counted_in_groups_not_a_raw_share(groups: int, take: float) -> None:
+    """A noble taken in 20% of the games it was within reach (above the 15% line) was called passed over 20.6% of
+    the time from 20 seat-games (a raw share below 15% from at least 20 seat-games); with the bound counted in
+    groups, at most 5% of the time, whatever the number of groups."""
+    import numpy as np
+
+    from palais_sim.games.palais_royal.studies.nobles import read_verdict, take_rates
+
+    rng = np.random.default_rng(groups)
+    calls = [read_verdict("undecided", take_rates(_take_looks(groups, take, rng)))[1] for _ in range(2000)]
+    assert np.mean([c == "passed over" for c in calls]) <= 0.05
+
+
+def test_a_noble_surely_passed_over_is_found_and_not_from_a_strict_first_look() -> None:
+    """Taken in 3% of the games within reach: passed over from 200 groups at 95%; never from the 40 groups of the
+    first of five looks at that look's strict level (the raw rule called it at any look from 20 seat-games)."""
+    import numpy as np
+
+    from palais_sim.games.palais_royal.studies.nobles import read_verdict, take_rates
+
+    rng = np.random.default_rng(5)
+    plan = NoblesPlan(StudySpec(strategies=("greedy",), groups=200), looks=5)
+    found = [read_verdict("undecided", take_rates(_take_looks(200, 0.03, rng)))[1] for _ in range(200)]
+    assert np.mean([c == "passed over" for c in found]) >= 0.95
+    first = [read_verdict("undecided", take_rates(_take_looks(40, 0.03, rng)), plan.look_confidence(0))[1]
+             for _ in range(200)]  # fmt: skip
+    assert "passed over" not in first
+
+
+def test_the_take_rates_are_counted_in_the_groups_in_which_the_noble_came_within_reach() -> None:
+    """Within reach in 2% of the seat-games over 200 groups, one seat-game in each of 8 groups: that is 8 groups
+    within reach (upper 95% bound 7.1%, not dead), not 2% x 200 = 4 groups (bound 4.5%: "dead")."""
+    import numpy as np
+
+    from palais_sim.games.palais_royal.studies.nobles import LookReading, read_verdict, take_rates
+
+    reached = np.zeros(200)
+    reached[:8] = 1
+    rates = {"others": {"seat_games": 400, "reachable": 8 / 400, "taken": 0.0}}
+    counted = take_rates([LookReading(np.zeros(200), rates, reached, np.zeros(200))])
+    assert counted["groups_reached"] == 8 and counted["within_reach"] == 0.02
+    assert read_verdict("balanced", counted) == ("balanced", "value")
+
+
+def test_an_undecided_row_says_how_many_more_groups_each_rule_needs() -> None:
+    """A noble within reach in 1 of 40 groups and not taken there: dead and passed over each need more groups at the
+    shares seen, and the row says how many."""
+    import numpy as np
+
+    from palais_sim.games.palais_royal.studies.nobles import LookReading, subject_row, upper_bound
+
+    reached = np.zeros(40)
+    reached[0] = 1
+    rates = {"others": {"seat_games": 80, "reachable": 1 / 80, "taken": 0.0}}
+    plan = NoblesPlan(StudySpec(strategies=("greedy",), groups=40))
+    row = subject_row(plan, [LookReading(np.full(40, 0.5), rates, reached, np.zeros(40))], "noble", "N23", "greedy",
+                      COMPS, 0.95)  # fmt: skip
+    dead, passed = row["take_bounds"]["dead_needs"], row["take_bounds"]["passed_over_needs"]
+    assert row["verdict"] == "undecided" and f"dead needs {dead} more groups" in row["reading"], row["reading"]
+    assert f"passed over needs {passed} more groups within reach" in row["reading"]
+    share = 1 / 40
+    assert upper_bound(share * (40 + dead), 40 + dead) < 0.05 <= upper_bound(share * (39 + dead), 39 + dead)
+    assert upper_bound(0, 1 + passed) < 0.15 <= upper_bound(0, passed)
+    # the value's evidence rule: 2 of the 40 groups differ, 6 needed: about 80 more groups at that share
+    wins = np.full(40, 0.5)
+    wins[:2] = 0.0
+    row = subject_row(plan, [LookReading(wins, rates, reached, np.zeros(40))], "noble", "N23", "greedy", COMPS, 0.95)
+    assert "2 of the 40 groups differ; needs at least 6" in row["reading"]
+    assert "the value needs about 80 more groups at this share of differing groups" in row["reading"], row["reading"]
 
 
 @pytest.fixture(scope="module")
@@ -256,7 +341,7 @@ def price_sweep(d: Path, level: str, workers: int, groups: int = 100) -> dict:
     path = d / "free.toml"
     path.write_text(to_toml(replace(COMPS, nobles=nobles, name="free-n17")))
     spec = StudySpec(strategies=(level,), groups=groups, seed=4, base=Settings(components=str(path)), workers=workers)
-    plan = NoblesPlan(spec, subjects=("N17",), reprice="N17", offsets=(2, 5, 10, 16, 60))
+    plan = NoblesPlan(spec, subjects=("N17",), reprice="N17", offsets=(0, 2, 5, 10, 16, 60))  # 0: free, on fresh setups
     _rows, lines = compute(plan, d / "study")
     return lines[0]
 
@@ -284,12 +369,14 @@ def check_one_way(sweep: dict) -> None:
     verdicts = [p["verdict"] for p in points]
     assert verdicts[0] == "favoured" and verdicts[-1] == "disfavoured", verdicts
     assert points[-1]["reason"] == "dead", points[-1]
-    assert all(RANK[a] >= RANK[b] for a, b in zip(verdicts, verdicts[1:], strict=False)), verdicts
+    # the decided verdicts never rise with the price (an undecided point between two decided ones says nothing)
+    decided = [v for v in verdicts if v != "undecided"]
+    assert all(RANK[a] >= RANK[b] for a, b in zip(decided, decided[1:], strict=False)), verdicts
 
     def se(p: dict) -> float:
         return max((p["ci"][1] - p["ci"][0]) / (2 * 1.96), 0.1)
 
-    # no step of the value rises by more than its sampling error (paired arms: at most the sum of their errors)
+    # no step of the value rises by more than its sampling error (each price on setups of its own)
     for a, b in zip(points, points[1:], strict=False):
         assert b["effect"] - a["effect"] < 1.96 * (se(a) ** 2 + se(b) ** 2) ** 0.5, [p["effect"] for p in points]
     assert sweep["slope_ci"][1] < 0
@@ -477,6 +564,26 @@ def test_a_study_of_one_look_grows_with_more_groups_and_one_of_looks_says_how_it
     assert "with a larger `--budget` where the budget stopped a row" in looked
 
 
+def test_a_price_lines_points_are_its_variants_each_on_setups_of_its_own(tmp_path: Path) -> None:
+    """The base row selected the noble for repricing, so it is not a point of the line, and no point plays the setups
+    of the base arm or of another price (the variants played the base arm's setups and the base row was a point:
+    the fair price's interval covered 77-93%, ``tests/test_interval_coverage.py``)."""
+    from palais_sim.analytics.runs import open_run
+    from palais_sim.study.common import arm_dir
+
+    gold = COMPS.nobles[COMPS.noble_index["N05"]].gold
+    spec = StudySpec(strategies=("greedy",), groups=4, seed=4)
+    out = tmp_path / "s"
+    _rows, lines = compute(NoblesPlan(spec, subjects=("N05",), reprice="N05", offsets=(-1, 1), looks=2), out)
+    assert [p["price"] for p in lines[0]["points"]] == [gold - 1, gold + 1]
+    tags = ("base", f"N05-gold{gold - 1}", f"N05-gold{gold + 1}")
+    seeds = {tag: open_run(arm_dir(out, "greedy", tag, "forbid-N05", "look-1")).manifest["settings"]["seed"]
+             for tag in tags}  # fmt: skip
+    assert seeds["base"] == 4 and len(set(seeds.values())) == 3, seeds
+    # a variant plays every look: an arm stopped at a decided look has a value biased away from 0
+    assert all(arm_dir(out, "greedy", tag, "forbid-N05", "look-2").is_dir() for tag in tags[1:])
+
+
 def test_a_rerun_after_the_component_file_changed_replays_what_changed(tmp_path: Path) -> None:
     """N05 rewritten in place from 0 to 30 points: the rerun into the same --out replays its arm (and the repriced
     variant's) instead of printing the verdict of the old file."""
@@ -514,13 +621,12 @@ def test_dead_needs_enough_groups(tmp_path: Path) -> None:
 def test_a_noble_nobody_reaches_is_dead_only_when_the_bound_says_so() -> None:
     from palais_sim.games.palais_royal.studies.nobles import read_verdict
 
-    never = {"within_reach": 0.0, "taken_when_within_reach": None, "reached": 0}
-    assert read_verdict("undecided", {**never, "groups": 2}) == ("undecided", "")
-    assert read_verdict("undecided", {**never, "groups": 10}) == ("undecided", "")
-    assert read_verdict("undecided", {**never, "groups": 100}) == ("disfavoured", "dead")
+    assert read_verdict("undecided", _counted(2, 0, 0.0)) == ("undecided", "")
+    assert read_verdict("undecided", _counted(10, 0, 0.0)) == ("undecided", "")
+    assert read_verdict("undecided", _counted(100, 0, 0.0)) == ("disfavoured", "dead")
     # with looks the bound is read at the looks' level: more groups before dead
-    assert read_verdict("undecided", {**never, "groups": 70}, confidence=0.95) == ("disfavoured", "dead")
-    assert read_verdict("undecided", {**never, "groups": 70}, confidence=0.99) == ("undecided", "")
+    assert read_verdict("undecided", _counted(70, 0, 0.0), confidence=0.95) == ("disfavoured", "dead")
+    assert read_verdict("undecided", _counted(70, 0, 0.0), confidence=0.99) == ("undecided", "")
 
 
 def test_looks_do_not_stop_an_arm_on_two_groups_and_the_page_names_the_real_level(tmp_path: Path) -> None:
@@ -544,6 +650,10 @@ def test_looks_do_not_stop_an_arm_on_two_groups_and_the_page_names_the_real_leve
     page = (out / "study.md").read_text()
     # the interval is the repeated 95% interval; each look's own level is named
     assert "repeated 95% interval (pp)" in page and level(last) in page and level(plan.look_confidence(0)) in page
+    # one name on every page (the balance's validation table too), and every row's interval with its own level
+    assert "| repeated 95% interval (pp), each at its look's level |" in page
+    assert all(f"{render.ci_text(r['ci'])} at {level(r['confidence'])}" in page for r in rows)
+    assert all(f"({level(r['confidence'])} interval {render.ci_text(r['ci'])})" in r["reading"] for r in rows)
 
 
 def test_a_few_groups_interval_stays_within_what_a_value_can_be() -> None:

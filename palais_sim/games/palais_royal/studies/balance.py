@@ -35,6 +35,7 @@ from palais_sim.games.palais_royal.studies.pricing import (
     FAIR,
     MIXED,
     OVER,
+    UNDECIDED,
     UNDER,
     Limits,
     Outcome,
@@ -47,11 +48,11 @@ from palais_sim.games.palais_royal.studies.variants import write_variant
 from palais_sim.study import charts, render
 from palais_sim.study.common import Ledger, StudySpec, header, progress
 
-__all__ = ["AIM_REACHED", "FAIR", "MIXED", "OVER", "UNDER", "BalancePlan", "Search", "run_balance", "side"]
+__all__ = ["AIM_REACHED", "FAIR", "MIXED", "OVER", "UNDECIDED", "UNDER", "BalancePlan", "Search", "run_balance", "side"]
 
 VALIDATION_SEED_OFFSET = 1_000_003  # the validation's root seed: the search's plus this (fresh setups)
 ROUND_SEED_OFFSET = 7_919  # round r > 1 studies the proposal so far at the search's seed plus r times this
-AIM_REACHED = "on aim (every level's estimate within the margin; the validation decides)"  # the log's word
+AIM_REACHED = "on aim but undecided (every level's estimate within the margin; the validation decides)"
 
 
 @dataclass(frozen=True)
@@ -204,9 +205,10 @@ def run_balance(plan: BalancePlan, out: Path) -> dict[str, Path]:
             now = Price.of(current, noble)
             found = search.price(current, noble, start, by_noble[noble], Price.of(comps, noble))
             changes.append(_change(round_no + 1, noble, start, now, found))
-            # the search's aim (every level's estimate within the margin), not the verdict "balanced" (an interval
-            # inside it), which only the validation on fresh seeds can give
-            outcome = AIM_REACHED if found.balanced else found.why or found.side
+            # fair: every level's interval inside the margin; on aim but undecided: every estimate within it, not
+            # every interval (only the validation on fresh seeds can tell)
+            outcome = "fair at every level" if found.balanced else AIM_REACHED if found.side == UNDECIDED else found.why
+            outcome = outcome or found.side
             progress.info("balance: round %d, %s (%s at %s): %s, %s", round_no + 1, noble, start, now.text(),
                           found.price.change(now), outcome)  # fmt: skip
             if found.price != now:
@@ -294,7 +296,10 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         ("prices tried", _tried_text),
     ])  # fmt: skip
     if unbalanced:
-        page.p("Not balanced within the limits: " + "; ".join(f"**{n}**: {why}" for n, why in unbalanced.items()))
+        page.p(
+            "Not shown balanced (undecided at the price proposed, or no price within the limits balances it): "
+            + "; ".join(f"**{n}**: {why}" for n, why in unbalanced.items())
+        )
     if skipped:
         page.p(f"Left alone (one skill level calls it underpriced, another overpriced): {', '.join(skipped)}.")
     priced = {c["noble"] for c in changes}
@@ -309,8 +314,8 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         caption = (
             "Each noble the search priced (changed, or kept where no price balanced it), with the given set (before) "
             "and with the proposal (after), both on the validation's fresh seeds (root seed "
-            f"{spec.seed + VALIDATION_SEED_OFFSET}), not on the seeds that selected it; {render.level(confidence)} "
-            "intervals."
+            f"{spec.seed + VALIDATION_SEED_OFFSET}), not on the seeds that selected it; each with its "
+            f"{nobles.interval_name(vplan)}."
         )
         page.chart("before_after", charts.save(fig, out / "charts", "before_after"), caption)
     page.h("Validation on fresh seeds")
@@ -319,7 +324,8 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
     page.p(decided_text(validation, spec.strategies))
     for noble in still:
         page.p(f"{noble}: {readings([r for r in validation if r['key'] == noble])}.")
-    columns = render.verdict_columns("noble", confidence=confidence) + [("reading", lambda r: r["reading"])]
+    columns = render.verdict_columns("noble", confidence=confidence, looks=vplan.looks)
+    columns.append(("reading", lambda r: r["reading"]))
     page.table(validation, columns)
     document = {
         "study": "balance-nobles", "command": spec.command, "seed": spec.seed,
@@ -339,7 +345,7 @@ def _size_text(vplan: nobles.NoblesPlan) -> str:
     if vplan.looks == 1:
         return f"{vplan.spec.groups} groups per arm"
     return (f"up to {vplan.spec.groups} groups per arm in {vplan.looks} looks, each arm stopping at its first decided "
-            "look")  # fmt: skip
+            f"look; each row's interval is the {nobles.interval_name(vplan)} (in its row)")  # fmt: skip
 
 
 def validation_verdict(validation: list[dict], still: list[str]) -> str:

@@ -13,10 +13,11 @@ took it). The mirror of S wins 1/P every group (all its rotations are the same g
 - A noble worth less than it costs is one a good player leaves alone, so forbidding it costs nothing and its value is
   about 0 whatever its price: the **take rates** tell it apart from a fair one. *Within reach*: the share of the
   unrestricted players' games in which X could be recruited at one of their recruit decisions; *taken*: the share of
-  those in which they took it. A noble whose within-reach share is surely below ``DEAD_REACH`` (its upper
-  confidence bound, counted in groups, not seat-games: the seats of a group share its setup) is **dead** (nobody can
-  afford it), one taken in fewer than ``RARELY_TAKEN`` of the games it was within reach is **passed over**: both are
-  overpriced (verdict disfavoured with that reason), unless its value says favoured.
+  those in which they took it. A noble within reach in surely fewer than ``DEAD_REACH`` of the groups is **dead**
+  (nobody can afford it), one surely taken in fewer than ``RARELY_TAKEN`` of the games it was within reach is
+  **passed over**: both are overpriced (verdict disfavoured with that reason), unless its value says favoured. "Surely":
+  the one-sided upper bound at the row's level, counted in groups, not seat-games, since the seats of a group share
+  its setup (``take_bounds``).
 
 The earlier measure, an *eager* arm that took X at the first chance, measured a reckless policy rather than the
 noble: it spent seals the base strategy would have put to better use (about -9 pp at low prices whatever X was
@@ -28,23 +29,24 @@ keep their 95% over all looks); the arms' looks are played in rounds (every open
 round) until ``budget`` games are spent, and each row records the games it cost and why it stopped.
 
 Repricing: the nobles to reprice (``reprice``: those with a decided verdict, all, none, or a list) are played again
-in component-set variants with the noble at gold + each offset (default -1 and +1), the same arm on the same
-setups. The price line is a weighted least-squares fit of the value on the gold cost; where it crosses 0 is the price
-at which having the noble stops being worth anything more than it costs (given only when the slope is surely
-negative).
+in component-set variants with the noble at gold + each offset (default -1 and +1; 0: the printed price again), the
+same arm on setups of each price's own, through every look. The price line is a weighted least-squares fit of the
+variants' values on the gold cost (the base row, which selected the noble, is not a point: ``price_line``); where it
+crosses 0 is the price at which having the noble stops being worth anything more than it costs (given only when the
+slope is surely negative).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 from scipy import stats as sstats
 
-from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, notes_rates
+from palais_sim.analytics.paired import Estimate, focus_groups, mean_interval, notes_by_group, notes_rates
 from palais_sim.analytics.runs import open_run
 from palais_sim.analytics.stats import weighted_line
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
@@ -54,6 +56,7 @@ from palais_sim.study.common import MORE_GROUPS, MORE_LOOKS, Ledger, StudySpec, 
 from palais_sim.study.evidence import min_differing
 
 MAX_LOOKS = 20  # a plan grown by looks of the same size (2,400 groups in 12 looks of 200) keeps its looks
+REPRICE_SEED_OFFSET = 2_000_003  # the variant at the k-th smallest offset plays root seed + k times this
 REPRICE_MODES = ("decided", "all", "none")
 
 
@@ -116,8 +119,9 @@ class NoblesPlan:
             raise ValueError(f"--budget must be at least 1 game, got {self.budget}")
         if self.budget is not None and self.ladder:
             raise ValueError("--budget and --ladder together are not supported: a ladder compares every rung's arm")
-        if not self.offsets or 0 in self.offsets:
-            raise ValueError(f"--prices must be non-zero gold offsets such as -1,1, got {list(self.offsets)}")
+        if not self.offsets or len(set(self.offsets)) != len(self.offsets):
+            raise ValueError(f"--prices must be distinct gold offsets such as -1,1 (0: the printed price on fresh "
+                             f"setups), got {list(self.offsets)}")  # fmt: skip
 
     def all_subjects(self, comps: ComponentSet) -> list[tuple[str, str]]:
         """(subject kind, key): the nobles in set order, then the privilege kinds in the order they first appear."""
@@ -136,21 +140,23 @@ def _spec_text(strategy: str) -> str:
 
 DEAD_REACH = 0.05  # within reach in fewer than 5% of the unrestricted players' games: nobody can afford it
 RARELY_TAKEN = 0.15  # taken in fewer than 15% of the games it was within reach: a good player passes it over
-MIN_REACHED = 20  # seat-games with the noble within reach before a take rate is read
 ARM = "forbid"
 
 
 def arm_settings(
-    plan: NoblesPlan, strategy: str, key: str, components: str | None, groups: int | None = None, first_group: int = 0
-):
+    plan: NoblesPlan, strategy: str, key: str, components: str | None, groups: int | None = None, first_group: int = 0,
+    seed: int | None = None,
+):  # fmt: skip
+    """The arm's run settings; ``seed``: a root seed other than the study's (a repriced variant's fresh setups)."""
     base = _spec_text(strategy)
     spec = plan.spec
-    return spec.settings(
+    settings = spec.settings(
         games=(groups or spec.groups) * plan.players, players=plan.players,
         strategies=(f"restricted:base={base},forbid={key}",)
         + (f"restricted:base={base},watch={key}",) * (plan.players - 1),
         format="fixed", rotate_seats=True, components=components, first_group=first_group,
     )  # fmt: skip
+    return settings if seed is None else replace(settings, seed=seed)
 
 
 @dataclass
@@ -169,6 +175,8 @@ class Arm:
     state: str = "open"
     groups: int = 0  # groups of the looks played
     title: str = ""  # the arm's name in the progress lines, where its tag does not say it (a balance search's hash)
+    seed: int | None = None  # the root seed of its setups; None: the study's (a repriced variant has its own)
+    stops: bool = True  # stops at its first decided look; a repriced variant plays every look (``price_line``)
 
     @property
     def label(self) -> str:
@@ -211,7 +219,7 @@ def play_rounds(plan: NoblesPlan, ledger: Ledger, out: Path, arms: list[Arm], bu
                 arm.state = "budget"
                 continue
             play_look(plan, ledger, out, arm, look)
-            if arm.row["verdict"] != "undecided":
+            if arm.stops and arm.row["verdict"] != "undecided":
                 arm.state = "decided"
             elif look == len(sizes) - 1:
                 arm.state = "played"
@@ -225,7 +233,7 @@ def play_look(plan: NoblesPlan, ledger: Ledger, out: Path, arm: Arm, look: int) 
     sizes = plan.look_sizes()
     parts = (f"{ARM}-{arm.key}",) if plan.looks == 1 else (f"{ARM}-{arm.key}", f"look-{look + 1}")
     d = arm_dir(out, arm.strategy, arm.tag, *parts)
-    settings = arm_settings(plan, arm.strategy, arm.key, arm.components, sizes[look], sum(sizes[:look]))
+    settings = arm_settings(plan, arm.strategy, arm.key, arm.components, sizes[look], sum(sizes[:look]), arm.seed)
     before = ledger.played_now.get(arm.strategy, 0)
     ledger.play(plan.spec, arm.strategy, settings, d)
     arm.runs.append(LookReading.of(open_run(d)))  # a finished look never changes: read once, not at every look
@@ -274,10 +282,15 @@ class LookReading:
 
     wins: np.ndarray
     rates: dict[str, dict[str, float]]
+    reached: np.ndarray = field(default_factory=lambda: np.empty(0))  # per group: watcher seat-games within reach
+    taken: np.ndarray = field(default_factory=lambda: np.empty(0))  # per group: watcher seat-games that took it
 
     @classmethod
     def of(cls, run) -> LookReading:
-        return cls(focus_groups(run)["win"].to_numpy(), notes_rates(run))
+        groups = focus_groups(run)
+        notes = groups.select("group").join(notes_by_group(run), on="group", how="left").fill_null(0)
+        return cls(groups["win"].to_numpy(), notes_rates(run), notes["reachable"].to_numpy().astype(float),
+                   notes["taken"].to_numpy().astype(float))  # fmt: skip
 
 
 def _readings(runs: list) -> list[LookReading]:
@@ -335,11 +348,19 @@ def take_rates(runs: list) -> dict:
     reach = reached / seat_games if seat_games else float("nan")
     taken = took / seat_games if seat_games else float("nan")
     focus_reach = total["focus"][0] / total["focus"][2] if total["focus"][2] else float("nan")
+    noted = [look for look in looks if len(look.reached) == len(look.wins)]  # the looks with notes per group
+    per_group = np.concatenate([look.reached for look in noted]) if noted else np.empty(0)
+    took_group = np.concatenate([look.taken for look in noted]) if noted else np.empty(0)
+    hit = per_group > 0
     return {
         "within_reach": _rate(reach), "taken": _rate(taken),
         "taken_when_within_reach": _rate(took / reached) if reached > 0 else None,
         "seat_games": seat_games, "reached": int(round(reached)), "focus_within_reach": _rate(focus_reach),
         "groups": sum(len(look.wins) for look in looks),
+        # counted in groups (the unit of the bounds): those with notes, those in which it came within reach of a
+        # watching player, and the sum over those of the share of their within-reach seat-games that took it
+        "groups_noted": int(len(per_group)), "groups_reached": int(hit.sum()),
+        "taken_in_groups": round(float(np.sum(took_group[hit] / per_group[hit])), 6),
     }  # fmt: skip
 
 
@@ -347,49 +368,119 @@ def _rate(x: float) -> float | None:
     return round(float(x), 4) if np.isfinite(x) else None
 
 
-def reach_bound(reach: float, groups: int, confidence: float = 0.95) -> float:
-    """The upper ``confidence`` bound (Clopper-Pearson, one-sided) of the within-reach share, counted in groups: the
-    seat-games of a group share its setup, so they are not independent (a noble out of reach in one seat of a setup
-    is mostly out of reach in the others). 0 of 2 groups bounds it only below 78%; 0 of 59 below 5%."""
-    if groups <= 0:
+def upper_bound(x: float, n: int, confidence: float = 0.95) -> float:
+    """The one-sided upper ``confidence`` bound (Clopper-Pearson) of a share with ``x`` successes in ``n`` trials
+    (``x`` may be a sum of per-trial shares: each trial's share in [0, 1] varies no more than a 0/1 outcome with
+    its mean). 0 of 2 bounds it below 78%; 0 of 59 below 5%; 0 of 19 below 15%."""
+    if n <= 0 or x >= n:
         return 1.0
-    x = min(max(reach * groups, 0.0), float(groups))
-    return 1.0 if x >= groups else float(sstats.beta.ppf(confidence, x + 1, groups - x))
+    return float(sstats.beta.ppf(confidence, max(x, 0.0) + 1, n - max(x, 0.0)))
+
+
+def groups_needed(share: float, line: float, have: int, confidence: float) -> int | None:
+    """How many trials in all a share of ``share`` needs before its ``upper_bound`` falls below ``line`` (None: it
+    never does, the share itself is not below the line); at least ``have``."""
+    if not share < line:
+        return None
+    if upper_bound(share * have, have, confidence) < line:
+        return have
+    low, high = max(have, 1), max(have, 1) * 2
+    while upper_bound(share * high, high, confidence) >= line:
+        low, high = high, high * 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if upper_bound(share * mid, mid, confidence) >= line else (low, mid)
+    return high
+
+
+def take_bounds(rates: dict, confidence: float = 0.95) -> dict:
+    """The take rates' bounds, counted in groups (the seat-games of a group share its setup: a noble out of reach
+    in one seat of a setup is mostly out of reach in the others), at the row's ``confidence``:
+
+    - ``reach_bound``: of the share of groups in which the noble came within reach of a watching player (dead when
+      below ``DEAD_REACH``);
+    - ``taken_bound``: of the share taken when within reach, each group in which it came within reach weighing one
+      (its within-reach seat-games' share that took it); passed over when below ``RARELY_TAKEN``;
+    - ``dead_needs`` / ``passed_over_needs``: how many more groups (groups within reach, for passed over) the rule
+      needs at the shares seen before it can say so (None: it cannot, or it already does)."""
+    groups, reached = rates.get("groups_noted", 0), rates.get("groups_reached", 0)
+    taken = rates.get("taken_in_groups", 0.0)
+    reach_bound = upper_bound(reached, groups, confidence) if groups else 1.0
+    taken_bound = upper_bound(taken, reached, confidence) if reached else 1.0
+    out = {"reach_bound": reach_bound, "taken_bound": taken_bound, "dead_needs": None, "passed_over_needs": None}
+    if groups and reach_bound >= DEAD_REACH:
+        need = groups_needed(reached / groups, DEAD_REACH, groups, confidence)
+        out["dead_needs"] = None if need is None else need - groups
+    if reach_bound >= DEAD_REACH and taken_bound >= RARELY_TAKEN:
+        share = taken / reached if reached else 0.0
+        need = groups_needed(share, RARELY_TAKEN, max(reached, 1), confidence)
+        out["passed_over_needs"] = None if need is None else need - reached
+    return out
+
+
+def min_reached(confidence: float = 0.95) -> int:
+    """The fewest groups within reach with which passed over can be read at all (none of them taking it)."""
+    return groups_needed(0.0, RARELY_TAKEN, 1, confidence) or 1
 
 
 def read_verdict(verdict: str, rates: dict, confidence: float = 0.95) -> tuple[str, str]:
-    """The verdict with the take rates: (verdict, reason). A favoured value stands; otherwise a noble surely dead
-    (``reach_bound`` below ``DEAD_REACH`` at the rows' confidence, so a dead verdict stopping a look stays inside the
-    looks' error control) or passed over is overpriced (disfavoured)."""
+    """The verdict with the take rates: (verdict, reason). A favoured value stands; otherwise a noble surely dead or
+    surely passed over (``take_bounds`` below ``DEAD_REACH`` or ``RARELY_TAKEN``, counted in groups, at the rows'
+    confidence: a look's own level, so a verdict stopping a look stays inside the looks' error control, and a
+    noble is not called passed over from the few groups of a strict first look) is overpriced (disfavoured)."""
     if verdict == "favoured":
         return verdict, "value"
-    reach, when = rates["within_reach"], rates["taken_when_within_reach"]
-    if reach is not None and reach_bound(reach, rates.get("groups", 0), confidence) < DEAD_REACH:
+    bounds = take_bounds(rates, confidence)
+    if bounds["reach_bound"] < DEAD_REACH:
         return "disfavoured", "dead"
-    if when is not None and rates["reached"] >= MIN_REACHED and when < RARELY_TAKEN:
+    if bounds["taken_bound"] < RARELY_TAKEN:
         return "disfavoured", "passed over"
     return verdict, "value" if verdict != "undecided" else ""
 
 
 def reading(row: dict) -> str:
-    """The verdict in a designer's words."""
+    """The verdict in a designer's words; a take-rate verdict with its bound (counted in groups, at the row's
+    level), an undecided row with how many more groups each rule needs."""
     r = row["rates"]
     reach = "–" if r["within_reach"] is None else f"{100 * r['within_reach']:.0f}%"
     when = "–" if r["taken_when_within_reach"] is None else f"{100 * r['taken_when_within_reach']:.0f}%"
-    value = f"{render.pp(row['effect'])} pp {render.ci_text(row['ci'])}"
+    at = render.level(row["confidence"])
+    value = f"{render.pp(row['effect'])} pp ({at} interval {render.ci_text(row['ci'])})"
+    bounds = row.get("take_bounds") or {}
     if row["reason"] == "dead":
-        return f"overpriced, dead: within reach in {reach} of games, taken in {when} of those"
+        return (f"overpriced, dead: within reach in {r.get('groups_reached', 0)} of {r.get('groups_noted', 0)} "
+                f"groups (upper {at} bound {_pct(bounds.get('reach_bound'))}), {reach} of games")  # fmt: skip
     if row["reason"] == "passed over":
-        return f"overpriced: within reach in {reach} of games but taken in only {when} of those"
+        return (f"overpriced: within reach in {reach} of games but taken in only {when} of those (counted in the "
+                f"{r.get('groups_reached', 0)} groups within reach: upper {at} bound "
+                f"{_pct(bounds.get('taken_bound'))})")  # fmt: skip
     if row["verdict"] == "favoured":
         return f"underpriced: having it is worth {value} of win share"
     if row["verdict"] == "disfavoured":
         return f"overpriced: forbidding it helps, {value}"
     if row["verdict"] == "balanced":
         return f"fair: worth {value}, taken in {when} of the games within reach"
+    needs = []
+    value_needs = differing_needs(row)
+    if value_needs:
+        needs.append(f"the value needs about {value_needs:,} more groups at this share of differing groups")
+    if bounds.get("dead_needs"):
+        needs.append(f"dead needs {bounds['dead_needs']:,} more groups at this reach")
+    if bounds.get("passed_over_needs"):
+        needs.append(f"passed over needs {bounds['passed_over_needs']:,} more groups within reach at this take rate")
+    more = f"; {'; '.join(needs)}" if needs else ""
     if row.get("evidence"):
-        return f"undecided: {row['evidence']} (worth {value})"
-    return f"undecided: worth {value}; more groups would tell"
+        return f"undecided: {row['evidence']} (worth {value}){more}"
+    return f"undecided: worth {value}; more groups would tell{more}"
+
+
+def differing_needs(row: dict) -> int | None:
+    """About how many more groups the value's evidence rule needs (``min_differing`` differing groups) at the share
+    of groups that differed so far; None when it has enough, or when no group has differed yet (no share to go by)."""
+    differ, need, groups = row.get("differing_groups", 0), row.get("min_differing", 0), row.get("n_groups", 0)
+    if differ >= need or differ <= 0:
+        return None
+    return int(np.ceil(need * groups / differ)) - groups
 
 
 def compute(
@@ -435,6 +526,8 @@ def subject_row(
     row["se"] = None if not np.isfinite(est.se) else round(100 * est.se, 6)  # pp: the price line's weights
     row["value_verdict"] = row["verdict"]
     row["verdict"], row["reason"] = read_verdict(row["verdict"], rates, confidence)
+    row["take_bounds"] = {k: v if v is None or isinstance(v, int) else round(v, 4)
+                          for k, v in take_bounds(rates, confidence).items()}  # fmt: skip
     row["reading"] = reading(row)
     return row
 
@@ -451,35 +544,53 @@ def to_reprice(plan: NoblesPlan, rows: list[dict]) -> list[str]:
     return [n for n in plan.reprice.split(",") if n]
 
 
+def reprice_seed(plan: NoblesPlan, offset: int) -> int:
+    """The root seed of the variant at gold + ``offset``: setups of its own, other than the base arm's (whose verdict
+    selected the noble for repricing: a point on its setups would carry that selection into the line) and other
+    than every other price's (the line's fit takes its points as independent)."""
+    return plan.spec.seed + REPRICE_SEED_OFFSET * (1 + sorted(plan.offsets).index(offset))
+
+
 def reprice(
     plan: NoblesPlan, comps: ComponentSet, rows: list[dict], out: Path, ledger: Ledger, budget: Budget | None = None
 ) -> list[dict]:  # fmt: skip
     """Play the repriced nobles' variants (in rounds of looks, from what is left of the budget) and fit their price
-    lines."""
+    lines, each price on setups of its own (``reprice_seed``)."""
     spec = plan.spec
-    base_rows = {(r["key"], r["strategy"]): r for r in rows if r["subject"] == "noble"}
     arms: dict[tuple[str, str, int], Arm] = {}
     for noble in to_reprice(plan, rows):
         gold = comps.nobles[comps.noble_index[noble]].gold
-        for price in sorted({gold + d for d in plan.offsets if gold + d >= 0}):
+        for offset in sorted(plan.offsets):
+            price = gold + offset
+            if price < 0:
+                continue
             path = out / "components" / f"{noble}-gold{price}.toml"
             note = f"{comps.name} with {noble} at {price} gold instead of {gold} (palais study nobles)"
             variant_path = str(write_variant(repriced(comps, noble, price), path, note))
             variant = load_components(variant_path)
             for strategy in spec.strategies:
                 arms[(noble, strategy, price)] = Arm(strategy, "noble", noble, variant, variant_path,
-                                                     f"{noble}-gold{price}")  # fmt: skip
+                                                     f"{noble}-gold{price}", seed=reprice_seed(plan, offset),
+                                                     stops=False)  # fmt: skip
     play_rounds(plan, ledger, out, list(arms.values()), budget)
     lines = []
     for noble in dict.fromkeys(n for n, _s, _p in arms):
         gold = comps.nobles[comps.noble_index[noble]].gold
         for strategy in spec.strategies:
-            base = base_rows.get((noble, strategy))
-            points = [] if base is None else [price_point(gold, base)]
-            points += [price_point(p, arm.row) for (n, s, p), arm in arms.items() if (n, s) == (noble, strategy)]
-            points.sort(key=lambda p: p["price"])
-            lines.append({"noble": noble, "strategy": strategy, "gold": gold, "points": points, **fit_line(points)})
+            variants = {p: arm.row for (n, s, p), arm in arms.items() if (n, s) == (noble, strategy)}
+            lines.append(price_line(noble, strategy, gold, variants))
     return lines
+
+
+def price_line(noble: str, strategy: str, gold: int, variants: dict[int, dict]) -> dict:
+    """A noble's price line at one skill level from its variants' rows by price. The base row (the printed price on
+    the study's setups) is not a point: it selected the noble for repricing (``--reprice decided``), so its value
+    is biased away from 0 among the nobles repriced, and the line's interval would cover the fair price in 77-93% of
+    studies instead of 95%. The variants play every look (an arm stopped at its first decided look has a value
+    biased away from 0 too) on setups of their own (``reprice_seed``): their points are independent of the
+    selection and of each other, as the fit takes them (``tests/test_interval_coverage.py``)."""
+    points = sorted((price_point(p, row) for p, row in variants.items()), key=lambda p: p["price"])
+    return {"noble": noble, "strategy": strategy, "gold": gold, "points": points, **fit_line(points)}
 
 
 def price_point(price: int, row: dict) -> dict:
@@ -519,7 +630,7 @@ def price_words(line: dict) -> str:
     fair, ci, gold = line["fair_price"], line.get("fair_price_ci"), line["gold"]
     if fair is None or ci is None:
         return "no fair price: the value does not surely fall with the price over the prices tried"
-    where = f"fair price {fair:.1f} gold [{ci[0]:.1f}, {ci[1]:.1f}]"
+    where = f"fair price {fair:.1f} gold, 95% interval [{ci[0]:.1f}, {ci[1]:.1f}]"
     if ci[0] > gold:
         return f"underpriced by about {fair - gold:.1f} gold ({where})"
     if ci[1] < gold:
@@ -613,7 +724,7 @@ def write_study(
         if not mine:
             continue
         page.h(title)
-        cols = render.verdict_columns(subject, confidence=plan.confidence)
+        cols = render.verdict_columns(subject, confidence=plan.confidence, looks=plan.looks)
         if subject == "noble":
             cols.insert(1, ("price", lambda r: f"{r['gold']} gold, {r['seals'][0]}+{r['seals'][1]} seals, "
                                                f"{r['points']} pts"))  # fmt: skip
@@ -621,15 +732,10 @@ def write_study(
             "value (pp)",
             lambda r: render.pp(r["effect"]),
         )
-        if plan.looks > 1:
-            at = cols.index(next(c for c in cols if c[0].endswith("interval (pp)")))
-            cols[at] = ("repeated 95% interval (pp)", cols[at][1])
         cols.insert(-2, ("within reach", lambda r: _pct(r["rates"]["within_reach"])))
         cols.insert(-2, ("taken when within reach", lambda r: _pct(r["rates"]["taken_when_within_reach"])))
         if plan.looks > 1:
-            cols.insert(
-                -2, ("games (looks)", lambda r: f"{r['games']:,} ({r['looks']}, at {render.level(r['confidence'])})")
-            )
+            cols.insert(-2, ("games (looks)", lambda r: f"{r['games']:,} ({r['looks']})"))
         else:
             cols.insert(-2, ("games", lambda r: f"{r['games']:,}"))
         cols.append(("reading", lambda r: r["reading"]))
@@ -638,8 +744,7 @@ def write_study(
         fig = charts.forest(mine, f"{title}: what having it available is worth (pp of win share)", spec.margin,
                             label=_forest_label, xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
         caption = (
-            f"{title}: value with its {'repeated ' if plan.looks > 1 else ''}{render.level(plan.confidence)} interval, "
-            f"every one labelled; band = "
+            f"{title}: value with its {interval_name(plan)}, every one labelled; band = "
             f"+-{spec.margin:g} pp. Colour: "
             "the verdict with the take rates (a dead or passed-over noble is overpriced at a value near 0)."
         )
@@ -651,10 +756,12 @@ def write_study(
                "their price lines.")  # fmt: skip
     if lines:
         page.h("Price lines")
-        page.p("Each repriced noble played again at other gold costs (component-set variants in components/, the "
-               "same setups). Slope: pp of value per gold; the price at which having it stops being worth more than "
-               "it costs is where the line crosses 0 (shown when the slope is surely negative). Verdicts by price "
-               "must not rise with the price.")  # fmt: skip
+        page.p("Each repriced noble played again at other gold costs (component-set variants in components/), each "
+               "price on setups of its own and through every look; the base row that selected the noble is not a "
+               "point of its line (its value is biased by that selection). Slope: pp of value per gold; the price "
+               "at which having it stops being worth more than it costs is where the line crosses 0 (shown when the "
+               "slope is surely negative), with its 95% interval. Decided verdicts by price must not rise with the "
+               "price.")  # fmt: skip
         page.table(lines, [
             ("noble", lambda r: r["noble"]), ("skill level", lambda r: f"`{r['strategy']}`"),
             ("gold", lambda r: str(r["gold"])),
@@ -698,13 +805,20 @@ def write_study(
         "look_confidences": [plan.look_confidence(k) for k in range(len(plan.look_sizes()))],
         "budget": plan.budget, "games_spent": budget.spent, "budget_exhausted": budget.exhausted,
         "games_per_decided_row": _per_decided(rows),
-        "thresholds": {"dead_within_reach": DEAD_REACH, "rarely_taken": RARELY_TAKEN, "min_reached": MIN_REACHED},
+        "thresholds": {"dead_within_reach": DEAD_REACH, "rarely_taken": RARELY_TAKEN,
+                       "min_reached_groups": min_reached(plan.confidence)},
     }  # fmt: skip
     if repricing:
         document["repricing_to_play"] = repricing
     if ladder_doc is not None:
         document["ladder"] = ladder_doc
     return render.write(out, page, document)
+
+
+def interval_name(plan: NoblesPlan) -> str:
+    """The rows' interval as the page's tables name it ("95% interval"; with looks, the repeated one, each at its
+    look's level)."""
+    return render.interval_column(plan.confidence, plan.looks)[0].replace(" (pp)", "")
 
 
 def _offsets(plan: NoblesPlan) -> str:

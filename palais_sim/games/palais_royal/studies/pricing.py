@@ -14,7 +14,10 @@ nearly does: its value lies within the margin at every level, it is within reach
 games, and it is surely taken often enough when within reach (the one-sided 95% lower bound of that rate is at least
 ``RARELY_TAKEN``). The second half keeps the search from stopping at the first price that only just escapes a
 verdict (an interval that only just reaches into the margin, a take rate just above the line): the validation on
-fresh seeds would give the same verdict there about half the time.
+fresh seeds would give the same verdict there about half the time. A price the search reaches is **fair** only when
+every level decides the noble balanced (its interval inside the margin); where a level leaves it undecided (too few
+groups, or an interval reaching past the margin) the price is on aim but **undecided**, and the proposal says so:
+undecided is not fair.
 
 The search assumes what the nobles study measures moves one way with each dimension (dearer gold, more seals or
 fewer points never make a noble more attractive). Along one dimension it steps 1, 2, 4, ... units from the price
@@ -41,17 +44,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from palais_sim.analytics.stats import wilson
+from scipy import stats as sstats
+
 from palais_sim.games.palais_royal.components import ComponentSet
 from palais_sim.games.palais_royal.studies import nobles
 
 UNDER, OVER, FAIR, MIXED = "underpriced", "overpriced", "fair", "levels disagree"
+UNDECIDED = "undecided"  # no level calls it under- or overpriced, but not every level calls it balanced either
 GOLD, SEALS, POINTS = "gold", "seals", "points"
-Z_ONE_SIDED_95 = 1.6449  # the take rate's lower bound in ``aim``
+ONE_SIDED = 0.95  # the level of the take share's lower bound in ``aim``
 
 
 def side(rows: list[dict]) -> str:
-    """What the skill levels' verdicts together say of a noble's price."""
+    """What the skill levels' verdicts together say of a noble's price: fair only when every level decides it is
+    balanced (an undecided row, however near 0 its value, is no evidence of a fair price)."""
     verdicts = {r["verdict"] for r in rows}
     if "favoured" in verdicts and "disfavoured" in verdicts:
         return MIXED
@@ -59,32 +65,35 @@ def side(rows: list[dict]) -> str:
         return UNDER
     if "disfavoured" in verdicts:
         return OVER
-    return FAIR
+    return FAIR if rows and verdicts == {"balanced"} else UNDECIDED
 
 
 def aim(rows: list[dict], margin: float) -> str:
     """What the search reads at a price: ``side``, and a price that only just escapes a verdict counts on its side
     too, since the validation on fresh seeds would give the verdict about half the time: a value outside the margin
     (its interval only just reaches into it), a within-reach share below the dead line, or a take rate when within
-    reach whose one-sided 95% lower bound (Wilson) lies below the passed-over line."""
+    reach whose one-sided 95% lower bound (Clopper-Pearson, counted in groups) lies below the passed-over line."""
     verdict = side(rows)
-    if verdict != FAIR:
+    if verdict not in (FAIR, UNDECIDED):
         return verdict
     high = any(r["effect"] is not None and r["effect"] > margin for r in rows)
     low = any(r["effect"] is not None and r["effect"] < -margin or _nearly_shunned(r) for r in rows)
-    return MIXED if high and low else UNDER if high else OVER if low else FAIR
+    return MIXED if high and low else UNDER if high else OVER if low else verdict
 
 
 def _nearly_shunned(row: dict) -> bool:
-    """Within reach in fewer than ``DEAD_REACH`` of the games, or not surely taken often enough when within reach."""
+    """Within reach in fewer than ``DEAD_REACH`` of the groups, or not surely taken often enough when within reach:
+    the one-sided 95% lower bound of the take share, counted in the groups within reach as the nobles study's
+    bound is (``nobles.take_bounds``), below ``RARELY_TAKEN``."""
     rates = row.get("rates") or {}
-    reach, when, reached = rates.get("within_reach"), rates.get("taken_when_within_reach"), rates.get("reached", 0)
-    if reach is not None and reach < nobles.DEAD_REACH:
+    groups, reached = rates.get("groups_noted", 0), rates.get("groups_reached", 0)
+    if groups and reached / groups < nobles.DEAD_REACH:
         return True
-    if when is None or reached < nobles.MIN_REACHED:
+    if not reached:
         return False
-    low, _high = wilson(when * reached, reached, z=Z_ONE_SIDED_95)
-    return float(low) < nobles.RARELY_TAKEN
+    taken = rates.get("taken_in_groups", 0.0)
+    low = 0.0 if taken <= 0 else float(sstats.beta.ppf(1 - ONE_SIDED, taken, reached - taken + 1))
+    return low < nobles.RARELY_TAKEN
 
 
 @dataclass(frozen=True, order=True)
@@ -210,6 +219,7 @@ class Outcome:
 
     @property
     def balanced(self) -> bool:
+        """Every level decided the noble balanced at the price (an undecided one is not)."""
         return self.side == FAIR
 
 
@@ -282,7 +292,7 @@ class PriceSearch:
                     origin = line[-1]
                     continue  # still on the old side at this dimension's limit: the next dimension
                 beyond, inside = self._take_back(line[off], inside, dims[:k])
-                if self.seen.get(beyond) == FAIR:
+                if self.seen.get(beyond) in (FAIR, UNDECIDED):  # on aim: every level's value within the margin
                     break
                 # one unit of this dimension steps over the whole band: no price of it balances, so the next
                 # dimension (a finer lever, dearer in the order) moves from the last price on the old side
@@ -312,6 +322,12 @@ class PriceSearch:
         if fair:
             best = fair[0][1]
             return Outcome(best, FAIR, rows_of[best], self.tried)
+        on_aim = sorted((p.cost(self.given), p) for p, s in self.seen.items() if s == UNDECIDED)
+        if on_aim:  # the cheapest price no level calls under- or overpriced, not shown balanced either
+            best = on_aim[0][1]
+            why = (f"undecided at {best.text()}: no level calls it under- or overpriced, not every level shows it "
+                   f"balanced ({readings(rows_of[best])})")  # fmt: skip
+            return Outcome(best, UNDECIDED, rows_of[best], self.tried, why)
         where = inside if inside in rows_of else self.start
         there = self.seen.get(where, self.was)
         if stopped:
