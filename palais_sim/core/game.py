@@ -231,6 +231,8 @@ class Game(Protocol):
         """The seats column that breaks a tie of totals under a run's settings (for the analytics' tie rates)."""
         ...
 
+    def __hash__(self) -> int: ...  # a game object is a key of the registry's caches
+
 
 class Components(Protocol):
     """The facet of component files (fallback: one fixed set, no files, nothing taken). A game with files may also
@@ -294,6 +296,11 @@ FACETS: dict[str, type] = {
     "defaults": Defaults, "components": Components, "session": Session, "setup": Setup, "reports": Reports,
     "studies": Studies,
 }  # fmt: skip
+
+
+class CompleteGame(Game, Defaults, Components, Session, Setup, Reports, Studies, Protocol):
+    """A game with every facet, its own or their fallbacks: what the registry of games hands out (:func:`complete`),
+    so what reads a facet of a looked-up game needs no check of its own."""
 
 
 def members(protocol: type) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ import re
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from palais_sim.core.game import Game, complete, position_format
+from palais_sim.core.game import CompleteGame, complete, position_format
 
 DEFAULT_GAME = "palais-royal"  # the game of a command without --game, and of a stored run that names none
 # The registration table: name -> "module:attribute" of the game object (see palais_sim.core.game.Game)
@@ -117,14 +117,14 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def get_game(name: str | None = None) -> Game:
+def get_game(name: str | None = None) -> CompleteGame:
     """The game called ``name`` (None: the default game, :data:`DEFAULT_GAME`): a built-in one, or one an entry
     point or ``PALAIS_GAMES`` registers (imported on first use; :class:`UnknownGame` with one line if that fails)."""
     name = DEFAULT_GAME if name is None else name
     builtin = name if name in GAMES else _normalised(name)
     if builtin in GAMES:  # never reads the other registries: a broken plugin cannot break the built-in games
         module, _, attribute = GAMES[builtin].partition(":")
-        return getattr(importlib.import_module(module), attribute)
+        return complete(getattr(importlib.import_module(module), attribute))
     games = registered()
     key = name if name in games else _normalised(name)
     if key not in games:
@@ -132,7 +132,7 @@ def get_game(name: str | None = None) -> Game:
     return _load(key, games[key])
 
 
-def _load(name: str, target: str) -> Game:
+def _load(name: str, target: str) -> CompleteGame:
     """A registered game's object, checked to carry the name it is registered under."""
     where = _source(name)
     module_name, _, attribute = target.partition(":")
@@ -151,7 +151,7 @@ def _load(name: str, target: str) -> Game:
         raise UnknownGame(f"{where}: game {name!r}: {exc}") from None
 
 
-def loadable_games() -> list[Game]:
+def loadable_games() -> list[CompleteGame]:
     """Every registered game that loads, in :func:`game_names`' order (the built-in ones alone when a registry entry
     is malformed): what lists the games' facets uses, so a broken plugin cannot break it (``--game`` names it with
     its one-line error)."""
@@ -174,7 +174,7 @@ def games_with_study(study: str) -> list[str]:
     return [name for name in GAMES if study in get_game(name).studies]
 
 
-def game_of_position(path: Path) -> Game | None:
+def game_of_position(path: Path) -> CompleteGame | None:
     """The registered game whose position files have the format of the file at ``path``, or None (no such game, or
     no position file: the caller's game then says why)."""
     found = position_format(path)
