@@ -102,6 +102,7 @@ from palais_sim.games.palastgefluester.game import GAME, Context
 from palais_sim.games.palastgefluester.components import standard_pg_components
 from palais_sim.games.palastgefluester.play import play_game
 from palais_sim.games.palastgefluester.state import PgOptions
+from palais_sim.core.games import get_game
 from palais_sim.registry import load_strategy
 
 out = {"build": build_info(), "games": []}

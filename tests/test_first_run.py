@@ -12,12 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 from palais_sim.cli import app
-from palais_sim.cli.simulate import DEFAULTS
+from palais_sim.cli.simulate import game_defaults
+from palais_sim.core.games import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_default_run_is_the_styles_round_robin_with_seat_rotation() -> None:
+    DEFAULTS = game_defaults(get_game())  # the default game's demo run
     assert DEFAULTS.strategies == ("greedy", "economy", "seals", "park", "cards")
     assert "random" not in DEFAULTS.strategies
     assert (DEFAULTS.format, DEFAULTS.players, DEFAULTS.rotate_seats, DEFAULTS.games) == ("round-robin", 2, True, 1000)
@@ -28,7 +30,7 @@ def test_a_default_run_scaled_down_fills_every_report_section(tmp_path: Path) ->
     result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--games", "200", "--workers", "1"])
     assert result.exit_code == 0, result.output
     stored = json.loads((out / "manifest.json").read_text())["settings"]
-    assert stored["strategies"] == list(DEFAULTS.strategies) and stored["rotate_seats"]
+    assert stored["strategies"] == list(game_defaults(get_game()).strategies) and stored["rotate_seats"]
     result = CliRunner().invoke(app, ["report", "all", str(out), "--out", str(tmp_path / "rep"), "--format", "html"])
     assert result.exit_code == 0, result.output
     assert not result.stderr.strip()  # no warning: nothing is missing
