@@ -4,6 +4,7 @@ with and without it, and the seeds reserved for fitting out of every run's reach
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import statistics
 from collections.abc import Callable
@@ -143,3 +144,10 @@ def test_the_value_functions_hashes_are_stable() -> None:
     assert pr_chance.LuckValue().digest() == pr_chance.LuckValue().digest()
     assert len(pg_chance.LuckValue().digest()) == 16
     assert pr_chance.LuckValue().digest() != pg_chance.LuckValue().digest()
+
+
+def test_the_shipped_luck_value_was_fitted_on_reserved_seeds_only() -> None:
+    data = json.loads(pg_chance.MODEL.read_text(encoding="utf-8"))
+    assert is_reserved(data["root_seed"]) and "--fit-index" in data["command"]
+    with pytest.raises(ReservedSeed):
+        check_root_seed(data["root_seed"])  # no run can replay the fit's games

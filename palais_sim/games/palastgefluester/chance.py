@@ -1,4 +1,4 @@
-"""Palastgeflüster's chance events, for the luck correction (``core.luck``), and a value function fixed by hand.
+"""Palastgeflüster's chance events, for the luck correction (``core.luck``), and the value function that weighs them.
 
 The events, in the order a game meets them:
 
@@ -14,13 +14,19 @@ The events, in the order a game meets them:
 
 The engine calls ``state.chance(state, kind)`` just before each of these (``rules``); the hook is None in every
 other game and never copied.
+
+V is a logistic fitted on games of the root seeds reserved for fitting (``core.seeds``), with the command that made
+it in ``luck_value.json`` beside this module.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from importlib import resources
+from pathlib import Path
 from typing import Final
 
 from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sample_seeds
@@ -35,11 +41,15 @@ KING: Final = "king"
 RESHUFFLE: Final = "reshuffle"
 KINDS: Final = (SETUP, DEAL, DRAW, KING, RESHUFFLE)
 
-# V: each seat's strength is its points plus HAND_WEIGHT times its progress towards six different persons (the cards
-# of its display and the new persons of its hand that are not blocked, over the six); the seats' win chances are a
-# softmax of SHARPNESS times the strengths. Fixed by hand before any luck was measured.
-HAND_WEIGHT: Final = 0.5
-SHARPNESS: Final = 1.5
+SEAT_FEATURES: Final = (
+    "points", "new_persons", "display", "hand", "repeats_in_hand", "own_colour_in_hand", "brown_in_hand",
+    "blocked_in_hand",
+)  # fmt: skip
+FEATURES: Final = (
+    "points_lead", "points_to_win", *SEAT_FEATURES[1:], *(f"others_{name}" for name in SEAT_FEATURES[1:]), "to_move",
+)  # fmt: skip
+# found through the package (a compiled module's __file__ is the shared library's, elsewhere)
+MODEL = Path(str(resources.files("palais_sim.games.palastgefluester").joinpath("luck_value.json")))
 
 
 def card_kind(state: PgState, card: int) -> tuple[int, int]:
@@ -48,24 +58,57 @@ def card_kind(state: PgState, card: int) -> tuple[int, int]:
     return comps.person(card), comps.colour(card)
 
 
+def seat_features(state: PgState, seat: int) -> list[float]:
+    """What ``seat`` holds, in the order of ``SEAT_FEATURES``."""
+    comps = state.components
+    hand = state.hands[seat]
+    shown = {comps.person(c) for c in state.displays[seat]}
+    persons = [comps.person(c) for c in hand]
+    new = set(persons) - shown - {state.blocked}
+    return [
+        float(state.points[seat]), float(len(new)), float(len(shown)), float(len(hand)),
+        float(len(persons) - len(set(persons))), float(sum(1 for c in hand if comps.colour(c) == seat)),
+        float(sum(1 for c in hand if comps.colour(c) < 0)), float(persons.count(state.blocked)),
+    ]  # fmt: skip
+
+
+def features(state: PgState, seat: int) -> list[float]:
+    """The seat's lead in points over the best other seat and its points still to win; what it holds; the mean of
+    what the other seats hold; whether it is the seat to play."""
+    rows = [seat_features(state, s) for s in range(state.n)]
+    others = [row for s, row in enumerate(rows) if s != seat]
+    mean = [sum(col) / len(others) for col in zip(*others, strict=True)]
+    own = rows[seat]
+    lead = own[0] - max(row[0] for row in others)
+    to_win = float(state.components.points_to_win(state.n)) - own[0]
+    return [lead, to_win, *own[1:], *mean[1:], 1.0 if state.current == seat else 0.0]
+
+
 class LuckValue:
-    """V(state, seat): a softmax over the seats of points plus progress towards six different persons."""
+    """V(state, seat): a logistic per seat of ``features`` (fitted on games of the seeds reserved for fitting,
+    ``benchmarks/luck_fit_pg.py``, one fit per player count), the seats' chances scaled to sum to 1."""
+
+    def __init__(self, path: Path = MODEL) -> None:
+        self.text = path.read_text(encoding="utf-8")
+        data = json.loads(self.text)
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError(f"{path}: fitted on other features than today's {len(FEATURES)}: refit it")
+        self.fits = {
+            int(n): (float(fit["intercept"]), [float(w) for w in fit["weights"]]) for n, fit in data["players"].items()
+        }
+
+    def chance(self, state: PgState, seat: int) -> float:
+        """The fitted logistic's win chance of ``seat`` alone."""
+        intercept, weights = self.fits.get(state.n) or self.fits[min(self.fits, key=lambda n: abs(n - state.n))]
+        z = intercept + sum(w * x for w, x in zip(weights, features(state, seat), strict=True))
+        return 1.0 / (1.0 + exp(-max(-30.0, min(30.0, z))))
 
     def __call__(self, state: PgState, seat: int) -> float:
-        comps = state.components
-        blocked = state.blocked
-        strengths = []
-        for s in range(state.n):
-            shown = {comps.person(c) for c in state.displays[s]}
-            new = {comps.person(c) for c in state.hands[s]} - shown - {blocked}
-            progress = min(comps.different_to_end, len(shown) + len(new)) / comps.different_to_end
-            strengths.append(state.points[s] + HAND_WEIGHT * progress)
-        top = max(strengths)
-        weights = [exp(SHARPNESS * (x - top)) for x in strengths]
-        return weights[seat] / sum(weights)
+        chances = [self.chance(state, s) for s in range(state.n)]
+        return chances[seat] / sum(chances)
 
     def digest(self) -> str:
-        return digest_of({"value": "palastgefluester-hand-made", "hand_weight": HAND_WEIGHT, "sharpness": SHARPNESS})
+        return digest_of({"model": self.text})
 
 
 class PgChance:
