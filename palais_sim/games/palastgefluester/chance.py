@@ -156,6 +156,7 @@ class PgChance:
             if outcome is None:
                 rules._deal(new)
             else:
+                assert isinstance(outcome, int)
                 new.shuffles += 1
                 rules.deal_cards(new, random.Random(outcome))
         elif kind == DRAW:
