@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -49,7 +49,9 @@ class ValueFunction(Protocol):
 
 
 class ChanceModel(Protocol):
-    """What a game tells the luck correction: how a game starts, its chance events and how to play it."""
+    """What a game tells the luck correction: how a game starts, its chance events and how to play it. The game's
+    state has a ``chance`` attribute (None, or an observer its engine calls before each event with the state and the
+    event's kind; a copy of the state never carries it)."""
 
     kinds: tuple[str, ...]  # every event kind, SETUP first
 
@@ -67,10 +69,6 @@ class ChanceModel(Protocol):
 
     def after(self, state: Any, kind: str, outcome: object) -> Any:
         """A copy of ``state`` just after the event with ``outcome``."""
-        ...
-
-    def attach(self, state: Any, hook: Callable[[Any, str], None] | None) -> None:
-        """Set (or clear, with None) the engine's chance observer of ``state``."""
         ...
 
     def play(self, state: Any, strategies: Sequence[Any]) -> tuple[Any, list[float]]:
@@ -149,6 +147,21 @@ class LuckObserver:
         self.record.add(kind, terms(event, values, mine))
 
 
+def event_problems(model: ChanceModel, state: Any, kind: str, rng: random.Random) -> list[str]:
+    """What is wrong with the event of ``kind`` about to happen in ``state``: probabilities that are not positive or
+    do not sum to 1, or (for a listed event) an actual outcome that is not among the outcomes. Empty when sound."""
+    event = model.event(state, kind, rng)
+    problems = []
+    total = sum(p for _o, p in event.outcomes)
+    if abs(total - 1.0) > 1e-9:
+        problems.append(f"{kind}: probabilities sum to {total}")
+    if any(p <= 0 for _o, p in event.outcomes):
+        problems.append(f"{kind}: an outcome with probability <= 0")
+    if not event.sampled and model.actual(state, kind) not in [o for o, _p in event.outcomes]:
+        problems.append(f"{kind}: the actual outcome {model.actual(state, kind)!r} is not listed")
+    return problems
+
+
 def sample_seeds(rng: random.Random, count: int = SETUP_SAMPLES) -> list[int]:
     """Seeds of independent sampled starts (63 bits, as game seeds are)."""
     return [rng.getrandbits(63) for _ in range(count)]
@@ -167,11 +180,11 @@ def play_with_luck(
     setup = model.event(state, SETUP, rng)
     values = outcome_values(model, value, state, setup, seats)
     record.add(SETUP, terms(setup, values, [value(state, s) for s in range(seats)]))
-    model.attach(state, LuckObserver(model, value, record, rng))
+    state.chance = LuckObserver(model, value, record, rng)
     try:
         result, shares = model.play(state, strategies)
     finally:
-        model.attach(state, None)
+        state.chance = None
     record.raw = list(shares)
     return result, record
 

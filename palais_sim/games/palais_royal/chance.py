@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sample_seeds
@@ -115,9 +115,6 @@ class PrChance:
             new.deck.remove(outcome)
             new.drawn.append(outcome)
         return new
-
-    def attach(self, state: GameState, hook: Callable[[GameState, str], None] | None) -> None:
-        state.chance = hook
 
     def play(self, state: GameState, strategies: Sequence) -> tuple[PrResult, list[float]]:
         result = continue_game(state, strategies)

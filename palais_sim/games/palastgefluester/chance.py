@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Final
@@ -171,9 +171,6 @@ class PgChance:
             new.king_pile.remove(outcome)
             new.kings_revealed.append(outcome)
         return new
-
-    def attach(self, state: PgState, hook: Callable[[PgState, str], None] | None) -> None:
-        state.chance = hook
 
     def play(self, state: PgState, strategies: Sequence) -> tuple[PgResult, list[float]]:
         result = continue_game(state, strategies)
