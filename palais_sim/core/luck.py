@@ -162,9 +162,11 @@ def event_problems(model: ChanceModel, state: Any, kind: str, rng: random.Random
     return problems
 
 
-def sample_seeds(rng: random.Random, count: int = SETUP_SAMPLES) -> list[int]:
-    """Seeds of independent sampled starts (63 bits, as game seeds are)."""
-    return [rng.getrandbits(63) for _ in range(count)]
+def sampled_event(kind: str, rng: random.Random, count: int = SETUP_SAMPLES) -> ChanceEvent:
+    """An event too large to list, as ``count`` independent seeds of equal weight: the model's ``after`` turns a seed
+    into that outcome (a new start of the game, say)."""
+    seeds = [rng.getrandbits(63) for _ in range(count)]
+    return ChanceEvent(kind, tuple((seed, 1.0 / count) for seed in seeds), sampled=True)
 
 
 def play_with_luck(

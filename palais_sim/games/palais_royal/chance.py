@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
-from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sample_seeds
+from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sampled_event
 from palais_sim.core.portable_math import exp, log
 from palais_sim.games.palais_royal.components import ComponentSet
 from palais_sim.games.palais_royal.leaf_value import MODEL, LeafValue
@@ -94,8 +94,7 @@ class PrChance:
         if kind == RESHUFFLE:
             return ChanceEvent(kind, ((None, 1.0),))
         if kind == SETUP:
-            seeds = sample_seeds(rng)
-            return ChanceEvent(kind, tuple((s, 1.0 / len(seeds)) for s in seeds), sampled=True)
+            return sampled_event(kind, rng)
         raise ValueError(f"unknown chance event {kind!r}; known: {', '.join(KINDS)}")
 
     def actual(self, state: GameState, kind: str) -> object:

@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sample_seeds
+from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sampled_event
 from palais_sim.core.portable_math import exp
 from palais_sim.games.palastgefluester import rules
 from palais_sim.games.palastgefluester.play import PgResult, continue_game
@@ -124,8 +124,7 @@ class PgChance:
 
     def event(self, state: PgState, kind: str, rng: random.Random) -> ChanceEvent:
         if kind in (SETUP, DEAL):
-            seeds = sample_seeds(rng)
-            return ChanceEvent(kind, tuple((s, 1.0 / len(seeds)) for s in seeds), sampled=True)
+            return sampled_event(kind, rng)
         if kind == DRAW:
             return _uniform(kind, [card_kind(state, c) for c in state.draw])
         if kind == KING:
