@@ -3,9 +3,10 @@ root seeds reserved for fitting (``palais_sim/core/seeds.py``), never on a study
 
     PALAIS_PURE=1 nice .venv/bin/python benchmarks/luck_fit_pg.py --games 1500 --fit-index 1 [--write]
 
-Each seat is the heuristic (three times in four) or random play. The rows: every seat at every chance event of the
-game (the state just before it, and after each deal), labelled with the seat's final win share; one L2-regularised
-logistic per player count. ``--write`` stores the fit beside the module, with this command.
+Each seat is the heuristic (three times in four) or random play. The rows: every seat after every chance event of
+the game (the state just after its actual outcome, where the correction reads V), labelled with the seat's final
+win share; one L2-regularised logistic per player count. ``--write`` stores the fit beside the module, with this
+command.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 
 from palais_sim.core.games import get_game
 from palais_sim.core.seeds import fit_root_seed
-from palais_sim.games.palastgefluester.chance import DEAL, FEATURES, MODEL, PgChance, features
+from palais_sim.games.palastgefluester.chance import FEATURES, MODEL, PgChance, features
 from palais_sim.games.palastgefluester.play import continue_game
 from palais_sim.games.palastgefluester.state import PgState
 from palais_sim.registry import load_strategy
@@ -38,9 +39,7 @@ def collect(games: int, root: int, players: int) -> tuple[np.ndarray, np.ndarray
         seen: list[PgState] = []
 
         def record(state: PgState, kind: str, seen: list[PgState] = seen) -> None:
-            seen.append(state.copy())
-            if kind == DEAL:
-                seen.append(model.after(state, kind, None))
+            seen.append(model.after(state, kind, model.actual(state, kind)))  # where V is read: after an outcome
 
         state = model.start(group_seed(root, players * 1_000_000 + k))  # the games of one root, apart per count
         seen.append(state.copy())

@@ -45,9 +45,10 @@ SEAT_FEATURES: Final = (
     "points", "new_persons", "display", "hand", "repeats_in_hand", "own_colour_in_hand", "brown_in_hand",
     "blocked_in_hand",
 )  # fmt: skip
-FEATURES: Final = (
+PLAIN: Final = (
     "points_lead", "points_to_win", *SEAT_FEATURES[1:], *(f"others_{name}" for name in SEAT_FEATURES[1:]), "to_move",
 )  # fmt: skip
+FEATURES: Final = (*PLAIN, *(f"{name}_late" for name in PLAIN), "late")
 # found through the package (a compiled module's __file__ is the shared library's, elsewhere)
 MODEL = Path(str(resources.files("palais_sim.games.palastgefluester").joinpath("luck_value.json")))
 
@@ -74,14 +75,17 @@ def seat_features(state: PgState, seat: int) -> list[float]:
 
 def features(state: PgState, seat: int) -> list[float]:
     """The seat's lead in points over the best other seat and its points still to win; what it holds; the mean of
-    what the other seats hold; whether it is the seat to play."""
+    what the other seats hold; whether it is the seat to play; all of these again scaled by how close the nearest
+    seat is to winning (a deal decides more when a round can end the game), and that closeness."""
     rows = [seat_features(state, s) for s in range(state.n)]
     others = [row for s, row in enumerate(rows) if s != seat]
     mean = [sum(col) / len(others) for col in zip(*others, strict=True)]
     own = rows[seat]
     lead = own[0] - max(row[0] for row in others)
-    to_win = float(state.components.points_to_win(state.n)) - own[0]
-    return [lead, to_win, *own[1:], *mean[1:], 1.0 if state.current == seat else 0.0]
+    target = float(state.components.points_to_win(state.n))
+    plain = [lead, target - own[0], *own[1:], *mean[1:], 1.0 if state.current == seat else 0.0]
+    late = 1.0 / max(1.0, target - max(row[0] for row in rows))  # 1 when a seat needs one point more
+    return [*plain, *(x * late for x in plain), late]
 
 
 class LuckValue:
