@@ -24,6 +24,7 @@ from palais_sim.games.palais_royal.state import (
     SIZE,
     STATIC,
     TABLE,
+    TRANSIENT,
     VALUE,
     Position,
     StateField,
@@ -88,6 +89,8 @@ def state_block() -> str:
             lines.append(f"        new.{f.name} = self.{f.name}")
         elif f.shape == LIST:
             lines.append(f"        new.{f.name} = self.{f.name}[:]")
+        elif f.shape == TRANSIENT:
+            lines.append(f"        new.{f.name} = None")
         else:
             lines.append(f"        new.{f.name} = [row[:] for row in self.{f.name}]")
     lines += ["        return new", ""]
@@ -139,6 +142,7 @@ def view_block() -> str:
         '        """A state holding the public fields of this view (shared or as lists); the caller sets the rest."""',
         "        state = GameState()",
     ]
+    lines += [f"        state.{f.name} = None" for f in FIELDS if f.shape == TRANSIENT]
     for f in FIELDS:
         if f.seen != PUBLIC:
             continue

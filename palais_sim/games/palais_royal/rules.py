@@ -574,6 +574,7 @@ def _apply_draw(state: GameState, choice: object) -> None:
         raise IllegalChoice(f"draw {choice} cards is outside 0..{state.draw_max}")
     seat = state.current
     drawn: list[str] = []
+    state.drawn = drawn  # filled card by card: a chance observer sees the cards drawn before each draw
     for _ in range(choice):
         card = _draw_card(state)
         if card is None:
@@ -581,7 +582,6 @@ def _apply_draw(state: GameState, choice: object) -> None:
         drawn.append(card)
     state.draw_max = 0
     if drawn:
-        state.drawn = drawn
         state.keep_max = state.rooms[BACK][seat]
         state.phase = PH_KEEP
         return
@@ -745,6 +745,9 @@ def _draw_card(state: GameState) -> str | None:
         _reshuffle(state)
         if not state.deck:
             return None
+    hook = state.chance
+    if hook is not None:
+        hook(state, "draw")
     card = state.deck.pop(0)
     if not state.deck:
         _reshuffle(state)
@@ -754,6 +757,9 @@ def _draw_card(state: GameState) -> str | None:
 def _reshuffle(state: GameState) -> None:
     if not state.discard:
         return
+    hook = state.chance
+    if hook is not None:
+        hook(state, "reshuffle")
     state.shuffles += 1
     state.deck = list(state.discard)
     state.discard = ()

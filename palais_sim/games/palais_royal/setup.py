@@ -106,5 +106,6 @@ def new_game(components: ComponentSet, options: RuleOptions, seed: int) -> GameS
     state.setup_seat = 0
     state.recruit_log = []
     state.pause_at_turn = False
+    state.chance = None
     state.reset_turn()
     return state

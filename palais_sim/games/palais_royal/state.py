@@ -4,6 +4,7 @@ that copies and seat views share), no references to strategies."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -161,6 +162,7 @@ SIZE = "size"  # nobody sees the content, everybody its size (the deck)
 DRAWER = "drawer"  # only the seat to move sees it (the cards it has just drawn)
 SECRET = "secret"  # nobody (the seed, the unseen nobles, the streams' keys, engine bookkeeping)
 HISTORY = "history"  # public, but kept for the game's records only: a view does not carry it (it would grow every turn)
+TRANSIENT = "transient"  # belongs to this object only: a copy (a search's, a view's state) starts with None
 
 
 @dataclass(frozen=True)
@@ -245,7 +247,11 @@ FIELDS: tuple[StateField, ...] = (
     StateField("drawn", "list[str]", LIST, DRAWER),
     StateField("keep_max", "int", VALUE, PUBLIC),
     StateField("pause_at_turn", "bool", VALUE, SECRET, note="stop in PH_TURN_START before each turn (position export)"),
+    StateField("chance", "ChanceHook | None", TRANSIENT, SECRET, note="told of each chance event (chance.py)"),
 )
+# Called with the state just before a chance event and the event's kind (``chance.py`` names them). Off (None) in
+# every game but one whose luck is measured; a copy never carries it, so a search's rollouts are not reported.
+ChanceHook = Callable[["GameState", str], None]
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 
 
@@ -288,6 +294,7 @@ class GameState(Position):
         "drawn",
         "keep_max",
         "pause_at_turn",
+        "chance",
     )
 
     options: RuleOptions
@@ -323,6 +330,7 @@ class GameState(Position):
     drawn: list[str]
     keep_max: int
     pause_at_turn: bool  # stop in PH_TURN_START before each turn (position export)
+    chance: ChanceHook | None  # told of each chance event (chance.py)
 
     def copy(self) -> GameState:
         """A deep copy of the mutable parts; static parts (components, layout, options) are shared."""
@@ -370,6 +378,7 @@ class GameState(Position):
         new.drawn = self.drawn[:]
         new.keep_max = self.keep_max
         new.pause_at_turn = self.pause_at_turn
+        new.chance = None
         return new
 
     # END GENERATED

@@ -189,6 +189,7 @@ class PlayerView(Position):
     def _public_state(self) -> GameState:
         """A state holding the public fields of this view (shared or as lists); the caller sets the rest."""
         state = GameState()
+        state.chance = None
         state.components = self.components
         state.options = self.options
         state.layout = self.layout

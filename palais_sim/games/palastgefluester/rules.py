@@ -25,6 +25,7 @@ So a sixth different person that is the Hofnarr under the Hofnarr king scores (b
 
 from __future__ import annotations
 
+import random
 from itertools import combinations
 from typing import Final, NamedTuple
 
@@ -98,10 +99,19 @@ def new_game(options: PgOptions, seed: int, components: PgComponents | None = No
 
 def _deal(state: PgState) -> None:
     """Collect every person card, shuffle and deal a hand to each seat; the rest is the draw pile."""
+    hook = state.chance
+    if hook is not None:
+        hook(state, "deal")
+    rng = shuffle_rng(state.seed, "deal", state.shuffles)
+    state.shuffles += 1
+    deal_cards(state, rng)
+
+
+def deal_cards(state: PgState, rng: random.Random) -> None:
+    """The deal itself, shuffled by ``rng`` (the luck correction deals sampled hands on copies with its own)."""
     comps = state.components
     cards = comps.cards_in_game(state.n)
-    shuffle_rng(state.seed, "deal", state.shuffles).shuffle(cards)
-    state.shuffles += 1
+    rng.shuffle(cards)
     known = [0] * comps.card_count
     size = comps.hand_size
     for s in range(state.n):
@@ -343,6 +353,9 @@ def _apply_play(state: PgState, choice: object) -> None:
 
 
 def _reveal_king(state: PgState) -> None:
+    hook = state.chance
+    if hook is not None:
+        hook(state, "king")
     if not state.king_pile:  # all six are revealed: shuffle them into a new pile
         pile = state.kings_revealed
         state.kings_revealed = []
@@ -375,12 +388,18 @@ def _apply_discard(state: PgState, choice: object) -> None:
     state.discards.append(card)
     state.known[card] = bit
     if not state.draw and state.discards:  # Decision: an empty pile is refilled from the Zofe's discards
+        hook = state.chance
+        if hook is not None:
+            hook(state, "reshuffle")
         pile = state.discards
         state.discards = []
         shuffle_rng(state.seed, "discards", state.shuffles).shuffle(pile)
         state.shuffles += 1
         state.draw = pile
     if state.draw:
+        hook = state.chance
+        if hook is not None:
+            hook(state, "draw")
         drawn = state.draw.pop()
         hand.append(drawn)
         state.known[drawn] = bit

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -95,6 +96,11 @@ def seat_stream_keys(seed: int, players: int) -> list[int]:
     return streams.seat_stream_keys(seed, players, "pg:")
 
 
+# Called with the state just before a chance event and the event's kind (``chance.py`` names them); None in every
+# game but one whose luck is measured.
+ChanceHook = Callable[["PgState", str], None]
+
+
 class PgState:
     """The whole position. Lists are copied by ``copy()``; tuples and the options/components are shared."""
 
@@ -131,6 +137,7 @@ class PgState:
         "plays",
         "own_replays",
         "brown_played",
+        "chance",
     )
 
     components: PgComponents
@@ -165,6 +172,7 @@ class PgState:
     plays: list[int]  # per seat: cards played
     own_replays: list[int]  # per seat: own colour played and played again
     brown_played: list[int]
+    chance: ChanceHook | None  # told of each chance event (chance.py); None: off, and a copy never carries it
 
     @property
     def over(self) -> bool:
@@ -209,6 +217,7 @@ class PgState:
         s.plays = self.plays[:]
         s.own_replays = self.own_replays[:]
         s.brown_played = self.brown_played[:]
+        s.chance = None
         return s
 
     def location_counts(self) -> int:
@@ -255,4 +264,5 @@ def empty_state(options: PgOptions, seed: int, components: PgComponents | None =
     s.plays = [0] * n
     s.own_replays = [0] * n
     s.brown_played = [0] * n
+    s.chance = None
     return s

@@ -1,0 +1,189 @@
+"""How much of a game's outcome variance the luck correction (core.luck) removes, per game and event kind.
+
+    PALAIS_PURE=1 nice .venv/bin/python benchmarks/luck_variance.py --games 300 [--seed 1]
+
+For each case: the variance of the raw outcome and of the corrected one, the ratio of their 95% interval widths
+(corrected over raw: the goal is at most 0.55), and per event kind the share of the raw variance that subtracting
+that kind's correction alone removes. The cases:
+
+- Palais Royal, greedy self-play, 2 players: seat 1's win share per game;
+- Palais Royal, a paired arm: `restricted:forbid=N23` against `greedy` in one seat, the other seat greedy, both
+  seat orders, on the same seeds: the per-seed difference of the focus seat's win share between the arms;
+- Palastgeflüster, heuristic self-play, 4 players: seat 1's win share per game;
+- ``setup-share``: how much of the variance the setup holds at all (the most any value of a start could remove): a
+  quarter as many setups, each played with 8 different draws of everything after it.
+
+Root seeds come from --seed as study roots do (refused in the range reserved for fitting). Not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from palais_sim.core.games import get_game
+from palais_sim.core.luck import LuckRecord, play_with_luck
+from palais_sim.core.seeds import ReservedSeed, check_root_seed
+from palais_sim.games.palais_royal import chance as pr_chance
+from palais_sim.games.palais_royal import play as pr_play
+from palais_sim.games.palastgefluester import chance as pg_chance
+from palais_sim.games.palastgefluester import play as pg_play
+from palais_sim.registry import load_strategies
+from palais_sim.tournament.schedule import group_seed
+
+
+def setup_share(start: Any, play: Any, seeds: Sequence[int], orders: int) -> tuple[float, float]:
+    """The share of the outcome's variance the setup holds: each setup played with ``orders`` different draws of the
+    later chance (the state's seed changed after the setup, and the deck shuffled anew where the game has one), the
+    variance of the setups' means (less its sampling part) over the total. Returns (share, its standard error)."""
+    means, within, everything = [], [], []
+    for seed in seeds:
+        outcomes = []
+        for k in range(orders):
+            state = start(seed)
+            state.seed = group_seed(seed % 2**32, k + 1)
+            if hasattr(state, "deck"):
+                random.Random(state.seed).shuffle(state.deck)
+            outcomes.append(play(state))
+        means.append(statistics.fmean(outcomes))
+        within.append(statistics.variance(outcomes))
+        everything += outcomes
+    total = statistics.variance(everything)
+    between = statistics.variance(means) - statistics.fmean(within) / orders
+    shares = [((m - statistics.fmean(means)) ** 2) / total for m in means]
+    return between / total, statistics.stdev(shares) / math.sqrt(len(shares))
+
+
+class Series:
+    """Per game (or per pair): the raw outcome, the correction, and the correction per event kind."""
+
+    def __init__(self) -> None:
+        self.raw: list[float] = []
+        self.correction: list[float] = []
+        self.by_kind: dict[str, list[float]] = {}
+        self.events: dict[str, int] = {}
+
+    def add(self, raw: float, correction: float, by_kind: dict[str, float], events: dict[str, int]) -> None:
+        n = len(self.raw)
+        for kind in by_kind.keys() | self.by_kind.keys():
+            self.by_kind.setdefault(kind, [0.0] * n).append(by_kind.get(kind, 0.0))
+        self.raw.append(raw)
+        self.correction.append(correction)
+        for kind, count in events.items():
+            self.events[kind] = self.events.get(kind, 0) + count
+
+    def rows(self, name: str) -> list[str]:
+        raw_var = statistics.variance(self.raw)
+        corrected = [r - c for r, c in zip(self.raw, self.correction, strict=True)]
+        cor_var = statistics.variance(corrected)
+        n = len(self.raw)
+        out = [
+            f"| {name} | {n} | {statistics.fmean(self.raw):+.4f} ± {1.96 * math.sqrt(raw_var / n):.4f} "
+            f"| {statistics.fmean(corrected):+.4f} ± {1.96 * math.sqrt(cor_var / n):.4f} "
+            f"| {math.sqrt(cor_var / raw_var) if raw_var else float('nan'):.3f} |"
+        ]
+        for kind in sorted(self.by_kind):
+            alone = [r - c for r, c in zip(self.raw, self.by_kind[kind], strict=True)]
+            share = 1.0 - statistics.variance(alone) / raw_var if raw_var else float("nan")
+            out.append(
+                f"|   {kind} ({self.events.get(kind, 0) / n:.1f} events a game) | | mean term "
+                f"{statistics.fmean(self.by_kind[kind]):+.4f} | variance removed {share:+.3f} | |"
+            )
+        return out
+
+
+def single(record: LuckRecord, seat: int) -> tuple[float, float, dict[str, float], dict[str, int]]:
+    return record.raw[seat], record.correction[seat], record.by_kind[seat], record.events
+
+
+def self_play(model: Any, value: Any, game: Any, strategy: str, players: int, seeds: Sequence[int]) -> Series:
+    series = Series()
+    for seed in seeds:
+        _result, record = play_with_luck(model, seed, load_strategies(strategy, players, game), value)
+        series.add(*single(record, 0))
+    return series
+
+
+def paired_arm(model: Any, value: Any, game: Any, focus: str, base: str, seeds: Sequence[int]) -> Series:
+    """Per seed and seat order: the focus seat's win share with ``focus`` minus with ``base`` (the other seat
+    ``base`` in both arms)."""
+    series = Series()
+    for seed in seeds:
+        for seat in (0, 1):
+            arms = []
+            for strategy in (focus, base):
+                specs = [base, base]
+                specs[seat] = strategy
+                _result, record = play_with_luck(model, seed, load_strategies(",".join(specs), 2, game), value)
+                arms.append(single(record, seat))
+            (ra, ca, ka, ea), (rb, cb, kb, eb) = arms
+            kinds = {k: ka.get(k, 0.0) - kb.get(k, 0.0) for k in ka.keys() | kb.keys()}
+            events = {k: ea.get(k, 0) + eb.get(k, 0) for k in ea.keys() | eb.keys()}
+            series.add(ra - rb, ca - cb, kinds, events)
+    return series
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300, help="seeds per case")
+    parser.add_argument("--seed", type=int, default=1, help="root seed (game seeds as a run derives them)")
+    parser.add_argument("--cases", default="pr,pair,pg,setup-share", help="comma-separated: pr, pair, pg, setup-share")
+    args = parser.parse_args(argv)
+    try:
+        check_root_seed(args.seed)
+    except ReservedSeed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    seeds = [group_seed(args.seed, k) for k in range(args.games)]
+    cases = set(args.cases.split(","))
+    print("| case | n | raw mean ± 95% | corrected mean ± 95% | width ratio |")
+    print("|---|---|---|---|---|")
+    pr = get_game("palais-royal")
+    context = pr.context({"players": 2})
+    model, value = pr_chance.PrChance(context.components, context.options), pr_chance.LuckValue()
+    if "pr" in cases:
+        start = time.perf_counter()
+        rows = self_play(model, value, pr, "greedy", 2, seeds).rows("PR greedy 2p, seat 1 win")
+        print("\n".join(rows), f"\n({time.perf_counter() - start:.0f} s)", file=sys.stdout)
+    if "pair" in cases:
+        start = time.perf_counter()
+        series = paired_arm(model, value, pr, "restricted:forbid=N23", "greedy", seeds)
+        print("\n".join(series.rows("PR 2p, restricted:forbid=N23 - greedy, paired")))
+        print(f"({time.perf_counter() - start:.0f} s)")
+    if "pg" in cases:
+        start = time.perf_counter()
+        pg = get_game("palastgefluester")
+        pg_model = pg_chance.PgChance(pg.context({"players": 4}).options)
+        series = self_play(pg_model, pg_chance.LuckValue(), pg, "heuristic", 4, seeds)
+        print("\n".join(series.rows("PG heuristic 4p, seat 1 win")))
+        print(f"({time.perf_counter() - start:.0f} s)")
+    if "setup-share" in cases:
+        n = max(20, len(seeds) // 4)
+        share, se = setup_share(
+            model.start,
+            lambda state: pr_play.continue_game(state, load_strategies("greedy", 2, pr)).seats[0].win,
+            seeds[:n],
+            8,
+        )
+        print(f"PR greedy 2p: the setup (layout and park) holds {share:.3f} (se {se:.3f}) of seat 1's win variance")
+        pg = get_game("palastgefluester")
+        pg_model = pg_chance.PgChance(pg.context({"players": 4}).options)
+        share, se = setup_share(
+            pg_model.start,
+            lambda state: pg_play.continue_game(state, load_strategies("heuristic", 4, pg)).seats[0].win,
+            seeds[:n],
+            8,
+        )
+        print(f"PG heuristic 4p: the setup (first deal, king pile) holds {share:.3f} (se {se:.3f}) of the variance")
+    print(f"value hashes: Palais Royal {value.digest()}, Palastgefluester {pg_chance.LuckValue().digest()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
