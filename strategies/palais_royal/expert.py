@@ -68,7 +68,9 @@ class ExpertStrategy:
         self._base = self._search._rollout
         self._styles = len(self._search.styles)
         self.model = model or str(MODEL)
-        self._policy: LinearPolicy | MlpPolicy | None = None  # read at the first decision (data generation needs none)
+        # read at the first decision (data generation needs none); a model named is read now: one of other features
+        # is refused where the strategy is made, in one line
+        self._policy: LinearPolicy | MlpPolicy | None = load_policy(model) if model else None
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:
