@@ -1,6 +1,7 @@
-"""Expert iteration (``strategies.common.iteration``): one iteration end to end on a tiny setting for each game with
-an ``expert``, resumed after an interruption without replaying a finished chunk and giving the same model bytes,
-its gate decision and provenance recorded; the value head; a model of other features refused in one line."""
+"""Expert iteration (``palais train``, ``strategies.common.iteration``): one iteration end to end on a tiny setting
+for each game with an ``expert``, resumed after an interruption without replaying a finished chunk and giving the
+same model bytes, its gate decision and provenance recorded; the value head; a model of other features refused in
+one line."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from palais_sim.cli import app
+from palais_sim.core.games import get_game
 from strategies.common import iteration
 from strategies.common.distill import ValueHead, fit_value, load_model, value_head
 
@@ -24,14 +26,14 @@ TINY = {
 
 
 def tiny(game: str, *more: str) -> list[str]:
-    return [game, "--out", "it", "--chunks", "2", "--chunk-games", "1", "--expert", "expert:budget=0",
-            *TINY[game], *more]  # fmt: skip
+    return ["train", "--game", game, "--out", "it", "--chunks", "2", "--chunk-games", "1",
+            "--expert", "expert:budget=0", *TINY[game], *more]  # fmt: skip
 
 
-def run_in(path: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
+def run_in(path: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Result:
     path.mkdir(parents=True, exist_ok=True)
     monkeypatch.chdir(path)  # the same relative --out in every directory: the same command, the same model bytes
-    return iteration.main(argv)
+    return CliRunner().invoke(app, argv)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,8 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with pytest.MonkeyPatch.context() as monkeypatch:
         for game in TINY:
             where = tmp_path_factory.mktemp(game)
-            assert run_in(where, tiny(game), monkeypatch) == 0
+            result = run_in(where, tiny(game), monkeypatch)
+            assert result.exit_code == 0, result.output
             out[game] = where / "it"
     return out
 
@@ -51,7 +54,7 @@ def test_an_iteration_runs_end_to_end_and_records_its_gate_and_provenance(game: 
     out = finished[game]
     state = json.loads((out / "state.json").read_text(encoding="utf-8"))
     model = json.loads((out / "model.json").read_text(encoding="utf-8"))
-    pipe = iteration.pipeline(game)
+    pipe = iteration.pipeline(get_game(game))
     shipped = pipe.load(pipe.model)
     provenance = model["iteration"]
     # iteration 1 from the shipped model, its seeds from the reserved range, each chunk entered with its data size
@@ -60,7 +63,7 @@ def test_an_iteration_runs_end_to_end_and_records_its_gate_and_provenance(game: 
     assert all(s in iteration.ITERATION_SEEDS for s in [*chunk_seeds, gate_seed])
     assert [c["seed"] for c in state["chunks"].values()] == chunk_seeds and provenance["games"] == 2
     assert provenance["candidates"] == sum(c["candidates"] for c in state["chunks"].values()) > 0
-    assert model["command"].startswith(f"python -m strategies.common.iteration {game} --out it ")
+    assert model["command"].startswith(f"palais train --game {game} --out it ")
     # the gate: the match's figures, its command and the decision, in the model and the state alike
     gate = provenance["gate"]
     assert gate == state["gate"] and gate["seed"] == gate_seed and gate["games"] == int(TINY[game][-1])
@@ -94,35 +97,32 @@ def test_a_resumed_iteration_replays_no_finished_chunk_and_gives_the_same_model(
         return generate(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(iteration, "generate", killed_at_the_second_chunk)
-    with pytest.raises(KeyboardInterrupt):
-        run_in(tmp_path, tiny(game), monkeypatch)
+    assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 130  # interrupted
     chunk_seeds, _ = iteration.seeds(1, 2)
     state = json.loads((tmp_path / "it" / "state.json").read_text(encoding="utf-8"))
     assert list(state["chunks"]) == ["0"] and not (tmp_path / "it" / "chunk-0001.parquet").exists()
     played.clear()
     monkeypatch.setattr(iteration, "generate", lambda *a, **k: played.append(int(a[4])) or generate(*a, **k))
-    assert run_in(tmp_path, tiny(game), monkeypatch) == 0
+    assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 0
     assert played == [chunk_seeds[1]]  # only the unfinished chunk
     assert (tmp_path / "it" / "model.json").read_bytes() == (finished[game] / "model.json").read_bytes()
     # once done, a run again plays nothing (the gate's batches are kept too)
     played.clear()
-    assert run_in(tmp_path, tiny(game), monkeypatch) == 0 and played == []
+    assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 0 and played == []
 
 
 def test_an_iteration_of_other_settings_in_the_same_directory_is_refused_in_one_line(
-    finished: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    finished: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     argv = tiny("palastgefluester")
     argv[argv.index("search:budget=2,horizon=1")] = "search:budget=3,horizon=1"
-    assert run_in(finished["palastgefluester"].parent, argv, monkeypatch) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "another teacher" in err and "use another --out" in err
+    result = run_in(finished["palastgefluester"].parent, argv, monkeypatch)
+    assert result.exit_code != 0 and result.output.count("\n") == 1
+    assert "another teacher" in result.output and "use another --out" in result.output
 
 
-def test_a_model_file_of_other_features_is_refused_in_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    pipe = iteration.pipeline("palastgefluester")
+def test_a_model_file_of_other_features_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pipe = iteration.pipeline(get_game("palastgefluester"))
     data = json.loads(pipe.model.read_text(encoding="utf-8"))
     renamed = tmp_path / "renamed.json"
     renamed.write_text(json.dumps({**data, "features": ["renamed", *data["features"][1:]]}), encoding="utf-8")
@@ -139,9 +139,9 @@ def test_a_model_file_of_other_features_is_refused_in_one_line(
         assert result.exit_code != 0 and why in result.output and result.output.count("\n") == 1, result.output
         assert "game 0" not in result.output
         # and as an iteration's starting model
-        assert run_in(tmp_path, ["palastgefluester", "--out", "it", "--model", str(path)], monkeypatch) == 1
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and why in err
+        result = run_in(tmp_path, ["train", "--game", "palastgefluester", "--out", "it", "--model", str(path)],
+                        monkeypatch)  # fmt: skip
+        assert result.exit_code != 0 and result.output.count("\n") == 1 and why in result.output
 
 
 def test_the_value_head_learns_the_win_share_from_the_played_moves() -> None:
@@ -169,15 +169,15 @@ def test_the_value_head_learns_the_win_share_from_the_played_moves() -> None:
 @pytest.mark.parametrize(
     ("argv", "why"),
     [
-        (["chess", "--out", "it"], "no expert to iterate for 'chess'"),
-        (["palais-royal", "--out", "it", "--chunks", "0"], "--chunks must be at least 1"),
-        (["palais-royal", "--out", "it", "--gate-share", "1.5"], "--gate-share must be between 0 and 1"),
-        (["palais-royal", "--out", "it", "--model", "missing.json"], "no model at"),
+        (["--game", "palais-royal", "--chunks", "0"], "--chunks must be at least 1"),
+        (["--game", "palais-royal", "--gate-share", "1.5"], "--gate-share must be between 0 and 1"),
+        (["--game", "palais-royal", "--play", "both"], "--play must be student or teacher"),
+        (["--game", "palais-royal", "--model", "missing.json"], "no model at"),
+        (["--game", "chess"], "chess"),
     ],
 )
 def test_bad_input_is_one_line_and_a_non_zero_exit(
-    argv: list[str], why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    argv: list[str], why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert run_in(tmp_path, argv, monkeypatch) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and why in err
+    result = run_in(tmp_path, ["train", "--out", "it", *argv], monkeypatch)
+    assert result.exit_code != 0 and result.output.count("\n") == 1 and why in result.output, result.output

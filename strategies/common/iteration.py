@@ -2,7 +2,10 @@
 a new student fitted on them with a value head beside its policy, a gate match against the current model, and the
 new model written with its provenance.
 
-    python -m strategies.common.iteration palais-royal --out runs/iteration-1 [--install]
+    palais train --game palais-royal --out runs/iteration-1 [--install]
+
+(the command is ``palais_sim.cli.train``: it plays the gate with ``palais match``'s machinery, a layer above
+this module, and hands it in as ``gate``.)
 
 The steps, each resumable from ``OUT/state.json`` (the iteration's settings and what is done):
 
@@ -13,8 +16,9 @@ The steps, each resumable from ``OUT/state.json`` (the iteration's settings and 
    entered, and a finished chunk is never played again.
 2. **Fit**: the policy (the current model's form, linear or a network, unless ``--student``) and the value head
    (``distill.fit_value``) on every chunk, into ``OUT/candidate.json``.
-3. **Gate**: ``palais match``'s machinery (``palais_sim.study.match``), the candidate against the current model on
-   paired, seat-rotated games, a fixed length (``--gate-games``); its batches are kept in ``OUT/gate`` and resumed.
+3. **Gate**: ``palais match``'s machinery (``palais_sim.study.match``, played by the command), the candidate
+   against the current model on paired, seat-rotated games, a fixed length (``--gate-games``); its batches are
+   kept in ``OUT/gate`` and resumed.
    The candidate is accepted where its score share is at least ``--gate-share``.
 4. **The model**, ``OUT/model.json``: the candidate with its ``iteration`` provenance (the command, the seeds, the
    data size, the gate's figures and decision); with ``--install`` an accepted one is also written over the model
@@ -27,52 +31,102 @@ paths: the same command gives the same bytes, interrupted or not.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import importlib
 import json
 import math
 import os
-import shlex
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from palais_sim.core.game import Game
+from palais_sim.registry import resolve
 from strategies.common.distill import STUDENTS, TARGETS, fit, fit_value, generate, write_table
 
 # to join palais_sim/core/seeds.py: the root seeds reserved for fitting models (no study's or test's)
 ITERATION_SEEDS = range(520_000_000, 530_000_000)
 SEEDS_PER_ITERATION = 10_000  # iteration n: chunk k plays from start + n * this + k; its gate from the block's last
-PROG = "python -m strategies.common.iteration"
 STATE = "state.json"
 # what decides the data: another value in a directory's state is another iteration, refused
 DATA_SETTINGS = ("game", "model_sha256", "iteration", "teacher", "players", "play", "chunk_games")
 
 
 @dataclass(frozen=True)
-class Pipeline:
-    """What the loop needs of a game's ``expert`` (each game's ``expert_train`` declares it as ``PIPELINE``)."""
+class Options:
+    """An iteration's settings, as ``palais train`` takes them (``None``: the game's or the current model's)."""
 
-    game: str
-    student: Callable[..., Any]  # the expert class: ``student(model=PATH)`` plays and describes candidates
-    load: Callable[[str | Path], Any]  # the expert's own model reader (refuses a model of other features)
-    model: Path  # the shipped model
-    teacher: str  # the default teacher of an iteration
+    out: Path
+    model: Path | None = None  # the current model [the shipped one]
+    teacher: str | None = None  # the labelling search [the expert's ``iteration_teacher``]
+    players: int | None = None  # of the games and the gate [the expert's ``iteration_players``]
+    play: str = "student"  # who plays the recorded games: the current expert (its own positions) or the teacher
+    chunks: int = 8
+    chunk_games: int = 60
+    student: str | None = None  # the policy's form [the current model's]
+    hidden: int | None = None  # a network's units [the current model's, or 32]
+    target: str | None = None  # what the policy imitates [the current model's]
+    l2: float = 1e-3
+    fit_seed: int = 1
+    expert: str = "expert"  # the spec the gate plays both models with
+    gate_games: int = 400
+    gate_share: float = 0.5  # the score share the new model must reach
+    install: bool = False  # write an accepted model over the current one
+
+    def check(self) -> None:
+        for name in ("chunks", "chunk_games", "gate_games"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 < self.gate_share < 1.0:
+            raise ValueError(f"--gate-share must be between 0 and 1, got {self.gate_share}")
+        if self.play not in ("student", "teacher"):
+            raise ValueError(f"--play must be student or teacher, not {self.play!r}")
+        if self.student not in (None, *STUDENTS):
+            raise ValueError(f"--student must be one of {', '.join(STUDENTS)}, not {self.student!r}")
+        if self.target not in (None, *TARGETS):
+            raise ValueError(f"--target must be one of {', '.join(TARGETS)}, not {self.target!r}")
+
+
+@dataclass(frozen=True)
+class GateMatch:
+    """The gate's fixed-length match, for the command to play (``palais match``'s machinery)."""
+
+    a: str  # the candidate
+    b: str  # the current model
+    players: int
+    games: int
+    batch_groups: int
+    seed: int
+    out: Path  # its batches, kept and resumed
+
+
+# the gate: plays the match and gives ``MatchResult.to_dict()``'s figures
+Gate = Callable[[GateMatch], dict]
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """What the loop needs of a game's ``expert``, found through the registry: its class (``cls(model=PATH)`` plays
+    and describes candidates, and reads the model as the expert reads it), its shipped model, the default teacher
+    and player count of an iteration (the class's ``iteration_teacher`` and ``iteration_players``)."""
+
+    game: Game
+    student: Callable[..., Any]
+    model: Path
+    teacher: str
     players: int
 
+    def load(self, path: Path) -> Any:
+        """The model at ``path`` as the expert reads it (a model of other features refused in one line)."""
+        return self.student(model=str(path)).policy
 
-PIPELINES = {"palais-royal": "strategies.palais_royal.expert_train",
-             "palastgefluester": "strategies.palastgefluester.expert_train"}  # fmt: skip
 
-
-def pipeline(game: str) -> Pipeline:
-    if game not in PIPELINES:
-        raise ValueError(f"no expert to iterate for {game!r}; games with one: {', '.join(PIPELINES)}")
-    found: Pipeline = importlib.import_module(PIPELINES[game]).PIPELINE
-    return found
+def pipeline(game: Game) -> Pipeline:
+    if "expert" not in game.strategies:
+        raise ValueError(f"{game.name} has no expert to iterate")
+    cls = resolve("expert", game)[1]
+    return Pipeline(game, cls, Path(cls().model), cls.iteration_teacher, cls.iteration_players)
 
 
 def seeds(iteration: int, chunks: int) -> tuple[list[int], int]:
@@ -104,8 +158,9 @@ def _sha256(path: Path) -> str:
 class Iteration:
     """One iteration in its directory: its settings, its state and its steps."""
 
-    def __init__(self, args: argparse.Namespace, command: str) -> None:
-        self.pipe = pipeline(args.game)
+    def __init__(self, game: Game, args: Options, command: str) -> None:
+        args.check()
+        self.pipe = pipeline(game)
         self.out: Path = args.out
         self.current = (args.model or self.pipe.model).resolve()
         if not self.current.is_file():
@@ -117,7 +172,7 @@ class Iteration:
         self.command = command
         self.chunk_seeds, self.gate_seed = seeds(self.number, args.chunks)
         self.settings = {
-            "game": args.game, "model_sha256": _sha256(self.current),
+            "game": game.name, "model_sha256": _sha256(self.current),
             "iteration": self.number, "teacher": args.teacher or self.pipe.teacher,
             "players": args.players or self.pipe.players, "play": args.play, "chunk_games": args.chunk_games,
         }  # fmt: skip
@@ -147,7 +202,7 @@ class Iteration:
             if str(k) in self.state["chunks"] and path.is_file():
                 continue
             start = time.process_time()
-            rows = generate(pipe.game, settings["teacher"], lambda: pipe.student(model=str(self.current)),
+            rows = generate(pipe.game.name, settings["teacher"], lambda: pipe.student(model=str(self.current)),
                             self.args.chunk_games, seed, settings["players"], play=settings["play"])  # fmt: skip
             tmp = path.with_name(path.name + ".tmp")
             write_table(rows, tmp)
@@ -195,38 +250,31 @@ class Iteration:
             del policy.meta["why"]
         return policy.to_json()
 
-    def gate(self, candidate: Path, say: Callable[[str], None]) -> dict:
-        """The candidate against the current model: ``palais match``'s fixed-length paired match, its figures."""
-        from palais_sim.core.games import get_game
-        from palais_sim.study.match import MatchPlan, play_match
-        from palais_sim.tournament.schedule import Settings
-
+    def gate(self, candidate: Path, play: Gate) -> dict:
+        """The candidate against the current model in a fixed-length paired match, its figures and decision."""
         args, players = self.args, self.settings["players"]
-        game = get_game(self.pipe.game)
-        a, b = spec_with_model(args.expert, candidate), spec_with_model(args.expert, self.current)
-        base = Settings(seed=self.gate_seed, max_rounds=game.default_max_rounds, game=game)
         groups = max(1, math.ceil(args.gate_games / players))
-        plan = MatchPlan(a=a, b=b, players=players, sprt=False, max_games=args.gate_games,
-                         batch_groups=min(50, groups), base=base)  # fmt: skip
-        result = play_match(plan, self.out / "gate", args.workers)
-        say(result.text())
-        if result.failed_games:
-            raise ValueError(f"the gate match had {result.failed_games} failed games: see {self.out / 'gate'}")
-        figures = result.to_dict()
+        match = GateMatch(a=spec_with_model(args.expert, candidate), b=spec_with_model(args.expert, self.current),
+                          players=players, games=args.gate_games, batch_groups=min(50, groups), seed=self.gate_seed,
+                          out=self.out / "gate")  # fmt: skip
+        figures = play(match)
+        if figures["failed_games"]:
+            raise ValueError(f"the gate match had {figures['failed_games']} failed games: see {match.out}")
         shown = ("games", "groups", "score", "score_ci", "elo", "elo_ci", "confidence", "seed", "distribution")
         accepted = figures["score"] is not None and figures["score"] >= args.gate_share
         shown_b = args.expert if args.model is None else spec_with_model(args.expert, args.model)
         command = [
-            "palais match", spec_with_model(args.expert, self.out / "candidate.json"), shown_b, f"--game {game.name}",
-            f"--players {players} --no-sprt --max-games {args.gate_games} --batch {plan.batch_groups}",
-            f"--seed {self.gate_seed}",
+            "palais match", spec_with_model(args.expert, self.out / "candidate.json"), shown_b,
+            f"--game {self.pipe.game.name} --players {players} --no-sprt --max-games {args.gate_games}",
+            f"--batch {match.batch_groups} --seed {self.gate_seed}",
         ]  # fmt: skip
         return {
             "command": " ".join(command), **{k: figures[k] for k in shown}, "gate_share": args.gate_share,
             "decision": "accepted" if accepted else "rejected",
         }  # fmt: skip
 
-    def run(self, say: Callable[[str], None]) -> dict:
+    def run(self, play: Gate, say: Callable[[str], None]) -> dict:
+        """Every step not yet done; the gate's figures and decision."""
         if self.done:
             say(f"{self.out}: done, its model installed at {self.state['installed']}")
             gate: dict = self.state["gate"]
@@ -237,8 +285,8 @@ class Iteration:
         candidate = (self.out / "candidate.json").resolve()
         model = self.fit()
         _write_json(candidate, model)
-        self.load_check(candidate)
-        gate = self.gate(candidate, say)
+        self.pipe.load(candidate)  # the new model reads as its expert reads it (features, value head)
+        gate = self.gate(candidate, play)
         model["iteration"]["gate"] = gate
         _write_json(self.out / "model.json", model)
         self.state.update(gate=gate, model="model.json")
@@ -247,56 +295,3 @@ class Iteration:
             self.state["installed"] = str(self.args.model or self.pipe.model.name)
         self.save()
         return gate
-
-    def load_check(self, path: Path) -> None:
-        """The new model reads as its expert reads it (features, value head)."""
-        self.pipe.load(path)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    parser.add_argument("game", help=f"the game: {', '.join(PIPELINES)}")
-    parser.add_argument("--out", type=Path, required=True, help="the iteration's directory (resumed if it exists)")
-    parser.add_argument("--model", type=Path, help="the current model [default: the shipped one]")
-    parser.add_argument("--teacher", help="the labelling search [default: the game's, ismcts:budget=100,horizon=2 "
-                                          "for Palais Royal, search:budget=48 for Palastgeflüster]")  # fmt: skip
-    parser.add_argument("--players", type=int, help="players of the games and the gate [default: the game's]")
-    parser.add_argument("--play", choices=("student", "teacher"), default="student",
-                        help="who plays the games: the current expert (its own positions) or the teacher")  # fmt: skip
-    parser.add_argument("--chunks", type=int, default=8, help="chunks of data (each written whole)")
-    parser.add_argument("--chunk-games", type=int, default=60, help="games per chunk")
-    parser.add_argument("--student", choices=STUDENTS, help="the policy's form [default: the current model's]")
-    parser.add_argument("--hidden", type=int, help="a network's tanh units [default: the current model's, or 32]")
-    parser.add_argument("--target", choices=TARGETS, help="what the policy imitates [default: the current model's]")
-    parser.add_argument("--l2", type=float, default=1e-3)
-    parser.add_argument("--fit-seed", type=int, default=1, help="the fit's held-out games and start")
-    parser.add_argument("--expert", default="expert", help="the spec the gate plays both models with")
-    parser.add_argument("--gate-games", type=int, default=400, help="games of the gate match")
-    parser.add_argument("--gate-share", type=float, default=0.5, help="the score share the new model must reach")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes of the gate match")
-    parser.add_argument("--install", action="store_true", help="write an accepted model over --model")
-    args = parser.parse_args(argv)
-
-    def say(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    try:
-        for name in ("chunks", "chunk_games", "gate_games", "workers"):
-            if getattr(args, name) < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-        if not 0.0 < args.gate_share < 1.0:
-            raise ValueError(f"--gate-share must be between 0 and 1, got {args.gate_share}")
-        command = " ".join([PROG, *map(shlex.quote, argv if argv is not None else sys.argv[1:])])
-        gate = Iteration(args, command).run(say)
-    except (ValueError, OSError, KeyError) as exc:
-        print(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
-        return 1
-    low, high = gate["score_ci"]
-    interval = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
-    print(f"{args.out / 'model.json'}: {gate['decision']} (score share {gate['score']:.3f}{interval} over "
-          f"{gate['games']} games)")  # fmt: skip
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -46,6 +46,9 @@ class ExpertStrategy:
     search)."""
 
     name = "expert"
+    # an expert iteration's defaults (``palais train``): its teacher (the strongest player a study knows), its players
+    iteration_teacher = "ismcts:budget=100,horizon=2"
+    iteration_players = 2
 
     def __init__(
         self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,

@@ -15,14 +15,11 @@ after-turn features only (``expert`` then plays no replies out).
 from __future__ import annotations
 
 from strategies.common.distill import train_main
-from strategies.common.iteration import Pipeline
-from strategies.palais_royal.expert import MODEL, ExpertStrategy, load_policy
+from strategies.palais_royal.expert import MODEL, ExpertStrategy
 from strategies.palais_royal.expert_features import FEATURES, TURN_FEATURES
 
 TEACHER = "ismcts:budget=30,horizon=2"
 PROG = "python -m strategies.palais_royal.expert_train"
-# an iteration's teacher (python -m strategies.common.iteration palais-royal): the strongest a study knows
-PIPELINE = Pipeline("palais-royal", ExpertStrategy, load_policy, MODEL, "ismcts:budget=100,horizon=2", players=2)
 SUBSETS = {"no-replies": (TURN_FEATURES, "fit on the after-turn features only (expert then plays no replies out)")}
 
 

@@ -41,6 +41,9 @@ class ExpertStrategy:
     """A policy over every legal choice, fitted on the search's analyses (the prior of a small race)."""
 
     name = "expert"
+    # an expert iteration's defaults (``palais train``): its teacher (three times the first one's budget), players
+    iteration_teacher = "search:budget=48"
+    iteration_players = 3
 
     def __init__(self, budget: int = 6, top: int = 3, horizon: int = 0, model: str = "") -> None:
         check_prior_search(budget, top)

@@ -13,13 +13,10 @@ The command line is the common one (``strategies.common.distill.train_main``).
 from __future__ import annotations
 
 from strategies.common.distill import train_main
-from strategies.common.iteration import Pipeline
-from strategies.palastgefluester.expert import MODEL, ExpertStrategy, load_policy
+from strategies.palastgefluester.expert import MODEL, ExpertStrategy
 from strategies.palastgefluester.expert_features import FEATURES
 
 TEACHER = "search:budget=16"
-# an iteration's teacher (python -m strategies.common.iteration palastgefluester): three times the first one's budget
-PIPELINE = Pipeline("palastgefluester", ExpertStrategy, load_policy, MODEL, "search:budget=48", players=3)
 PROG = "python -m strategies.palastgefluester.expert_train"
 
 
