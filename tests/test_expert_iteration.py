@@ -111,6 +111,27 @@ def test_a_resumed_iteration_replays_no_finished_chunk_and_gives_the_same_model(
     assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 0 and played == []
 
 
+def test_an_accepted_model_is_installed_and_the_next_iteration_is_the_same_command(
+    finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --install, an accepted model replaces the one it started from; the same command again is done, and
+    with a new --out it is iteration 2, on the next block of seeds."""
+    gate = json.loads((finished["palastgefluester"] / "model.json").read_text(encoding="utf-8"))["iteration"]["gate"]
+    assert gate["decision"] == "accepted"  # the tiny setting's gate, from its fixed seed
+    current = tmp_path / "current.json"
+    current.write_bytes(iteration.pipeline(get_game("palastgefluester")).model.read_bytes())
+    argv = tiny("palastgefluester", "--model", str(current), "--install")
+    assert run_in(tmp_path, argv, monkeypatch).exit_code == 0
+    assert current.read_bytes() == (tmp_path / "it" / "model.json").read_bytes()
+    again = run_in(tmp_path, argv, monkeypatch)
+    assert again.exit_code == 0 and "done" in again.output
+    played: list[int] = []
+    monkeypatch.setattr(iteration, "generate", lambda *a, **k: played.append(int(a[4])) or [])
+    argv[argv.index("it")] = "next"
+    run_in(tmp_path, argv, monkeypatch)  # stopped by the empty data: the seeds are what matters here
+    assert played == iteration.seeds(2, 2)[0]
+
+
 def test_an_iteration_of_other_settings_in_the_same_directory_is_refused_in_one_line(
     finished: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -47,8 +47,10 @@ _LOADED: dict[tuple, LinearPolicy | MlpPolicy] = {}  # fitted policies read in t
 
 def load_model(path: str | Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy | MlpPolicy:
     """The fitted policy at ``path`` (linear, or a network where the file says ``"model": "mlp"``), fitted on
-    ``features`` or one of the ``others`` lists; read once per process and path (every player of a game shares it)."""
-    key = (str(path), tuple(features), *map(tuple, others))
+    ``features`` or one of the ``others`` lists; read once per process and path (every player of a game shares it),
+    and again once the file changed (an iteration installs its model over the one it started from)."""
+    stat = Path(path).stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size, tuple(features), *map(tuple, others))
     if key not in _LOADED:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if "value" in data:  # a value head of other features is refused as its policy would be

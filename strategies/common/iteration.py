@@ -246,8 +246,6 @@ class Iteration:
                 "candidates": sum(c["candidates"] for c in chunks), "fit_seed": args.fit_seed,
             },
         })  # fmt: skip
-        if "why" in policy.meta:
-            del policy.meta["why"]
         return policy.to_json()
 
     def gate(self, candidate: Path, play: Gate) -> dict:
