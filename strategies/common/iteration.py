@@ -126,7 +126,8 @@ def pipeline(game: Game) -> Pipeline:
     if "expert" not in game.strategies:
         raise ValueError(f"{game.name} has no expert to iterate")
     cls = resolve("expert", game)[1]
-    return Pipeline(game, cls, Path(cls().model), cls.iteration_teacher, cls.iteration_players)
+    expert = cls()  # read from an instance: a compiled class keeps its attributes' defaults on its instances
+    return Pipeline(game, cls, Path(expert.model), expert.iteration_teacher, expert.iteration_players)
 
 
 def seeds(iteration: int, chunks: int) -> tuple[list[int], int]:
