@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -140,6 +141,15 @@ def test_an_iteration_of_other_settings_in_the_same_directory_is_refused_in_one_
     result = run_in(finished["palastgefluester"].parent, argv, monkeypatch)
     assert result.exit_code != 0 and result.output.count("\n") == 1
     assert "another teacher" in result.output and "use another --out" in result.output
+
+
+def test_a_chunk_that_does_not_read_is_one_line(
+    finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(finished["palastgefluester"], tmp_path / "it")
+    (tmp_path / "it" / "chunk-0001.parquet").write_text("not a table", encoding="utf-8")
+    result = run_in(tmp_path, tiny("palastgefluester"), monkeypatch)
+    assert result.exit_code != 0 and result.output.count("\n") == 1 and "parquet" in result.output, result.output
 
 
 def test_a_model_file_of_other_features_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

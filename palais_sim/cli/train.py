@@ -43,6 +43,8 @@ def train(
     Seeds from a range reserved for fitting; OUT/state.json says what is done (a killed run resumes at the next
     chunk, the gate at its next batch). Exit status 0 once the model and the gate's decision are written.
     """
+    from polars.exceptions import PolarsError  # a chunk's table that does not read (edited, truncated by hand)
+
     from palais_sim.analytics.runs import RunError
     from palais_sim.study.match import MatchPlan, play_match
     from palais_sim.tournament.manifest import RunDirError
@@ -69,7 +71,7 @@ def train(
         result = Iteration(game, options, command).run(gate, lambda text: typer.echo(text, err=True))
     except RunStopped as exc:
         stopped(exc)
-    except (RunDirError, RunError, ScheduleError, KeyError, *USER_ERRORS) as exc:
+    except (RunDirError, RunError, ScheduleError, KeyError, PolarsError, *USER_ERRORS) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     low, high = result["score_ci"]
     interval = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
