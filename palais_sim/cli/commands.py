@@ -32,6 +32,7 @@ from palais_sim.cli import (
     simulate,
     strategies,
     study,
+    train,
     tune,
 )
 from palais_sim.cli.studies import game_commands
@@ -139,6 +140,7 @@ COMMANDS = {
     "ladder": strategies.ladder,
     "match": match.match,
     "tune": tune.tune,
+    "train": train.train,
     "analyse": analyse.analyse,
 }
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 from typing import Final
 
 FIT_ROOT_SEEDS: Final = range(1 << 40, 1 << 41)
+# Its upper half: the blocks of the strategies' model iterations (`palais train`); the lower half is the value
+# functions' (``fit_root_seed``), so the two never share a root either.
+ITERATION_ROOT_SEEDS: Final = range(FIT_ROOT_SEEDS.start + (len(FIT_ROOT_SEEDS) >> 1), FIT_ROOT_SEEDS.stop)
 
 
 class ReservedSeed(ValueError):
@@ -32,6 +35,7 @@ def check_root_seed(seed: int, option: str = "--seed") -> None:
 
 def fit_root_seed(index: int) -> int:
     """The ``index``-th root seed a fit may use (0-based)."""
-    if not 0 <= index < len(FIT_ROOT_SEEDS):
-        raise ValueError(f"fit seed index {index} is outside 0..{len(FIT_ROOT_SEEDS) - 1}")
+    half = len(FIT_ROOT_SEEDS) >> 1
+    if not 0 <= index < half:
+        raise ValueError(f"fit seed index {index} is outside 0..{half - 1}")
     return FIT_ROOT_SEEDS[index]

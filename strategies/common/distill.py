@@ -21,6 +21,7 @@ size, seed and held-out figures.
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections.abc import Callable, Sequence
 from operator import mul
@@ -36,7 +37,9 @@ from strategies.common.search import choice_key
 # what the policy imitates: the teacher's choice, its visit distribution, or a softmax of its mean rewards
 TARGETS = ("played", "visits", "value")
 STUDENTS = ("linear", MLP)  # the policy's form: a linear score, or a small network (strategies/common/mlp.py)
-COLUMNS = ("game", "decision", "seat", "round", "kind", "candidate", "features", "visits", "value", "played")
+COLUMNS = (
+    "game", "decision", "seat", "round", "kind", "candidate", "features", "visits", "value", "played", "win_share",
+)  # fmt: skip
 
 
 _LOADED: dict[tuple, LinearPolicy | MlpPolicy] = {}  # fitted policies read in this process, by path and features
@@ -44,10 +47,14 @@ _LOADED: dict[tuple, LinearPolicy | MlpPolicy] = {}  # fitted policies read in t
 
 def load_model(path: str | Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy | MlpPolicy:
     """The fitted policy at ``path`` (linear, or a network where the file says ``"model": "mlp"``), fitted on
-    ``features`` or one of the ``others`` lists; read once per process and path (every player of a game shares it)."""
-    key = (str(path), tuple(features), *map(tuple, others))
+    ``features`` or one of the ``others`` lists; read once per process and path (every player of a game shares it),
+    and again once the file changed (an iteration installs its model over the one it started from)."""
+    stat = Path(path).stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size, tuple(features), *map(tuple, others))
     if key not in _LOADED:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if "value" in data:  # a value head of other features is refused as its policy would be
+            ValueHead.from_json(data["value"], data["features"], path)
         if data.get("model") != MLP:
             _LOADED[key] = LinearPolicy.load(Path(path), features, *others)
         elif tuple(data["features"]) not in [tuple(f) for f in (features, *others)]:
@@ -115,6 +122,87 @@ def best_index(scores: list[float]) -> int:
     return best
 
 
+class ValueHead:
+    """The win share a seat can expect from a state: a logistic score over the after-state features of the move
+    played (the policy's own candidate features), fitted on the same games (the seat's share of each game's win).
+    Kept in the model file under ``"value"``; a strategy may read it (``value_head``), none has to."""
+
+    def __init__(self, weights: Sequence[float], bias: float, meta: dict | None = None) -> None:
+        self.weights = [float(w) for w in weights]
+        self.bias = float(bias)
+        self.meta = meta or {}
+
+    @classmethod
+    def from_json(cls, data: dict, features: Sequence[str], path: str | Path = "the model") -> ValueHead:
+        """The head stored in a model file of ``features``, refused in one line where its weights do not fit them."""
+        if list(data.get("features", [])) != list(features) or len(data.get("weights", [])) != len(features):
+            raise ValueError(f"{path}: its value head is not fitted on the model's {len(features)} features: refit it")
+        meta = {k: v for k, v in data.items() if k not in ("features", "weights", "bias")}
+        return cls(data["weights"], data["bias"], meta)
+
+    def to_json(self, features: Sequence[str]) -> dict:
+        return {"features": list(features), "weights": self.weights, "bias": self.bias, **self.meta}
+
+    def value(self, row: Sequence[float]) -> float:
+        """The expected win share after the move ``row`` describes (0 to 1)."""
+        z = self.bias + sum(map(mul, self.weights, row))
+        return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+def value_head(policy: LinearPolicy | MlpPolicy) -> ValueHead | None:
+    """The value head a fitted policy's model file holds, or ``None``."""
+    data = policy.meta.get("value")
+    return None if data is None else ValueHead.from_json(data, policy.features)
+
+
+def fit_value(table: Any, features: Sequence[str], l2: float = 1e-3, seed: int = 1, holdout: float = 0.2) -> ValueHead:
+    """A :class:`ValueHead` fitted on the played candidate of every decision of ``table`` (its ``win_share``
+    column), on ``1 - holdout`` of the games (chosen from ``seed`` as :func:`fit` chooses); its held-out Brier score
+    beside the constant's (the mean win share of the training games) in its ``meta``."""
+    import numpy as np
+    import polars as pl
+    from scipy.optimize import minimize
+
+    if "win_share" not in table.columns:
+        raise ValueError("the table has no win_share column (recorded before the value head): generate it again")
+    if "file" not in table.columns:
+        table = table.with_columns(file=pl.lit(0))
+    played = table.filter(pl.col("played")).sort("file", "game", "decision")
+    games = sorted(set(zip(played["file"].to_list(), played["game"].to_list(), strict=True)))
+    random.Random(seed).shuffle(games)
+    held = set(games[: int(len(games) * holdout)])
+    is_held = np.array([(f, g) in held for f, g in zip(played["file"].to_list(), played["game"].to_list(),
+                                                       strict=True)], dtype=bool)  # fmt: skip
+    x = np.array(played["features"].list.head(len(features)).to_list(), dtype=float)
+    y = played["win_share"].to_numpy().astype(float)
+    if not (~is_held).any():
+        raise ValueError("no decisions to fit the value head on")
+    xt, yt = x[~is_held], y[~is_held]
+    mean, scale = xt.mean(axis=0), xt.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    xs = (xt - mean) / scale
+    n = len(yt)
+
+    def loss(theta: Any) -> tuple[float, Any]:
+        z = xs @ theta[1:] + theta[0]
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+        value = -np.sum(yt * np.log(p + 1e-12) + (1 - yt) * np.log(1 - p + 1e-12)) / n
+        value += l2 * np.sum(theta[1:] ** 2)
+        grad = np.concatenate([[np.sum(p - yt) / n], xs.T @ (p - yt) / n + 2 * l2 * theta[1:]])
+        return value, grad
+
+    theta = minimize(loss, np.zeros(x.shape[1] + 1), jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x
+    w = theta[1:] / scale  # the standardisation folded in
+    head = ValueHead(w.tolist(), float(theta[0] - w @ mean))
+    test = is_held
+    predicted = np.array([head.value(row) for row in x[test].tolist()])
+    brier = float(np.mean((predicted - y[test]) ** 2)) if test.any() else None
+    constant = float(np.mean((yt.mean() - y[test]) ** 2)) if test.any() else None
+    held_out = {"decisions": int(test.sum()), "brier": brier, "constant_brier": constant}
+    head.meta = {"target": "win_share", "l2": l2, "seed": seed, "decisions": int(len(y)), "held_out": held_out}
+    return head
+
+
 # ---------------------------------------------------------------------------------------------- the training table
 
 
@@ -165,10 +253,18 @@ def generate(
     pupil = student()
     for g in range(games):
         seats = [Recorder(load_strategy(teacher, game), pupil, rows, g, rng, play) for _ in range(players)]
-        game.play(context, rng.getrandbits(63), seats)
+        first = len(rows)
+        result = game.play(context, rng.getrandbits(63), seats)
+        for row in rows[first:]:  # the value head's target: the seat's share of the win (a tie shares it)
+            row["win_share"] = win_share(result.winners, row["seat"])
         if progress is not None:
             progress(g + 1, rows)
     return rows
+
+
+def win_share(winners: Sequence[int], seat: int) -> float:
+    """A seat's share of a game's win: 1 alone, 1/k among k tied winners, else 0."""
+    return 1.0 / len(winners) if seat in winners else 0.0
 
 
 def write_table(rows: list[dict], path: Path) -> None:

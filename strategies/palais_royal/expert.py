@@ -46,6 +46,9 @@ class ExpertStrategy:
     search)."""
 
     name = "expert"
+    # an expert iteration's defaults (``palais train``): its teacher (the strongest player a study knows), its players
+    iteration_teacher = "ismcts:budget=100,horizon=2"
+    iteration_players = 2
 
     def __init__(
         self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,
@@ -68,7 +71,9 @@ class ExpertStrategy:
         self._base = self._search._rollout
         self._styles = len(self._search.styles)
         self.model = model or str(MODEL)
-        self._policy: LinearPolicy | MlpPolicy | None = None  # read at the first decision (data generation needs none)
+        # read at the first decision (data generation needs none); a model named is read now: one of other features
+        # is refused where the strategy is made, in one line
+        self._policy: LinearPolicy | MlpPolicy | None = load_policy(model) if model else None
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:

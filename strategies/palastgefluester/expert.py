@@ -22,7 +22,8 @@ from pathlib import Path
 
 from palais_sim.games.palastgefluester.rules import Decision
 from palais_sim.games.palastgefluester.view import PlayerView
-from strategies.common.distill import LinearPolicy, best_index, check_prior_search
+from strategies.common.distill import LinearPolicy, best_index, check_prior_search, load_model
+from strategies.common.mlp import MlpPolicy
 from strategies.common.search import SearchStrategy
 from strategies.palastgefluester.expert_features import FEATURES, candidate_features
 from strategies.palastgefluester.heuristic import HeuristicStrategy
@@ -31,15 +32,18 @@ MODEL = Path(str(resources.files("strategies.palastgefluester").joinpath("expert
 MAX_CANDIDATES = 24  # more legal choices than this (a large Zauberer gift): heuristic's choice
 
 
-def load_policy(path: str | Path = MODEL) -> LinearPolicy:
-    """The fitted policy at ``path``, read once per process."""
-    return LinearPolicy.cached(path, FEATURES)
+def load_policy(path: str | Path = MODEL) -> LinearPolicy | MlpPolicy:
+    """The fitted policy at ``path`` (linear or a small network), read once per process."""
+    return load_model(path, FEATURES)
 
 
 class ExpertStrategy:
-    """A linear policy over every legal choice, fitted on the search's analyses (the prior of a small race)."""
+    """A policy over every legal choice, fitted on the search's analyses (the prior of a small race)."""
 
     name = "expert"
+    # an expert iteration's defaults (``palais train``): its teacher (three times the first one's budget), players
+    iteration_teacher = "search:budget=48"
+    iteration_players = 3
 
     def __init__(self, budget: int = 6, top: int = 3, horizon: int = 0, model: str = "") -> None:
         check_prior_search(budget, top)
@@ -50,10 +54,12 @@ class ExpertStrategy:
         self._base = HeuristicStrategy()
         self._search = SearchStrategy(budget=max(1, self.budget), horizon=horizon, game="palastgefluester")
         self.model = model or str(MODEL)
-        self._policy: LinearPolicy | None = None  # read at the first decision (data generation needs none)
+        # read at the first decision (data generation needs none); a model named is read now: one of other features
+        # is refused where the strategy is made, in one line
+        self._policy: LinearPolicy | MlpPolicy | None = load_policy(model) if model else None
 
     @property
-    def policy(self) -> LinearPolicy:
+    def policy(self) -> LinearPolicy | MlpPolicy:
         if self._policy is None:
             self._policy = load_policy(self.model)
         return self._policy

@@ -18,9 +18,9 @@ from palais_sim.games.palais_royal.play import play_game
 from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.games.palais_royal.view import PlayerView
-from palais_sim.registry import load_strategy
+from palais_sim.registry import StrategySpecError, load_strategy
 from palais_sim.tournament.fingerprint import sources
-from strategies.common.distill import LinearPolicy, fit, generate, write_table
+from strategies.common.distill import LinearPolicy, ValueHead, fit, generate, write_table
 from strategies.common.mlp import MlpPolicy
 from strategies.palais_royal import expert_train
 from strategies.palais_royal.expert import MODEL, ExpertStrategy, load_policy
@@ -80,6 +80,23 @@ def test_a_policy_scores_linearly_and_refuses_a_model_of_other_features(tmp_path
         LinearPolicy.load(path, ("a", "c"))
     with pytest.raises(ValueError, match="weights"):
         LinearPolicy(("a", "b"), {"": [1.0]})
+
+
+def test_a_network_model_of_other_features_or_value_head_is_refused_where_expert_is_made(tmp_path: Path) -> None:
+    data = json.loads(MODEL.read_text(encoding="utf-8"))
+    renamed = tmp_path / "renamed.json"
+    renamed.write_text(json.dumps({**data, "features": [*data["features"][:-1], "renamed"]}), encoding="utf-8")
+    headed = tmp_path / "headed.json"
+    head = ValueHead([0.0] * len(data["features"]), 0.0).to_json(data["features"])
+    headed.write_text(json.dumps({**data, "value": {**head, "weights": head["weights"][1:]}}), encoding="utf-8")
+    for path, why in ((renamed, "fitted on other features"), (headed, "value head is not fitted")):
+        with pytest.raises(StrategySpecError, match=why) as caught:
+            load_strategy(f"expert:model={path}", get_game("palais-royal"))
+        assert "\n" not in str(caught.value)
+    # a head that fits is kept beside the policy, and the policy plays as before
+    fits = tmp_path / "fits.json"
+    fits.write_text(json.dumps({**data, "value": head}), encoding="utf-8")
+    assert load_policy(fits).meta["value"]["weights"] == head["weights"]
 
 
 def test_the_pipeline_reproduces_a_small_model_from_a_fixed_seed(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from palais_sim.registry import load_strategies, load_strategy
 from palais_sim.tournament.fingerprint import sources
 from palais_sim.tournament.schedule import group_seed
 from strategies.common.distill import fit, generate, write_table
+from strategies.common.mlp import MlpPolicy
 from strategies.common.search import SearchStrategy
 from strategies.palastgefluester import expert_train
 from strategies.palastgefluester.expert import MAX_CANDIDATES, MODEL, ExpertStrategy, load_policy
@@ -142,6 +143,18 @@ def test_expert_plays_full_games_and_refuses_bad_parameters() -> None:
     for bad, message in (({"top": 1}, "top"), ({"budget": -1}, "budget"), ({"horizon": -2}, "horizon")):
         with pytest.raises(ValueError, match=message):
             ExpertStrategy(**bad)
+
+
+def test_expert_plays_a_network_model_as_well_as_a_linear_one(tmp_path: Path) -> None:
+    """A small network over today's features (``palais train --student mlp`` fits one) loads and plays."""
+    rng = random.Random(4)
+    net = {"hidden": [[rng.uniform(-0.1, 0.1) for _ in FEATURES] for _ in range(3)], "bias": [0.0] * 3,
+           "out": [1.0, -0.5, 0.25]}  # fmt: skip
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(MlpPolicy(FEATURES, {"": net}).to_json()), encoding="utf-8")
+    assert isinstance(load_policy(path), MlpPolicy)
+    seats = [ExpertStrategy(budget=0, model=str(path)), HeuristicStrategy(), HeuristicStrategy()]
+    assert play_game(PgOptions(players=3), 17, seats).finished
 
 
 def _golden_log(tmp_path: Path) -> dict:

@@ -1,0 +1,79 @@
+"""`palais train`: one expert iteration of a game's `expert` (``strategies.common.iteration``), its gate played
+with `palais match`'s machinery."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import typer
+
+from palais_sim.cli.errors import COMMAND_LINE, USER_ERRORS, fail, stopped
+from palais_sim.cli.options import GameOpt
+from palais_sim.core.game import Game
+
+
+def train(
+    game: Game = GameOpt,
+    out: Path = typer.Option(..., "--out", "-o", help="The iteration's directory (resumed where it holds one)"),
+    model: Path | None = typer.Option(None, "--model", help="The current model \\[default: the shipped one]"),
+    teacher: str | None = typer.Option(
+        None, "--teacher", help="The search that labels the positions \\[default: the expert's, e.g. ismcts:budget=100]"
+    ),
+    players: int | None = typer.Option(None, "--players", "-p", help="Players \\[default: the expert's]"),
+    play: str = typer.Option(
+        "student", "--play", help="Who plays the recorded games: student (the current expert) or teacher"
+    ),
+    chunks: int = typer.Option(8, "--chunks", help="Chunks of data, each written whole (a killed run resumes)"),
+    chunk_games: int = typer.Option(60, "--chunk-games", help="Games per chunk"),
+    student: str | None = typer.Option(None, "--student", help="linear or mlp \\[default: the current model's]"),
+    hidden: int | None = typer.Option(None, "--hidden", help="A network's tanh units \\[default: the current's]"),
+    target: str | None = typer.Option(None, "--target", help="played, visits or value \\[default: the current's]"),
+    l2: float = typer.Option(1e-3, "--l2", help="The fit's L2 penalty"),
+    fit_seed: int = typer.Option(1, "--fit-seed", help="The fit's held-out games and start"),
+    expert: str = typer.Option("expert", "--expert", help="The spec the gate plays both models with"),
+    gate_games: int = typer.Option(400, "--gate-games", help="Games of the gate match"),
+    gate_share: float = typer.Option(0.5, "--gate-share", help="The score share the new model must reach"),
+    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes of the gate match"),
+    install: bool = typer.Option(False, "--install", help="Write an accepted model over --model (or the shipped one)"),
+) -> None:
+    """One expert iteration: the current expert's games labelled by a stronger teacher, a new policy and value head
+    fitted, a gate match against the current model, the new model written with its provenance (OUT/model.json).
+
+    Seeds from a range reserved for fitting; OUT/state.json says what is done (a killed run resumes at the next
+    chunk, the gate at its next batch). Exit status 0 once the model and the gate's decision are written.
+    """
+    from polars.exceptions import PolarsError  # a chunk's table that does not read (edited, truncated by hand)
+
+    from palais_sim.analytics.runs import RunError
+    from palais_sim.study.match import MatchPlan, play_match
+    from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.runner import RunStopped
+    from palais_sim.tournament.schedule import ScheduleError, Settings
+    from strategies.common.iteration import GateMatch, Iteration, Options
+
+    def gate(match: GateMatch) -> dict:
+        base = Settings(seed=match.seed, max_rounds=game.default_max_rounds, game=game)
+        plan = MatchPlan(a=match.a, b=match.b, players=match.players, sprt=False, max_games=match.games,
+                         batch_groups=match.batch_groups, base=base)  # fmt: skip
+        result = play_match(plan, match.out, workers)
+        typer.echo(result.text(), err=True)
+        return result.to_dict() | {"failed_games": result.failed_games}
+
+    try:
+        if workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {workers}")
+        options = Options(out=out, model=model, teacher=teacher, players=players, play=play, chunks=chunks,
+                          chunk_games=chunk_games, student=student, hidden=hidden, target=target, l2=l2,
+                          fit_seed=fit_seed, expert=expert, gate_games=gate_games, gate_share=gate_share,
+                          install=install)  # fmt: skip
+        command = shlex.join(["palais", *COMMAND_LINE])
+        result = Iteration(game, options, command).run(gate, lambda text: typer.echo(text, err=True))
+    except RunStopped as exc:
+        stopped(exc)
+    except (RunDirError, RunError, ScheduleError, KeyError, PolarsError, *USER_ERRORS) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    low, high = result["score_ci"]
+    interval = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
+    typer.echo(f"{out / 'model.json'}: {result['decision']} (score share {result['score']:.3f}{interval} over "
+               f"{result['games']} games)")  # fmt: skip

@@ -1,0 +1,297 @@
+"""Expert iteration, one iteration as one command: the current expert's own games analysed by a stronger teacher,
+a new student fitted on them with a value head beside its policy, a gate match against the current model, and the
+new model written with its provenance.
+
+    palais train --game palais-royal --out runs/iteration-1 [--install]
+
+(the command is ``palais_sim.cli.train``: it plays the gate with ``palais match``'s machinery, a layer above
+this module, and hands it in as ``gate``.)
+
+The steps, each resumable from ``OUT/state.json`` (the iteration's settings and what is done):
+
+1. **Data**, in chunks of ``--chunk-games`` games: the current model's ``expert`` plays (``--play student``; or the
+   teacher, ``--play teacher``) and at every decision it would decide the teacher's analysis of each candidate is
+   recorded (``distill.generate``) with the seat's share of the game's win. A chunk is written whole
+   (``OUT/chunk-NNNN.parquet``) and then entered in the state; a killed run starts again at the first chunk not
+   entered, and a finished chunk is never played again.
+2. **Fit**: the policy (the current model's form, linear or a network, unless ``--student``) and the value head
+   (``distill.fit_value``) on every chunk, into ``OUT/candidate.json``.
+3. **Gate**: ``palais match``'s machinery (``palais_sim.study.match``, played by the command), the candidate
+   against the current model on paired, seat-rotated games, a fixed length (``--gate-games``); its batches are
+   kept in ``OUT/gate`` and resumed.
+   The candidate is accepted where its score share is at least ``--gate-share``.
+4. **The model**, ``OUT/model.json``: the candidate with its ``iteration`` provenance (the command, the seeds, the
+   data size, the gate's figures and decision); with ``--install`` an accepted one is also written over the model
+   it started from (the shipped one by default), so the same command with a new ``--out`` runs the next iteration.
+
+Seeds come from :data:`ITERATION_SEEDS`, a range no study or test uses; the iteration's number (one more than the
+current model's) picks its block, so a next iteration plays other games. The model holds no times or absolute
+paths: the same command gives the same bytes, interrupted or not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from palais_sim.core.game import Game
+from palais_sim.core.seeds import ITERATION_ROOT_SEEDS
+from palais_sim.registry import resolve
+from strategies.common.distill import STUDENTS, TARGETS, fit, fit_value, generate, write_table
+
+# the root seeds reserved for the iterations (palais_sim/core/seeds.py: no study's or test's, refused by the CLI)
+ITERATION_SEEDS = ITERATION_ROOT_SEEDS
+SEEDS_PER_ITERATION = 10_000  # iteration n: chunk k plays from start + n * this + k; its gate from the block's last
+STATE = "state.json"
+# what decides the data: another value in a directory's state is another iteration, refused
+DATA_SETTINGS = ("game", "model_sha256", "iteration", "teacher", "players", "play", "chunk_games")
+
+
+@dataclass(frozen=True)
+class Options:
+    """An iteration's settings, as ``palais train`` takes them (``None``: the game's or the current model's)."""
+
+    out: Path
+    model: Path | None = None  # the current model [the shipped one]
+    teacher: str | None = None  # the labelling search [the expert's ``iteration_teacher``]
+    players: int | None = None  # of the games and the gate [the expert's ``iteration_players``]
+    play: str = "student"  # who plays the recorded games: the current expert (its own positions) or the teacher
+    chunks: int = 8
+    chunk_games: int = 60
+    student: str | None = None  # the policy's form [the current model's]
+    hidden: int | None = None  # a network's units [the current model's, or 32]
+    target: str | None = None  # what the policy imitates [the current model's]
+    l2: float = 1e-3
+    fit_seed: int = 1
+    expert: str = "expert"  # the spec the gate plays both models with
+    gate_games: int = 400
+    gate_share: float = 0.5  # the score share the new model must reach
+    install: bool = False  # write an accepted model over the current one
+
+    def check(self) -> None:
+        for name in ("chunks", "chunk_games", "gate_games"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 < self.gate_share < 1.0:
+            raise ValueError(f"--gate-share must be between 0 and 1, got {self.gate_share}")
+        if self.play not in ("student", "teacher"):
+            raise ValueError(f"--play must be student or teacher, not {self.play!r}")
+        if self.student not in (None, *STUDENTS):
+            raise ValueError(f"--student must be one of {', '.join(STUDENTS)}, not {self.student!r}")
+        if self.target not in (None, *TARGETS):
+            raise ValueError(f"--target must be one of {', '.join(TARGETS)}, not {self.target!r}")
+
+
+@dataclass(frozen=True)
+class GateMatch:
+    """The gate's fixed-length match, for the command to play (``palais match``'s machinery)."""
+
+    a: str  # the candidate
+    b: str  # the current model
+    players: int
+    games: int
+    batch_groups: int
+    seed: int
+    out: Path  # its batches, kept and resumed
+
+
+# the gate: plays the match and gives ``MatchResult.to_dict()``'s figures
+Gate = Callable[[GateMatch], dict]
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """What the loop needs of a game's ``expert``, found through the registry: its class (``cls(model=PATH)`` plays
+    and describes candidates, and reads the model as the expert reads it), its shipped model, the default teacher
+    and player count of an iteration (the class's ``iteration_teacher`` and ``iteration_players``)."""
+
+    game: Game
+    student: Callable[..., Any]
+    model: Path
+    teacher: str
+    players: int
+
+    def load(self, path: Path) -> Any:
+        """The model at ``path`` as the expert reads it (a model of other features refused in one line)."""
+        return self.student(model=str(path)).policy
+
+
+def pipeline(game: Game) -> Pipeline:
+    if "expert" not in game.strategies:
+        raise ValueError(f"{game.name} has no expert to iterate")
+    cls = resolve("expert", game)[1]
+    expert = cls()  # read from an instance: a compiled class keeps its attributes' defaults on its instances
+    return Pipeline(game, cls, Path(expert.model), expert.iteration_teacher, expert.iteration_players)
+
+
+def seeds(iteration: int, chunks: int) -> tuple[list[int], int]:
+    """The root seeds of an iteration's chunks and of its gate match."""
+    start = ITERATION_SEEDS.start + iteration * SEEDS_PER_ITERATION
+    if chunks >= SEEDS_PER_ITERATION or start + SEEDS_PER_ITERATION > ITERATION_SEEDS.stop:
+        raise ValueError(f"iteration {iteration} with {chunks} chunks leaves the reserved seed range")
+    return [start + k for k in range(chunks)], start + SEEDS_PER_ITERATION - 1
+
+
+def spec_with_model(expert: str, model: Path) -> str:
+    """The strategy spec ``expert`` playing the model at ``model``."""
+    if "," in str(model) or "=" in str(model):
+        raise ValueError(f"a model path in a strategy spec cannot hold ',' or '=': {model}")
+    return f"{expert}{',' if ':' in expert else ':'}model={model}"
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """``data`` at ``path`` whole or not at all (a kill leaves the previous file)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+
+
+class Iteration:
+    """One iteration in its directory: its settings, its state and its steps."""
+
+    def __init__(self, game: Game, args: Options, command: str) -> None:
+        args.check()
+        self.pipe = pipeline(game)
+        self.out: Path = args.out
+        self.current = (args.model or self.pipe.model).resolve()
+        if not self.current.is_file():
+            raise ValueError(f"no model at {self.current}")
+        self.policy = self.pipe.load(self.current)  # refuses a model of other features, in one line
+        previous = self.policy.meta.get("iteration", {}).get("number", 0)
+        self.number = int(previous) + 1
+        self.args = args
+        self.command = command
+        self.chunk_seeds, self.gate_seed = seeds(self.number, args.chunks)
+        self.settings = {
+            "game": game.name, "model_sha256": _sha256(self.current),
+            "iteration": self.number, "teacher": args.teacher or self.pipe.teacher,
+            "players": args.players or self.pipe.players, "play": args.play, "chunk_games": args.chunk_games,
+        }  # fmt: skip
+        self.state: dict[str, Any] = {"settings": self.settings, "chunks": {}}
+        stored_path = self.out / STATE
+        stored = json.loads(stored_path.read_text(encoding="utf-8")) if stored_path.is_file() else None
+        # an iteration that installed its model: the current model is now its own, and the run is done
+        self.done = (
+            stored is not None and "installed" in stored and _sha256(self.current) == _sha256(self.out / "model.json")
+        )
+        if stored is not None and not self.done:
+            for key in DATA_SETTINGS:
+                if stored["settings"].get(key) != self.settings[key]:
+                    raise ValueError(f"{self.out} holds an iteration of another {key} ({stored['settings'].get(key)}"
+                                     f", not {self.settings[key]}): use another --out")  # fmt: skip
+        if stored is not None:
+            self.state = stored
+
+    def save(self) -> None:
+        _write_json(self.out / STATE, self.state)
+
+    def data(self, say: Callable[[str], None]) -> None:
+        """Every chunk not yet entered in the state, played and written whole."""
+        pipe, settings = self.pipe, self.settings
+        for k, seed in enumerate(self.chunk_seeds):
+            path = self.out / f"chunk-{k:04d}.parquet"
+            if str(k) in self.state["chunks"] and path.is_file():
+                continue
+            start = time.process_time()
+            rows = generate(pipe.game.name, settings["teacher"], lambda: pipe.student(model=str(self.current)),
+                            self.args.chunk_games, seed, settings["players"], play=settings["play"])  # fmt: skip
+            tmp = path.with_name(path.name + ".tmp")
+            write_table(rows, tmp)
+            os.replace(tmp, path)
+            decisions = len({r["decision"] for r in rows})
+            self.state["chunks"][str(k)] = {"file": path.name, "seed": seed, "games": self.args.chunk_games,
+                                            "decisions": decisions, "candidates": len(rows),
+                                            "cpu_seconds": round(time.process_time() - start, 1)}  # fmt: skip
+            self.save()
+            say(f"chunk {k + 1}/{len(self.chunk_seeds)}: {len(rows)} candidates, {self.args.chunk_games} games, "
+                f"{time.process_time() - start:.0f} CPU-s")  # fmt: skip
+
+    def fit(self) -> dict:
+        """The candidate model (policy and value head) fitted on every chunk, with the iteration's provenance."""
+        import polars as pl
+
+        args = self.args
+        frames = [pl.read_parquet(self.out / self.state["chunks"][str(k)]["file"]).with_columns(file=pl.lit(k))
+                  for k in range(len(self.chunk_seeds))]  # fmt: skip
+        table = pl.concat(frames)
+        features = self.policy.features
+        table = table.with_columns(pl.col("features").list.head(len(features)))  # a model on the first features
+        student = args.student or self.policy.meta.get("model", "linear")
+        target = args.target or self.policy.meta.get("target", "played")
+        hidden = args.hidden or self.policy.meta.get("hidden", 32)
+        policy, _ = fit(table, features, target, args.l2, seed=args.fit_seed, student=student, hidden=hidden)
+        head = fit_value(table, features, args.l2, args.fit_seed)
+        chunks = [self.state["chunks"][str(k)] for k in range(len(self.chunk_seeds))]
+        games = sum(c["games"] for c in chunks)
+        policy.meta.update({
+            "command": self.command, "games": games,
+            "data": f"{len(chunks)} chunks of {args.chunk_games} games, seeds {chunks[0]['seed']}..{chunks[-1]['seed']}"
+                    f" ({self.settings['play']} play, teacher {self.settings['teacher']}, {self.settings['players']}"
+                    f" players; {sum(c['candidates'] for c in chunks)} candidates)",
+            "value": head.to_json(features),
+            "iteration": {
+                "number": self.number, "from_sha256": self.settings["model_sha256"],
+                "from_iteration": self.number - 1, "teacher": self.settings["teacher"], "play": self.settings["play"],
+                "players": self.settings["players"], "chunk_seeds": [c["seed"] for c in chunks],
+                "games": games, "decisions": sum(c["decisions"] for c in chunks),
+                "candidates": sum(c["candidates"] for c in chunks), "fit_seed": args.fit_seed,
+            },
+        })  # fmt: skip
+        return policy.to_json()
+
+    def gate(self, candidate: Path, play: Gate) -> dict:
+        """The candidate against the current model in a fixed-length paired match, its figures and decision."""
+        args, players = self.args, self.settings["players"]
+        groups = max(1, math.ceil(args.gate_games / players))
+        match = GateMatch(a=spec_with_model(args.expert, candidate), b=spec_with_model(args.expert, self.current),
+                          players=players, games=args.gate_games, batch_groups=min(50, groups), seed=self.gate_seed,
+                          out=self.out / "gate")  # fmt: skip
+        figures = play(match)
+        if figures["failed_games"]:
+            raise ValueError(f"the gate match had {figures['failed_games']} failed games: see {match.out}")
+        shown = ("games", "groups", "score", "score_ci", "elo", "elo_ci", "confidence", "seed", "distribution")
+        accepted = figures["score"] is not None and figures["score"] >= args.gate_share
+        shown_b = args.expert if args.model is None else spec_with_model(args.expert, args.model)
+        command = [
+            "palais match", spec_with_model(args.expert, self.out / "candidate.json"), shown_b,
+            f"--game {self.pipe.game.name} --players {players} --no-sprt --max-games {args.gate_games}",
+            f"--batch {match.batch_groups} --seed {self.gate_seed}",
+        ]  # fmt: skip
+        return {
+            "command": " ".join(command), **{k: figures[k] for k in shown}, "gate_share": args.gate_share,
+            "decision": "accepted" if accepted else "rejected",
+        }  # fmt: skip
+
+    def run(self, play: Gate, say: Callable[[str], None]) -> dict:
+        """Every step not yet done; the gate's figures and decision."""
+        if self.done:
+            say(f"{self.out}: done, its model installed at {self.state['installed']}")
+            gate: dict = self.state["gate"]
+            return gate
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.save()
+        self.data(say)
+        candidate = (self.out / "candidate.json").resolve()
+        model = self.fit()
+        _write_json(candidate, model)
+        self.pipe.load(candidate)  # the new model reads as its expert reads it (features, value head)
+        gate = self.gate(candidate, play)
+        model["iteration"]["gate"] = gate
+        _write_json(self.out / "model.json", model)
+        self.state.update(gate=gate, model="model.json")
+        if self.args.install and gate["decision"] == "accepted":
+            _write_json(self.current, model)
+            self.state["installed"] = str(self.args.model or self.pipe.model.name)
+        self.save()
+        return gate

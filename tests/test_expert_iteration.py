@@ -1,0 +1,214 @@
+"""Expert iteration (``palais train``, ``strategies.common.iteration``): one iteration end to end on a tiny setting
+for each game with an ``expert``, resumed after an interruption without replaying a finished chunk and giving the
+same model bytes, its gate decision and provenance recorded; the value head; a model of other features refused in
+one line."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner, Result
+
+from palais_sim.cli import app
+from palais_sim.core.games import get_game
+from strategies.common import iteration
+from strategies.common.distill import ValueHead, fit_value, load_model, value_head
+
+# tiny settings: a teacher of two rollouts, one game a chunk, the policy alone in a gate of one seat rotation
+TINY = {
+    "palais-royal": ["--teacher", "ismcts:budget=2,horizon=1", "--gate-games", "2"],
+    "palastgefluester": ["--teacher", "search:budget=2,horizon=1", "--gate-games", "3"],
+}
+
+
+def tiny(game: str, *more: str) -> list[str]:
+    return ["train", "--game", game, "--out", "it", "--chunks", "2", "--chunk-games", "1",
+            "--expert", "expert:budget=0", *TINY[game], *more]  # fmt: skip
+
+
+def run_in(path: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Result:
+    path.mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(path)  # the same relative --out in every directory: the same command, the same model bytes
+    return CliRunner().invoke(app, argv)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each game's tiny iteration, run once without interruption."""
+    out = {}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for game in TINY:
+            where = tmp_path_factory.mktemp(game)
+            result = run_in(where, tiny(game), monkeypatch)
+            assert result.exit_code == 0, result.output
+            out[game] = where / "it"
+    return out
+
+
+@pytest.mark.parametrize("game", sorted(TINY))
+def test_an_iteration_runs_end_to_end_and_records_its_gate_and_provenance(game: str, finished: dict[str, Path]) -> None:
+    out = finished[game]
+    state = json.loads((out / "state.json").read_text(encoding="utf-8"))
+    model = json.loads((out / "model.json").read_text(encoding="utf-8"))
+    pipe = iteration.pipeline(get_game(game))
+    shipped = pipe.load(pipe.model)
+    provenance = model["iteration"]
+    # iteration 1 from the shipped model, its seeds from the reserved range, each chunk entered with its data size
+    chunk_seeds, gate_seed = iteration.seeds(1, 2)
+    assert provenance["number"] == 1 and provenance["chunk_seeds"] == chunk_seeds
+    assert all(s in iteration.ITERATION_SEEDS for s in [*chunk_seeds, gate_seed])
+    assert [c["seed"] for c in state["chunks"].values()] == chunk_seeds and provenance["games"] == 2
+    assert provenance["candidates"] == sum(c["candidates"] for c in state["chunks"].values()) > 0
+    assert model["command"].startswith(f"palais train --game {game} --out it ")
+    # the gate: the match's figures, its command and the decision, in the model and the state alike
+    gate = provenance["gate"]
+    assert gate == state["gate"] and gate["seed"] == gate_seed and gate["games"] == int(TINY[game][-1])
+    assert gate["decision"] == ("accepted" if gate["score"] >= 0.5 else "rejected")
+    assert gate["command"].startswith("palais match expert:budget=0,model=it/candidate.json expert:budget=0 ")
+    assert "/tmp" not in (out / "model.json").read_text(encoding="utf-8")  # no machine's paths
+    # the new model is the expert's: the same features and form as the shipped one, and a value head beside it
+    policy = load_model((out / "model.json").resolve(), shipped.features)
+    assert policy.features == shipped.features and type(policy) is type(shipped)
+    head = value_head(policy)
+    assert head is not None and len(head.weights) == len(shipped.features)
+    assert value_head(shipped) is None  # the shipped models play as before: no head, nothing else read
+    # every recorded candidate carries its seat's share of the game's win
+    table = pl.read_parquet(out / "chunk-0000.parquet")
+    shares = table.group_by("game", "seat").agg(pl.col("win_share").unique())
+    assert all(len(s) == 1 for s in shares["win_share"].to_list())
+    assert set(table["win_share"].to_list()) <= {0.0, 1.0, 0.5, 1 / 3}
+
+
+@pytest.mark.parametrize("game", sorted(TINY))
+def test_a_resumed_iteration_replays_no_finished_chunk_and_gives_the_same_model(
+    game: str, finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played: list[int] = []
+    generate = iteration.generate
+
+    def killed_at_the_second_chunk(*args: object, **kwargs: object) -> object:
+        played.append(int(args[4]))  # type: ignore[call-overload]
+        if len(played) == 2:
+            raise KeyboardInterrupt  # a kill in the middle of the second chunk
+        return generate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(iteration, "generate", killed_at_the_second_chunk)
+    assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 130  # interrupted
+    chunk_seeds, _ = iteration.seeds(1, 2)
+    state = json.loads((tmp_path / "it" / "state.json").read_text(encoding="utf-8"))
+    assert list(state["chunks"]) == ["0"] and not (tmp_path / "it" / "chunk-0001.parquet").exists()
+    played.clear()
+    monkeypatch.setattr(iteration, "generate", lambda *a, **k: played.append(int(a[4])) or generate(*a, **k))
+    assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 0
+    assert played == [chunk_seeds[1]]  # only the unfinished chunk
+    assert (tmp_path / "it" / "model.json").read_bytes() == (finished[game] / "model.json").read_bytes()
+    # once done, a run again plays nothing (the gate's batches are kept too)
+    played.clear()
+    assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 0 and played == []
+
+
+def test_an_accepted_model_is_installed_and_the_next_iteration_is_the_same_command(
+    finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --install, an accepted model replaces the one it started from; the same command again is done, and
+    with a new --out it is iteration 2, on the next block of seeds."""
+    gate = json.loads((finished["palastgefluester"] / "model.json").read_text(encoding="utf-8"))["iteration"]["gate"]
+    assert gate["decision"] == "accepted"  # the tiny setting's gate, from its fixed seed
+    current = tmp_path / "current.json"
+    current.write_bytes(iteration.pipeline(get_game("palastgefluester")).model.read_bytes())
+    argv = tiny("palastgefluester", "--model", str(current), "--install")
+    assert run_in(tmp_path, argv, monkeypatch).exit_code == 0
+    assert current.read_bytes() == (tmp_path / "it" / "model.json").read_bytes()
+    again = run_in(tmp_path, argv, monkeypatch)
+    assert again.exit_code == 0 and "done" in again.output
+    played: list[int] = []
+    monkeypatch.setattr(iteration, "generate", lambda *a, **k: played.append(int(a[4])) or [])
+    argv[argv.index("it")] = "next"
+    run_in(tmp_path, argv, monkeypatch)  # stopped by the empty data: the seeds are what matters here
+    assert played == iteration.seeds(2, 2)[0]
+
+
+def test_an_iteration_of_other_settings_in_the_same_directory_is_refused_in_one_line(
+    finished: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = tiny("palastgefluester")
+    argv[argv.index("search:budget=2,horizon=1")] = "search:budget=3,horizon=1"
+    result = run_in(finished["palastgefluester"].parent, argv, monkeypatch)
+    assert result.exit_code != 0 and result.output.count("\n") == 1
+    assert "another teacher" in result.output and "use another --out" in result.output
+
+
+def test_a_chunk_that_does_not_read_is_one_line(
+    finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(finished["palastgefluester"], tmp_path / "it")
+    (tmp_path / "it" / "chunk-0001.parquet").write_text("not a table", encoding="utf-8")
+    result = run_in(tmp_path, tiny("palastgefluester"), monkeypatch)
+    assert result.exit_code != 0 and result.output.count("\n") == 1 and "parquet" in result.output, result.output
+
+
+def test_a_model_file_of_other_features_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pipe = iteration.pipeline(get_game("palastgefluester"))
+    data = json.loads(pipe.model.read_text(encoding="utf-8"))
+    renamed = tmp_path / "renamed.json"
+    renamed.write_text(json.dumps({**data, "features": ["renamed", *data["features"][1:]]}), encoding="utf-8")
+    # a value head of other features than its policy's
+    headed = tmp_path / "headed.json"
+    head = ValueHead([0.5] * (len(data["features"]) - 1), 0.0).to_json(data["features"][1:])
+    headed.write_text(json.dumps({**data, "value": head}), encoding="utf-8")
+    for path, why in ((renamed, "fitted on other features"), (headed, "value head is not fitted")):
+        with pytest.raises(ValueError, match=why):
+            pipe.load(path)
+        # the command line: one line before any game, and a non-zero exit
+        result = CliRunner().invoke(app, ["match", f"expert:model={path}", "heuristic", "--game", "palastgefluester",
+                                          "--no-sprt", "--max-games", "3"])  # fmt: skip
+        assert result.exit_code != 0 and why in result.output and result.output.count("\n") == 1, result.output
+        assert "game 0" not in result.output
+        # and as an iteration's starting model
+        result = run_in(tmp_path, ["train", "--game", "palastgefluester", "--out", "it", "--model", str(path)],
+                        monkeypatch)  # fmt: skip
+        assert result.exit_code != 0 and result.output.count("\n") == 1 and why in result.output
+
+
+def test_the_value_head_learns_the_win_share_from_the_played_moves() -> None:
+    """The played candidate's first feature decides the game; the others' rows do not enter the fit."""
+    rng = random.Random(3)
+    rows = []
+    for game in range(200):
+        lead = rng.uniform(-2.0, 2.0)
+        won = 1.0 if lead + rng.gauss(0.0, 0.5) > 0 else 0.0
+        for candidate in range(2):
+            noise = [rng.uniform(-1, 1), rng.uniform(-1, 1)]
+            rows.append({"game": game, "decision": game, "candidate": candidate, "played": candidate == 0,
+                         "features": [lead if candidate == 0 else -9.0, *noise], "win_share": won})  # fmt: skip
+    head = fit_value(pl.DataFrame(rows), ("lead", "a", "b"), seed=2)
+    assert head.weights[0] > 1.0 and abs(head.weights[1]) < 0.5
+    assert head.value([2.0, 0.0, 0.0]) > 0.9 > 0.1 > head.value([-2.0, 0.0, 0.0])
+    held = head.meta["held_out"]
+    assert held["decisions"] == 40 and held["brier"] < held["constant_brier"] / 2
+    again = fit_value(pl.DataFrame(rows), ("lead", "a", "b"), seed=2)
+    assert again.weights == head.weights and again.bias == head.bias
+    with pytest.raises(ValueError, match="win_share"):
+        fit_value(pl.DataFrame(rows).drop("win_share"), ("lead", "a", "b"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["--game", "palais-royal", "--chunks", "0"], "--chunks must be at least 1"),
+        (["--game", "palais-royal", "--gate-share", "1.5"], "--gate-share must be between 0 and 1"),
+        (["--game", "palais-royal", "--play", "both"], "--play must be student or teacher"),
+        (["--game", "palais-royal", "--model", "missing.json"], "no model at"),
+        (["--game", "chess"], "chess"),
+    ],
+)
+def test_bad_input_is_one_line_and_a_non_zero_exit(
+    argv: list[str], why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = run_in(tmp_path, ["train", "--out", "it", *argv], monkeypatch)
+    assert result.exit_code != 0 and result.output.count("\n") == 1 and why in result.output, result.output
