@@ -1,17 +1,23 @@
 """How much of a game's outcome variance the luck correction (core.luck) removes, per game and event kind.
 
     PALAIS_PURE=1 nice .venv/bin/python benchmarks/luck_variance.py --games 300 [--seed 1]
+    nice .venv/bin/python benchmarks/luck_variance.py --strategy expert --cases pr,pair,setup-share-pr
+
+(the compiled engine for the search players: ``make build`` first, no PALAIS_PURE).
 
 For each case: the variance of the raw outcome and of the corrected one, the ratio of their 95% interval widths
 (corrected over raw: the goal is at most 0.55), and per event kind the share of the raw variance that subtracting
 that kind's correction alone removes. The cases:
 
-- Palais Royal, greedy self-play, 2 players: seat 1's win share per game;
-- Palais Royal, a paired arm: `restricted:forbid=N23` against `greedy` in one seat, the other seat greedy, both
-  seat orders, on the same seeds: the per-seed difference of the focus seat's win share between the arms;
-- Palastgeflüster, heuristic self-play, 4 players: seat 1's win share per game;
+- ``pr``: Palais Royal, self-play of --strategy (greedy) at --players (2): seat 1's win share per game;
+- ``pair``: Palais Royal 2p, a paired arm: `restricted:forbid=N23` on --strategy against --strategy in one seat, the
+  other seat --strategy, both seat orders, on the same seeds: the per-seed difference of the focus seat's win share
+  between the arms, and the share of pairs whose two games diverge at all;
+- ``pg``: Palastgeflüster, heuristic self-play, 4 players: seat 1's win share per game;
 - ``setup-share``: how much of the variance the setup holds at all (the most any value of a start could remove): a
-  quarter as many setups, each played with 8 different draws of everything after it.
+  quarter as many setups, each played with --orders (8) different draws of everything after it (the decision streams
+  of seeded players too); for Palais Royal (--strategy, --players) and Palastgeflüster (heuristic, 4p);
+  ``setup-share-pr`` for Palais Royal alone.
 
 Root seeds come from --seed as study roots do (refused in the range reserved for fitting). Not a timed test.
 """
@@ -110,30 +116,48 @@ def self_play(model: Any, value: Any, game: Any, strategy: str, players: int, se
     return series
 
 
-def paired_arm(model: Any, value: Any, game: Any, focus: str, base: str, seeds: Sequence[int]) -> Series:
+def course(result: Any) -> tuple[Any, ...]:
+    """What two games of one seed share when they did not diverge: their length, every score and every recruit."""
+    return result.decisions, result.rounds, [s.score for s in result.seats], result.recruits
+
+
+def paired_arm(model: Any, value: Any, game: Any, focus: str, base: str, seeds: Sequence[int]) -> tuple[Series, float]:
     """Per seed and seat order: the focus seat's win share with ``focus`` minus with ``base`` (the other seat
-    ``base`` in both arms)."""
+    ``base`` in both arms). Also the share of pairs whose two games diverge (differ in :func:`course`)."""
     series = Series()
+    diverged = 0
     for seed in seeds:
         for seat in (0, 1):
-            arms = []
+            arms, courses = [], []
             for strategy in (focus, base):
                 specs = [base, base]
                 specs[seat] = strategy
-                _result, record = play_with_luck(model, seed, load_strategies(",".join(specs), 2, game), value)
+                result, record = play_with_luck(model, seed, load_strategies(",".join(specs), 2, game), value)
                 arms.append(single(record, seat))
+                courses.append(course(result))
+            diverged += courses[0] != courses[1]
             (ra, ca, ka, ea), (rb, cb, kb, eb) = arms
             kinds = {k: ka.get(k, 0.0) - kb.get(k, 0.0) for k in ka.keys() | kb.keys()}
             events = {k: ea.get(k, 0) + eb.get(k, 0) for k in ea.keys() | eb.keys()}
             series.add(ra - rb, ca - cb, kinds, events)
-    return series
+    return series, diverged / (2 * len(seeds))
+
+
+def restricted_on(base: str) -> str:
+    """The nobles study's restricted player (forbidden N23) on ``base``; the shorter spec on greedy (its default)."""
+    return "restricted:forbid=N23" if base == "greedy" else f"restricted:base={base.replace(',', ';')},forbid=N23"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="seeds per case")
     parser.add_argument("--seed", type=int, default=1, help="root seed (game seeds as a run derives them)")
-    parser.add_argument("--cases", default="pr,pair,pg,setup-share", help="comma-separated: pr, pair, pg, setup-share")
+    parser.add_argument(
+        "--cases", default="pr,pair,pg,setup-share", help="comma-separated: pr, pair, pg, setup-share, setup-share-pr"
+    )
+    parser.add_argument("--strategy", default="greedy", help="Palais Royal's players (every seat) in pr, pair, setup")
+    parser.add_argument("--players", type=int, default=2, help="Palais Royal's player count in pr and setup-share")
+    parser.add_argument("--orders", type=int, default=8, help="setup-share: plays of each setup")
     args = parser.parse_args(argv)
     try:
         check_root_seed(args.seed)
@@ -142,20 +166,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     seeds = [group_seed(args.seed, k) for k in range(args.games)]
     cases = set(args.cases.split(","))
+    strategy, players = args.strategy, args.players
+    label = f"PR {strategy} {players}p"
     print("| case | n | raw mean ± 95% | corrected mean ± 95% | width ratio |")
     print("|---|---|---|---|---|")
     pr = get_game("palais-royal")
-    context = pr.context({"players": 2})
+    context = pr.context({"players": players})
     model, value = pr_chance.PrChance(context.components, context.options), pr_chance.LuckValue()
     if "pr" in cases:
         start = time.perf_counter()
-        rows = self_play(model, value, pr, "greedy", 2, seeds).rows("PR greedy 2p, seat 1 win")
+        rows = self_play(model, value, pr, strategy, players, seeds).rows(f"{label}, seat 1 win")
         print("\n".join(rows), f"\n({time.perf_counter() - start:.0f} s)", file=sys.stdout)
     if "pair" in cases:
         start = time.perf_counter()
-        series = paired_arm(model, value, pr, "restricted:forbid=N23", "greedy", seeds)
-        print("\n".join(series.rows("PR 2p, restricted:forbid=N23 - greedy, paired")))
-        print(f"({time.perf_counter() - start:.0f} s)")
+        pair_context = pr.context({"players": 2})
+        pair_model = pr_chance.PrChance(pair_context.components, pair_context.options)
+        focus = restricted_on(strategy)
+        series, diverged = paired_arm(pair_model, value, pr, focus, strategy, seeds)
+        print("\n".join(series.rows(f"PR 2p, {focus} - {strategy}, paired")))
+        print(f"({time.perf_counter() - start:.0f} s; the arms' games diverge in {diverged:.3f} of the pairs)")
     if "pg" in cases:
         start = time.perf_counter()
         pg = get_game("palastgefluester")
@@ -163,22 +192,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         series = self_play(pg_model, pg_chance.LuckValue(), pg, "heuristic", 4, seeds)
         print("\n".join(series.rows("PG heuristic 4p, seat 1 win")))
         print(f"({time.perf_counter() - start:.0f} s)")
-    if "setup-share" in cases:
-        n = max(20, len(seeds) // 4)
+    n = max(20, len(seeds) // 4)
+    if cases & {"setup-share", "setup-share-pr"}:
+        start = time.perf_counter()
         share, se = setup_share(
             model.start,
-            lambda state: pr_play.continue_game(state, load_strategies("greedy", 2, pr)).seats[0].win,
+            lambda state: pr_play.continue_game(state, load_strategies(strategy, players, pr)).seats[0].win,
             seeds[:n],
-            8,
+            args.orders,
         )
-        print(f"PR greedy 2p: the setup (layout and park) holds {share:.3f} (se {se:.3f}) of seat 1's win variance")
+        print(
+            f"{label}: the setup (layout and park) holds {share:.3f} (se {se:.3f}) of seat 1's win variance "
+            f"({n} setups x {args.orders}; {time.perf_counter() - start:.0f} s)"
+        )
+    if "setup-share" in cases:
         pg = get_game("palastgefluester")
         pg_model = pg_chance.PgChance(pg.context({"players": 4}).options)
         share, se = setup_share(
             pg_model.start,
             lambda state: pg_play.continue_game(state, load_strategies("heuristic", 4, pg)).seats[0].win,
             seeds[:n],
-            8,
+            args.orders,
         )
         print(f"PG heuristic 4p: the setup (first deal, king pile) holds {share:.3f} (se {se:.3f}) of the variance")
     print(f"value hashes: Palais Royal {value.digest()}, Palastgefluester {pg_chance.LuckValue().digest()}")
