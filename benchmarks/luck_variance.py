@@ -17,7 +17,12 @@ that kind's correction alone removes. The cases:
 - ``setup-share``: how much of the variance the setup holds at all (the most any value of a start could remove): a
   quarter as many setups, each played with --orders (8) different draws of everything after it (the decision streams
   of seeded players too); for Palais Royal (--strategy, --players) and Palastgeflüster (heuristic, 4p);
-  ``setup-share-pr`` for Palais Royal alone.
+  ``setup-share-pr`` for Palais Royal alone;
+- ``rollout``: a greedy self-play game from the same start as V of the setup (cheap beside a search game): the
+  correlation of its seat-1 win with --strategy's, and the share of the raw variance a setup term with V = the
+  rollout's win (its expectation a mean over SETUP_SAMPLES other starts) would remove, unscaled and at the best scale;
+- ``pair-rollout``: the same for the paired arm, with V the difference of two greedy rollouts (each arm's restriction
+  on greedy) from the start: a V that knows the arm, so the setup term does not cancel between the arms.
 
 Root seeds come from --seed as study roots do (refused in the range reserved for fitting). Not a timed test.
 """
@@ -34,7 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from palais_sim.core.games import get_game
-from palais_sim.core.luck import LuckRecord, play_with_luck
+from palais_sim.core.luck import SETUP_SAMPLES, LuckRecord, play_with_luck
 from palais_sim.core.seeds import ReservedSeed, check_root_seed
 from palais_sim.games.palais_royal import chance as pr_chance
 from palais_sim.games.palais_royal import play as pr_play
@@ -42,6 +47,15 @@ from palais_sim.games.palastgefluester import chance as pg_chance
 from palais_sim.games.palastgefluester import play as pg_play
 from palais_sim.registry import load_strategies
 from palais_sim.tournament.schedule import group_seed
+
+
+def redrawn(state: Any, k: int) -> Any:
+    """``state`` (just set up) with everything after the setup drawn anew: its seed changed (the engine's and seeded
+    players' streams) and its deck, where it has one, shuffled from that seed."""
+    state.seed = group_seed(state.seed % 2**32, k + 1)
+    if hasattr(state, "deck"):
+        random.Random(state.seed).shuffle(state.deck)
+    return state
 
 
 def setup_share(start: Any, play: Any, seeds: Sequence[int], orders: int) -> tuple[float, float]:
@@ -52,11 +66,7 @@ def setup_share(start: Any, play: Any, seeds: Sequence[int], orders: int) -> tup
     for seed in seeds:
         outcomes = []
         for k in range(orders):
-            state = start(seed)
-            state.seed = group_seed(seed % 2**32, k + 1)
-            if hasattr(state, "deck"):
-                random.Random(state.seed).shuffle(state.deck)
-            outcomes.append(play(state))
+            outcomes.append(play(redrawn(start(seed), k)))
         means.append(statistics.fmean(outcomes))
         within.append(statistics.variance(outcomes))
         everything += outcomes
@@ -64,6 +74,59 @@ def setup_share(start: Any, play: Any, seeds: Sequence[int], orders: int) -> tup
     between = statistics.variance(means) - statistics.fmean(within) / orders
     shares = [((m - statistics.fmean(means)) ** 2) / total for m in means]
     return between / total, statistics.stdev(shares) / math.sqrt(len(shares))
+
+
+def as_setup_value(label: str, played: Sequence[float], predicted: Sequence[float]) -> list[str]:
+    """How much of the variance of ``played`` a setup term with V = ``predicted`` (its expectation a mean over
+    SETUP_SAMPLES other starts, which adds var/SETUP_SAMPLES) would remove: unscaled and at the best scale."""
+    raw, var_v = statistics.variance(played), statistics.variance(predicted)
+    cov = statistics.covariance(played, predicted)
+    r = cov / math.sqrt(raw * var_v) if raw and var_v else float("nan")
+    lines = [f"{label}: correlation {r:+.3f} (n {len(played)})"]
+    for name, scale in (("unscaled", 1.0), ("best scale", cov / var_v if var_v else 0.0)):
+        removed = 1 - (raw + scale**2 * var_v * (1 + 1 / SETUP_SAMPLES) - 2 * scale * cov) / raw
+        ratio = math.sqrt(max(0.0, 1 - removed))
+        lines.append(f"  {name} ({scale:.2f}): variance removed {removed:+.3f}, width ratio {ratio:.3f}")
+    return lines
+
+
+def seat_win(state: Any, spec: str, players: int, game: Any, seat: int = 0) -> float:
+    return pr_play.continue_game(state, load_strategies(spec, players, game)).seats[seat].win
+
+
+def rollout_value(model: Any, game: Any, strategy: str, players: int, seeds: Sequence[int]) -> list[str]:
+    """How well a greedy rollout from the start predicts ``strategy``'s result there (a V for the setup term). The
+    rollout draws its own future (:func:`redrawn`): a V that read the game's deck order and streams would know the
+    draws to come, and the draws' terms would no longer have mean zero."""
+    played = [seat_win(model.start(seed), strategy, players, game) for seed in seeds]
+    greedy = [seat_win(redrawn(model.start(seed), 0), "greedy", players, game) for seed in seeds]
+    return as_setup_value(f"greedy rollout as V of the setup for {strategy} {players}p, seat 1 win", played, greedy)
+
+
+def pair_rollout_value(model: Any, game: Any, strategy: str, seeds: Sequence[int]) -> list[str]:
+    """The paired arms' difference (restricted N23 on ``strategy`` minus ``strategy``, focus seat in both orders)
+    against the same difference of two greedy rollouts from the start, each arm's restriction on greedy: a V that
+    knows the arm (fixed in advance, as AIVAT allows), so the setup term no longer cancels between the arms."""
+    played, predicted = [], []
+    for seed in seeds:
+        for seat in (0, 1):
+            diffs = []
+            for base, k in ((strategy, None), ("greedy", 0)):
+                wins = []
+                for spec in (restricted_on(base), base):
+                    specs = [base, base]
+                    specs[seat] = spec
+                    state = model.start(seed) if k is None else redrawn(model.start(seed), k)
+                    wins.append(seat_win(state, ",".join(specs), 2, game, seat))
+                diffs.append(wins[0] - wins[1])
+            played.append(diffs[0])
+            predicted.append(diffs[1])
+    return as_setup_value(f"greedy rollouts' arm difference as V for the pair on {strategy}", played, predicted)
+
+
+def restricted_on(base: str) -> str:
+    """The nobles study's restricted player (forbidden N23) on ``base``; the shorter spec on greedy (its default)."""
+    return "restricted:forbid=N23" if base == "greedy" else f"restricted:base={base.replace(',', ';')},forbid=N23"
 
 
 class Series:
@@ -143,17 +206,14 @@ def paired_arm(model: Any, value: Any, game: Any, focus: str, base: str, seeds: 
     return series, diverged / (2 * len(seeds))
 
 
-def restricted_on(base: str) -> str:
-    """The nobles study's restricted player (forbidden N23) on ``base``; the shorter spec on greedy (its default)."""
-    return "restricted:forbid=N23" if base == "greedy" else f"restricted:base={base.replace(',', ';')},forbid=N23"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="seeds per case")
     parser.add_argument("--seed", type=int, default=1, help="root seed (game seeds as a run derives them)")
     parser.add_argument(
-        "--cases", default="pr,pair,pg,setup-share", help="comma-separated: pr, pair, pg, setup-share, setup-share-pr"
+        "--cases",
+        default="pr,pair,pg,setup-share",
+        help="comma-separated: pr, pair, pg, setup-share, setup-share-pr, rollout, pair-rollout",
     )
     parser.add_argument("--strategy", default="greedy", help="Palais Royal's players (every seat) in pr, pair, setup")
     parser.add_argument("--players", type=int, default=2, help="Palais Royal's player count in pr and setup-share")
@@ -215,6 +275,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.orders,
         )
         print(f"PG heuristic 4p: the setup (first deal, king pile) holds {share:.3f} (se {se:.3f}) of the variance")
+    if "rollout" in cases:
+        start = time.perf_counter()
+        print("\n".join(rollout_value(model, pr, strategy, players, seeds)))
+        print(f"({time.perf_counter() - start:.0f} s)")
+    if "pair-rollout" in cases:
+        start = time.perf_counter()
+        pair_context = pr.context({"players": 2})
+        pair_model = pr_chance.PrChance(pair_context.components, pair_context.options)
+        print("\n".join(pair_rollout_value(pair_model, pr, strategy, seeds)))
+        print(f"({time.perf_counter() - start:.0f} s)")
     print(f"value hashes: Palais Royal {value.digest()}, Palastgefluester {pg_chance.LuckValue().digest()}")
     return 0
 
