@@ -48,6 +48,8 @@ from palais_sim.games.palastgefluester import play as pg_play
 from palais_sim.registry import load_strategies
 from palais_sim.tournament.schedule import group_seed
 
+FORBIDDEN = "N23"  # the pair case's restricted noble
+
 
 def redrawn(state: Any, k: int) -> Any:
     """``state`` (just set up) with everything after the setup drawn anew: its seed changed (the engine's and seeded
@@ -126,7 +128,9 @@ def pair_rollout_value(model: Any, game: Any, strategy: str, seeds: Sequence[int
 
 def restricted_on(base: str) -> str:
     """The nobles study's restricted player (forbidden N23) on ``base``; the shorter spec on greedy (its default)."""
-    return "restricted:forbid=N23" if base == "greedy" else f"restricted:base={base.replace(',', ';')},forbid=N23"
+    if base == "greedy":
+        return f"restricted:forbid={FORBIDDEN}"
+    return f"restricted:base={base.replace(',', ';')},forbid={FORBIDDEN}"
 
 
 class Series:
@@ -184,11 +188,15 @@ def course(result: Any) -> tuple[Any, ...]:
     return result.decisions, result.rounds, [s.score for s in result.seats], result.recruits
 
 
-def paired_arm(model: Any, value: Any, game: Any, focus: str, base: str, seeds: Sequence[int]) -> tuple[Series, float]:
+def paired_arm(
+    model: Any, value: Any, game: Any, focus: str, base: str, seeds: Sequence[int]
+) -> tuple[Series, dict[str, float]]:
     """Per seed and seat order: the focus seat's win share with ``focus`` minus with ``base`` (the other seat
-    ``base`` in both arms). Also the share of pairs whose two games diverge (differ in :func:`course`)."""
+    ``base`` in both arms). Also, as shares of the pairs: the pairs whose two games diverge (differ in
+    :func:`course`), those where the base arm's focus seat recruited the forbidden noble, and those that diverge
+    although it did not (if none, a restricted game need only be played where the base game recruited it)."""
     series = Series()
-    diverged = 0
+    diverged = took = diverged_untaken = 0
     for seed in seeds:
         for seat in (0, 1):
             arms, courses = [], []
@@ -198,12 +206,21 @@ def paired_arm(model: Any, value: Any, game: Any, focus: str, base: str, seeds: 
                 result, record = play_with_luck(model, seed, load_strategies(",".join(specs), 2, game), value)
                 arms.append(single(record, seat))
                 courses.append(course(result))
-            diverged += courses[0] != courses[1]
+            differ = courses[0] != courses[1]
+            taken = any(r.seat == seat and r.noble == FORBIDDEN for r in courses[1][3])
+            diverged += differ
+            took += taken
+            diverged_untaken += differ and not taken
             (ra, ca, ka, ea), (rb, cb, kb, eb) = arms
             kinds = {k: ka.get(k, 0.0) - kb.get(k, 0.0) for k in ka.keys() | kb.keys()}
             events = {k: ea.get(k, 0) + eb.get(k, 0) for k in ea.keys() | eb.keys()}
             series.add(ra - rb, ca - cb, kinds, events)
-    return series, diverged / (2 * len(seeds))
+    pairs = 2 * len(seeds)
+    return series, {
+        "diverge": diverged / pairs,
+        f"base recruits {FORBIDDEN}": took / pairs,
+        f"diverge, base without {FORBIDDEN}": diverged_untaken / pairs,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -242,9 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         pair_context = pr.context({"players": 2})
         pair_model = pr_chance.PrChance(pair_context.components, pair_context.options)
         focus = restricted_on(strategy)
-        series, diverged = paired_arm(pair_model, value, pr, focus, strategy, seeds)
+        series, shares = paired_arm(pair_model, value, pr, focus, strategy, seeds)
         print("\n".join(series.rows(f"PR 2p, {focus} - {strategy}, paired")))
-        print(f"({time.perf_counter() - start:.0f} s; the arms' games diverge in {diverged:.3f} of the pairs)")
+        print(f"({time.perf_counter() - start:.0f} s)")
+        print("shares of the pairs: " + "; ".join(f"{name} {share:.3f}" for name, share in shares.items()))
     if "pg" in cases:
         start = time.perf_counter()
         pg = get_game("palastgefluester")
