@@ -18,6 +18,8 @@ that kind's correction alone removes. The cases:
   quarter as many setups, each played with --orders (8) different draws of everything after it (the decision streams
   of seeded players too); for Palais Royal (--strategy, --players) and Palastgeflüster (heuristic, 4p);
   ``setup-share-pr`` for Palais Royal alone;
+- ``pair-setup-share``: the same for the paired arm's difference (both seat orders averaged per draw): the most an
+  arm-aware value of the start could remove from the nobles study's pairs;
 - ``rollout``: a greedy self-play game from the same start as V of the setup (cheap beside a search game): the
   correlation of its seat-1 win with --strategy's, and the share of the raw variance a setup term with V = the
   rollout's win (its expectation a mean over SETUP_SAMPLES other starts) would remove, unscaled and at the best scale;
@@ -126,6 +128,18 @@ def pair_rollout_value(model: Any, game: Any, strategy: str, seeds: Sequence[int
     return as_setup_value(f"greedy rollouts' arm difference as V for the pair on {strategy}", played, predicted)
 
 
+def pair_difference(state: Any, strategy: str, game: Any) -> float:
+    """From one start (with its draws): the focus seat's win share with the restriction minus without, averaged
+    over the two seat orders (the nobles study's pair)."""
+    diffs = []
+    for seat in (0, 1):
+        for spec, sign in ((restricted_on(strategy), 1.0), (strategy, -1.0)):
+            specs = [strategy, strategy]
+            specs[seat] = spec
+            diffs.append(sign * seat_win(state.copy(), ",".join(specs), 2, game, seat))
+    return sum(diffs) / 2
+
+
 def restricted_on(base: str) -> str:
     """The nobles study's restricted player (forbidden N23) on ``base``; the shorter spec on greedy (its default)."""
     if base == "greedy":
@@ -230,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cases",
         default="pr,pair,pg,setup-share",
-        help="comma-separated: pr, pair, pg, setup-share, setup-share-pr, rollout, pair-rollout",
+        help="comma-separated: pr, pair, pg, setup-share, setup-share-pr, pair-setup-share, rollout, pair-rollout",
     )
     parser.add_argument("--strategy", default="greedy", help="Palais Royal's players (every seat) in pr, pair, setup")
     parser.add_argument("--players", type=int, default=2, help="Palais Royal's player count in pr and setup-share")
@@ -282,6 +296,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"{label}: the setup (layout and park) holds {share:.3f} (se {se:.3f}) of seat 1's win variance "
             f"({n} setups x {args.orders}; {time.perf_counter() - start:.0f} s)"
+        )
+    if "pair-setup-share" in cases:
+        start = time.perf_counter()
+        pair_context = pr.context({"players": 2})
+        pair_model = pr_chance.PrChance(pair_context.components, pair_context.options)
+        share, se = setup_share(
+            pair_model.start, lambda state: pair_difference(state, strategy, pr), seeds[:n], args.orders
+        )
+        print(
+            f"PR 2p, {restricted_on(strategy)} - {strategy}: the setup holds {share:.3f} (se {se:.3f}) of the paired "
+            f"difference's variance ({n} setups x {args.orders}; {time.perf_counter() - start:.0f} s)"
         )
     if "setup-share" in cases:
         pg = get_game("palastgefluester")
