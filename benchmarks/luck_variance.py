@@ -264,14 +264,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     pr = get_game("palais-royal")
     context = pr.context({"players": players})
     model, value = pr_chance.PrChance(context.components, context.options), pr_chance.LuckValue()
+    pair_context = pr.context({"players": 2})  # the pair cases are 2-player whatever --players
+    pair_model = pr_chance.PrChance(pair_context.components, pair_context.options)
     if "pr" in cases:
         start = time.perf_counter()
         rows = self_play(model, value, pr, strategy, players, seeds).rows(f"{label}, seat 1 win")
         print("\n".join(rows), f"\n({time.perf_counter() - start:.0f} s)", file=sys.stdout)
     if "pair" in cases:
         start = time.perf_counter()
-        pair_context = pr.context({"players": 2})
-        pair_model = pr_chance.PrChance(pair_context.components, pair_context.options)
         focus = restricted_on(strategy)
         series, shares = paired_arm(pair_model, value, pr, focus, strategy, seeds)
         print("\n".join(series.rows(f"PR 2p, {focus} - {strategy}, paired")))
@@ -299,8 +299,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if "pair-setup-share" in cases:
         start = time.perf_counter()
-        pair_context = pr.context({"players": 2})
-        pair_model = pr_chance.PrChance(pair_context.components, pair_context.options)
         share, se = setup_share(
             pair_model.start, lambda state: pair_difference(state, strategy, pr), seeds[:n], args.orders
         )
@@ -324,8 +322,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"({time.perf_counter() - start:.0f} s)")
     if "pair-rollout" in cases:
         start = time.perf_counter()
-        pair_context = pr.context({"players": 2})
-        pair_model = pr_chance.PrChance(pair_context.components, pair_context.options)
         print("\n".join(pair_rollout_value(pair_model, pr, strategy, seeds)))
         print(f"({time.perf_counter() - start:.0f} s)")
     print(f"value hashes: Palais Royal {value.digest()}, Palastgefluester {pg_chance.LuckValue().digest()}")
