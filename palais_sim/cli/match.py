@@ -18,6 +18,7 @@ from palais_sim.cli.options import (
     GameOpt,
     MaxRoundsGameOpt,
     check_backend,
+    root_seed_option,
     rules_for,
     with_rule_options,
 )
@@ -41,7 +42,7 @@ def match(
     beta: float = typer.Option(0.05, "--beta", help="Chance of accepting H0 when H1 holds"),
     max_games: int = typer.Option(20000, "--max-games", "-n", help="Stop here if the SPRT has not decided"),
     batch: int = typer.Option(50, "--batch", help="Seat-rotation groups between two looks at the test"),
-    seed: int = typer.Option(1, "--seed", "-s", help="Root seed (group k plays group_seed(seed, k))"),
+    seed: int = root_seed_option(1, "Root seed (group k plays group_seed(seed, k))"),
     workers: int | None = typer.Option(
         None,
         "--workers",

@@ -19,9 +19,11 @@ from typing import Any
 
 import typer
 
+from palais_sim.cli.errors import fail
 from palais_sim.core.game import Game
 from palais_sim.core.games import DEFAULT_GAME, GAMES, UnknownGame, get_game, registered
 from palais_sim.core.rule_options import RuleOption
+from palais_sim.core.seeds import ReservedSeed, check_root_seed
 
 RULES_PANEL = "Rule options"
 NO_RULES: Mapping[str, str] = MappingProxyType({})  # a command's ``rules`` default (with_rule_options fills it)
@@ -55,6 +57,25 @@ def game_option(default: str) -> Any:
 
 
 PositionGameOpt = game_option("the one whose position files have the file's format")
+
+
+def refuse_reserved_seed(seed: int | None) -> int | None:
+    """A root ``--seed`` in the range reserved for fitting value functions (core.seeds) is refused before any game:
+    a published verdict's games must never be a fit's."""
+    if seed is not None:
+        try:
+            check_root_seed(seed)
+        except ReservedSeed as exc:
+            fail(str(exc))
+    return seed
+
+
+def root_seed_option(default: int | None, help: str) -> Any:
+    """The ``--seed`` of a command whose games' results are published (a run, a match, a ladder, a study, a search):
+    the root every game seed derives from, never one reserved for fitting."""
+    return typer.Option(default, "--seed", "-s", help=help, callback=refuse_reserved_seed)
+
+
 # The options the playing commands share beside the rule options (those come from the games: ``with_rule_options``).
 ComponentsOpt = typer.Option(None, "--components", help="A component-set TOML file (default: the standard set)")
 MaxRoundsOpt = typer.Option(100, "--max-rounds", help="Stop a game after this many rounds (recorded unfinished)")

@@ -17,6 +17,7 @@ from palais_sim.cli.options import (
     GameOpt,
     check_backend,
     game_option,
+    root_seed_option,
     rules_for,
     with_rule_options,
 )
@@ -60,7 +61,7 @@ def simulate(
     rotate_seats: bool | None = typer.Option(
         None, "--rotate-seats/--no-rotate-seats", help="Play each setup seed in every seat rotation \\[default: on]"
     ),
-    seed: int | None = typer.Option(None, "--seed", "-s", help=f"Root seed \\[default: {DEFAULTS['seed']}]"),
+    seed: int | None = root_seed_option(None, f"Root seed \\[default: {DEFAULTS['seed']}]"),
     workers: int | None = typer.Option(
         None, "--workers", "-w", help="Worker processes \\[default: cores]; 1 = in-process"
     ),

@@ -38,6 +38,7 @@ from palais_sim.cli.options import (
     GameOpt,
     MaxRoundsGameOpt,
     check_backend,
+    root_seed_option,
     rules_for,
     with_rule_options,
 )
@@ -252,7 +253,7 @@ def ladder(
         "-w",
         help="Worker processes (1 = in-process) \\[default: 1; with --backend ray: the cluster's CPUs]",
     ),
-    seed: int = typer.Option(1, "--seed", "-s", help="Root seed for every game seed"),
+    seed: int = root_seed_option(1, "Root seed for every game seed"),
     backend: str = BackendOpt,
     address: str | None = AddressOpt,
     components: Path | None = ComponentsOpt,

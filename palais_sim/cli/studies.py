@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, check_at_least, exit_for_failures, fail, stopped
+from palais_sim.cli.options import root_seed_option
 from palais_sim.core.game import Game
 
 StrategyOpt = typer.Option(
@@ -23,7 +24,7 @@ StrategyOpt = typer.Option(
     help="A skill level (repeat for several) \\[default: the game's study levels (palais games): greedy and expert; "
     "heuristic and random]",
 )
-SeedOpt = typer.Option(1, "--seed", "-s", help="Root seed: every arm plays the groups 0..G-1 of it")
+SeedOpt = root_seed_option(1, "Root seed: every arm plays the groups 0..G-1 of it")
 MarginOpt = typer.Option(2.0, "--margin", help="Equivalence margin in percentage points of win share")
 WorkersOpt = typer.Option(
     None,

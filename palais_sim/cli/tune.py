@@ -12,7 +12,15 @@ from pathlib import Path
 import typer
 
 from palais_sim.cli.errors import USER_ERRORS, fail, resume_advice
-from palais_sim.cli.options import NO_RULES, ComponentsOpt, GameOpt, MaxRoundsGameOpt, rules_for, with_rule_options
+from palais_sim.cli.options import (
+    NO_RULES,
+    ComponentsOpt,
+    GameOpt,
+    MaxRoundsGameOpt,
+    root_seed_option,
+    rules_for,
+    with_rule_options,
+)
 from palais_sim.core.game import Game
 from palais_sim.registry import StrategySpecError, resolve, split_strategy_list
 from palais_sim.tournament.schedule import Schedule
@@ -34,7 +42,7 @@ def tune(
         None, "--params", help="Parameters to tune: a,b or a=low:high (default: all numeric ones)"
     ),
     out: Path = typer.Option(..., "--out", "-o", help="Tuning directory (new, empty, or one to resume)"),
-    seed: int = typer.Option(1, "--seed", "-s", help="Root seed of the search (validation: seed + 1)"),
+    seed: int = root_seed_option(1, "Root seed of the search (validation: seed + 1)"),
     trial_games: int = typer.Option(400, "--trial-games", help="Games per trial (whole rotation groups)"),
     validate: int = typer.Option(2000, "--validate", help="Games per validation comparison (3 comparisons)"),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (1 = in-process)"),

@@ -21,6 +21,7 @@ from palais_sim.cli.options import (
     ComponentsOpt,
     GameOpt,
     MaxRoundsOpt,
+    root_seed_option,
     study_spec,
     with_rule_options,
 )
@@ -202,7 +203,7 @@ def balance_nobles(
     validation_looks: int | None = typer.Option(
         None, "--validation-looks", help="The validation's looks per arm \\[default: --looks]"
     ),
-    seed: int = typer.Option(1, "--seed", "-s", help="Root seed of the search (the validation uses another)"),
+    seed: int = root_seed_option(1, "Root seed of the search (the validation uses another)"),
     workers: int = typer.Option(
         1, "--workers", "-w", help="Worker processes (with --backend ray: CPUs of the cluster)"
     ),
