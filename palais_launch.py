@@ -2,11 +2,12 @@
 
 The console script starts here, in a top-level module of the standard library only, and not in ``palais_sim``: the
 package's own ``__init__`` takes 40-120 ms to import (the compiled-engine check, the old module names) and a Ctrl-C
-in it gave a traceback; ``palais_sim.cli`` then loads Typer, polars, numpy and the engine (about a second). While
-they load, Ctrl-C (or SIGTERM, SIGHUP) ends the process at once with one line and status 128+N: nothing has started
-that could need cleaning up. Once the command runs, Ctrl-C is Python's KeyboardInterrupt again, so that a run can
-stop its workers and save its manifest (the command then says how to resume); one that reaches the top unhandled
-is one line and status 130, never a traceback. `python -m palais_sim.cli` runs this too.
+in it gave a traceback; ``palais_sim.cli`` then loads Typer, the games and the engine (a few tenths of a second;
+polars, numpy and the rest load in the commands that use them). While they load, Ctrl-C (or SIGTERM, SIGHUP) ends
+the process at once with one line and status 128+N: nothing has started that could need cleaning up. Once the
+command runs, Ctrl-C is Python's KeyboardInterrupt again, so that a run can stop its workers and save its manifest
+(the command then says how to resume); one that reaches the top unhandled is one line and status 130, never a
+traceback. `python -m palais_sim.cli` runs this too.
 """
 
 from __future__ import annotations
