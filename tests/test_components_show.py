@@ -128,3 +128,15 @@ def test_dash_s_is_the_seed_everywhere() -> None:
     assert found >= 5
     result = runner.invoke(app, ["balance", "nobles", "--out", "x", "-s", "7", "--budget", "0"])
     assert result.exit_code == 2 and "unknown strategy" not in result.output and "--budget" in result.output
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_guide_points_at_the_manual_and_every_label_stands_apart_from_its_text(game: str) -> None:
+    """It referred to "RULES.md section 9" (not in the repository; the manual's rules page has no numbered
+    sections), and a label longer than the label column ran into its text ("[cards.prices]the gold")."""
+    result = runner.invoke(app, ["components", "show", "--game", game])
+    assert result.exit_code == 0, result.output
+    assert "RULES.md" not in result.output and "section 9" not in result.output
+    glued = [line for line in result.output.splitlines() if line.startswith("# [") and "]" in line
+             and line.split("]", 1)[1][:1] not in (" ", "]", "")]  # fmt: skip
+    assert glued == []
