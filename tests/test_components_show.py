@@ -74,6 +74,10 @@ def test_an_edited_set_loads_with_its_change(tmp_path: Path) -> None:
     assert mine.hash != standard.hash
     gold = {n.id: n.gold for n in standard.nobles}
     assert next(n.gold for n in mine.nobles if n.id == "N17") == int(f"1{gold['N17']}")
+    # its runs do not pass for the standard set's: "component set | standard (32296401a0aa)" was an edited one
+    context = game.context({"components": str(out)})
+    assert game.components_name(context) == "standard, edited in set.toml"
+    assert game.components_name(game.context({})) == "standard"
 
 
 def _tables(run_dir: Path, table: str) -> pl.DataFrame:

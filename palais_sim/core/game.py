@@ -426,6 +426,15 @@ def common_game_row(result: GameResult, game: int, group: int, rotation: int, en
     return head, tail
 
 
+def set_name(components: Any, standard: Any) -> str:
+    """The name a run's component set goes by: its own, unless it keeps the standard set's name with other data (a
+    copy of `palais components show`, edited), which would pass for the standard set: then that it is an edit, and
+    of which file. ``components`` and ``standard`` have a ``name``, a content ``hash`` and their ``source``."""
+    if components.name != standard.name or components.hash == standard.hash:
+        return components.name
+    return f"{components.name}, edited in {Path(components.source).name}"
+
+
 def table_columns(own_games: tuple[Column, ...], own_seats: tuple[Column, ...]) -> dict[str, tuple[Column, ...]]:
     """The games and seats tables of a game: the common columns around the game's own."""
     return {

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple, TextIO
 
 from palais_sim import __version__
 from palais_sim.core import dtypes
-from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, SeatValues, common_game_row, game_sources
+from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, SeatValues, common_game_row, game_sources, set_name
 from palais_sim.core.rule_options import RuleOption, rules_of
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.play import PR_TURNS, PrResult, play_game
@@ -208,7 +208,7 @@ class PalaisRoyal:
         return context.components.hash
 
     def components_name(self, context: Context) -> str:
-        return context.components.name
+        return set_name(context.components, load_components(None))
 
     def taken_ids(self, components: ComponentSet) -> list[str]:
         return [noble.id for noble in components.nobles]

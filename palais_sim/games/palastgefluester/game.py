@@ -10,7 +10,7 @@ from typing import Any, NamedTuple, TextIO
 
 from palais_sim import __version__
 from palais_sim.core import dtypes
-from palais_sim.core.game import PROJECT, SEAT1, Column, common_game_row, game_sources, table_columns
+from palais_sim.core.game import PROJECT, SEAT1, Column, common_game_row, game_sources, set_name, table_columns
 from palais_sim.core.game import ZERO as ZERO_BASED
 from palais_sim.core.rule_options import RuleOption, rules_of
 from palais_sim.games.palastgefluester.components import PgComponents, load_pg_components
@@ -148,7 +148,7 @@ class Palastgefluester:
         return context.components.hash
 
     def components_name(self, context: Context) -> str:
-        return context.components.name
+        return set_name(context.components, load_pg_components(None))
 
     def taken_ids(self, components: Any) -> list[str]:
         return []
