@@ -241,3 +241,19 @@ def test_strategies_describes_each_strategy_in_a_whole_sentence() -> None:
         for item in strategies_listing(get_game(game)):
             text = item["description"]
             assert text.endswith((".", "!", "?")) and text.count("(") == text.count(")"), (game, text)
+
+
+def test_no_command_shows_a_type_after_a_flag() -> None:
+    """`palais study seats --help` showed `--gold-factorial <bool>` where `palais simulate --help` showed its flags
+    bare: the command groups' commands lacked the top level's help class."""
+    import typer.main
+
+    from tests.cli_tree import leaf_commands
+
+    top = typer.main.get_command(app)
+    typed = []
+    for path, _ in leaf_commands(top):
+        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        if "<bool>" in result.output:
+            typed.append(" ".join(path))
+    assert typed == []
