@@ -454,3 +454,9 @@ def test_the_compile_says_what_it_does_and_how_long_it_took() -> None:
     recipe = make_rules()[".venv/.built"][1]
     assert "type check" in recipe and "of $$total" in recipe and "the build took" in recipe
     assert re.search(r"while kill -0 \$\$?build", recipe), "no progress while the build runs"
+
+
+def test_the_readme_names_the_notebook_and_how_to_open_it() -> None:
+    """The walkthrough notebook was in the repository and the manual but not on the front page."""
+    text = README.read_text(encoding="utf-8")
+    assert "notebooks/walkthrough.ipynb" in text and "ipykernel" in text
