@@ -29,6 +29,12 @@ def _exit_now(signum: int, frame: object) -> None:
     os._exit(128 + signum)
 
 
+def _exit_after_start(signum: int, frame: object) -> None:
+    """SIGTERM or SIGHUP outside a run (a run stops its workers and says how to resume): one line and 128+N."""
+    os.write(2, f"error: stopped by {signal.Signals(signum).name}\n".encode())
+    os._exit(128 + signum)
+
+
 def main() -> None:
     """Run the `palais` command with the interrupt handling described above."""
     # a signal the caller ignores (a background job's SIGINT, nohup's SIGHUP) stays ignored
@@ -39,7 +45,11 @@ def main() -> None:
     from palais_sim.cli import main as run_palais  # the heavy imports
 
     for sig, handler in previous.items():
-        signal.signal(sig, handler)
+        # Ctrl-C is KeyboardInterrupt again. SIGTERM and SIGHUP keep a one-line exit with 128+N until a run installs
+        # its own stop (and after it): the start takes a few tenths of a second now, so a SIGTERM soon after it
+        # landed between the imports and the run, and killed the process without a word.
+        keep = sig != signal.SIGINT and handler is signal.SIG_DFL
+        signal.signal(sig, _exit_after_start if keep else handler)
     run_palais()
 
 

@@ -125,6 +125,8 @@ def test_a_help_footer_promises_resume_only_where_the_command_takes_it() -> None
 
 def test_a_stopped_study_says_the_same_command_resumes_it(monkeypatch, tmp_path: Path) -> None:
     def stopped(*args, **kwargs):
+        (out / "arm" / "manifest.json").parent.mkdir(parents=True)  # an arm was set up: it resumes
+        (out / "arm" / "manifest.json").write_text("{}")
         raise RunStopped("interrupted: 1 of 4 chunks are safe in somewhere", 130, "finish with: palais simulate")
 
     monkeypatch.setattr("palais_sim.study.arms.run", stopped)
