@@ -9,9 +9,8 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
-from matplotlib.ticker import FuncFormatter
 
-from palais_sim.analytics.charts import GREY, figure, footnote, styled, suptitle
+from palais_sim.analytics.charts import GREY, figure, footnote, signed_labels, styled, suptitle
 from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
 
 ROOM_LABEL = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
@@ -141,7 +140,9 @@ def castle(positions: pl.DataFrame, centre: float = 0.0, title: str = CASTLE_TIT
         ax.set_yticks([])
         ax.set_title(f"{ROOM_LABEL[code]} ({code})")
     if image is not None:
-        bar = fig.colorbar(image, ax=axes, shrink=0.6, format=FuncFormatter(lambda v, _: f"{v:+.0f} pp"))
+        bar = fig.colorbar(image, ax=axes, shrink=0.6)
+        ticks = bar.get_ticks()
+        bar.set_ticks(ticks, labels=signed_labels(ticks, "pp"))
         bar.set_label("start player's win share when the room stands in the cell (percentage points)")
     if has_ci:
         shown = int(positions["distinguishable"].sum())
