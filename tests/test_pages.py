@@ -38,7 +38,7 @@ def _fits(fig) -> bool:
 
 def test_a_heading_shows_code_not_backticks(tmp_path: Path) -> None:
     page = html_page("T", [("h", "Seats, `greedy`")], lambda name: tmp_path / name)
-    assert "<h2>Seats, <code>greedy</code></h2>" in page and "`" not in page
+    assert '<h2>Seats, <code class="word">greedy</code></h2>' in page and "`" not in page
 
 
 def test_a_chart_is_shown_at_a_legible_width_and_a_table_scrolls(tmp_path: Path) -> None:
@@ -51,8 +51,8 @@ def test_a_chart_is_shown_at_a_legible_width_and_a_table_scrolls(tmp_path: Path)
         pixels = image.size[0]
     shown = round(7.0 * CHART_PX_PER_INCH)
     assert f'width="{shown}"' in page and shown < pixels  # the print-resolution PNG, shown smaller
-    assert '<div class="table"><table>' in page and "<td><code>x</code></td>" in page
-    assert "<th><code>s</code> value</th>" in page and "`" not in page  # headers too: no raw backticks
+    assert '<div class="table"><table>' in page and '<td><code class="word">x</code></td>' in page
+    assert '<th><code class="word">s</code> value</th>' in page and "`" not in page  # headers too: no raw backticks
 
 
 def test_study_charts_are_print_resolution_with_titles_that_fit(tmp_path: Path) -> None:
@@ -109,3 +109,14 @@ def test_the_ladder_chart_fits_and_names_its_band() -> None:
     assert _fits(fig)
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert "17" in legend and any("band" in t for t in legend)
+
+
+def test_inline_markdown_becomes_html_emphasis_and_an_option_does_not_break() -> None:
+    """The persons page showed "*without*" with its stars; "--validation-groups" broke across lines at a hyphen."""
+    from palais_sim.analytics.report_render import CSS, inline_html
+
+    text = inline_html("the *without* arm, **favoured**, `--validation-groups`, `*.parquet`, a * b, `palais x y`")
+    assert "<em>without</em>" in text and "<strong>favoured</strong>" in text and "*" not in text.split("<code")[0]
+    assert '<code class="word">--validation-groups</code>' in text and '<code class="word">*.parquet</code>' in text
+    assert "a * b" in text and "<code>palais x y</code>" in text
+    assert "code.word { white-space: nowrap; }" in CSS
