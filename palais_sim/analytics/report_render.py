@@ -109,7 +109,7 @@ def _code(text: str) -> str:
 
 
 def inline_html(text: str) -> str:
-    """Markdown's `code`, **bold** and *emphasis* of a line as HTML (the rest escaped): the persons page showed
+    """Markdown's `code`, **bold** and *emphasis* of a line as HTML (the rest escaped): a study page showed
     "*without*" with its stars."""
     out = html.escape(text)
     parts = out.split("`")

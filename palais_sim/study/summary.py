@@ -16,6 +16,12 @@ def _label(row: dict) -> str:
     return f"{name} at {level}" if level else name
 
 
+def _finite(row: dict) -> bool:
+    """A row with an estimate and an interval (a spread row of a block of setups may have neither)."""
+    values = [row.get("effect"), *(row.get("ci") or [None, None])]
+    return all(isinstance(v, int | float) and math.isfinite(v) for v in values)
+
+
 def groups_to_decide(row: dict, margin: float) -> float | None:
     """About how many groups the row needs for its interval to clear the margin, if its estimate stays where it
     is (an interval narrows as one over the root of the groups); None where it sits on the margin."""
@@ -28,7 +34,7 @@ def groups_to_decide(row: dict, margin: float) -> float | None:
 
 def verdict_lines(study: dict) -> list[str]:
     """The end of a study on the terminal (``study.json`` as its argument); no lines for a study without rows."""
-    rows = [row for row in study.get("rows") or [] if row.get("verdict") and row.get("ci")]
+    rows = [row for row in study.get("rows") or [] if row.get("verdict") and _finite(row)]
     if not rows:
         return []
     margin = float(study.get("margin_pp", 0.0))
