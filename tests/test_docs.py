@@ -460,3 +460,14 @@ def test_the_readme_names_the_notebook_and_how_to_open_it() -> None:
     """The walkthrough notebook was in the repository and the manual but not on the front page."""
     text = README.read_text(encoding="utf-8")
     assert "notebooks/walkthrough.ipynb" in text and "ipykernel" in text
+
+
+CODE_WIDTH = 120  # characters of a code block the manual's theme shows at 1400 px without cutting the line
+
+
+@pytest.mark.parametrize("path", [README, *docs_pages()], ids=page_id)
+def test_no_code_line_is_wider_than_the_page_shows(path: Path) -> None:
+    """A balance log line in docs/studies.md was cut at "withi" (165 characters in a code block)."""
+    text = path.read_text(encoding="utf-8")
+    wide = [line for block in FENCE.finditer(text) for line in block.group(0).splitlines() if len(line) > CODE_WIDTH]
+    assert wide == [], f"{path.relative_to(REPO)}: code lines wider than {CODE_WIDTH}: {[w[:60] for w in wide]}"

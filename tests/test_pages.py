@@ -120,3 +120,23 @@ def test_inline_markdown_becomes_html_emphasis_and_an_option_does_not_break() ->
     assert '<code class="word">--validation-groups</code>' in text and '<code class="word">*.parquet</code>' in text
     assert "a * b" in text and "<code>palais x y</code>" in text
     assert "code.word { white-space: nowrap; }" in CSS
+
+
+def test_a_study_page_orders_its_levels_as_the_study_does_and_names_every_column() -> None:
+    """The nobles ladder page sorted its rungs as text (budget=16, 32, 8: its line zigzagged), headed the state column
+    with nothing, and gave an Elo interval from 20 setups without a word on the sample."""
+    from palais_sim.study import ladder, render
+
+    rungs = ("ismcts:budget=8", "ismcts:budget=16", "ismcts:budget=32")
+    level = render.level_order(rungs)
+    assert sorted(reversed(rungs), key=level) == list(rungs)
+    assert sorted(["b", "ismcts:budget=8", "a"], key=level) == ["ismcts:budget=8", "a", "b"]  # unknown ones last
+    assert all(header for header, _ in ladder.settling_columns() + ladder.strength_columns())
+
+    class Spec:
+        margin = 2.0
+
+    for groups, says in ((20, True), (1000, False)):
+        page = render.Page("T")
+        ladder.strength_intro(page, Spec(), [], groups, "value")
+        assert ("interval is wide" in render.to_markdown(page)) is says
