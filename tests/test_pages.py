@@ -140,3 +140,13 @@ def test_a_study_page_orders_its_levels_as_the_study_does_and_names_every_column
         page = render.Page("T")
         ladder.strength_intro(page, Spec(), [], groups, "value")
         assert ("interval is wide" in render.to_markdown(page)) is says
+
+
+def test_a_forest_of_few_rows_keeps_its_rows_off_the_frame() -> None:
+    """The privilege chart of a small nobles study was squashed: its rows on the frame under a two-line title."""
+    rows = [{"key": k, "strategy": "greedy", "effect": e, "ci": [e - 1, e + 1], "verdict": "undecided"}
+            for k, e in (("gold", 1.0), ("seals", -3.0))]  # fmt: skip
+    fig = study_charts.forest(rows, "Privilege kinds (every noble of the kind): the value of having it", 2.0)
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    assert fig.get_figheight() >= 3.0 and low <= -0.5 and high >= len(rows) - 0.5
