@@ -346,3 +346,22 @@ def test_the_castle_colour_bar_and_the_interval_legends_say_what_they_show(real:
     for fig in (charts.seat_bars(s.seats), charts.forest(winrates.compute(r).strategies)):
         texts = [t.get_text() for t in fig.findobj(Text)]
         assert not any("Wilson" in t for t in texts), texts
+
+
+def test_no_noble_label_covers_a_point() -> None:
+    """Ten nobles of one cost spread 0.45 sideways, and their labels, right of the column, covered the points of the
+    next cost. The nobles of the demo run (make demo: 1,000 games, seed 1), as its nobles section computes them."""
+    from matplotlib.collections import PathCollection
+
+    df = pl.read_csv(Path(__file__).parent / "data" / "demo_nobles.csv")
+    fig = pr_charts.noble_value(df, 1.35)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    points = np.vstack([c.get_offsets() for c in ax.collections if isinstance(c, PathCollection)])
+    shown = ax.transData.transform(np.asarray(points, dtype=float))
+    covered = [
+        text.get_text() for text in ax.texts  # the label's own box, without the line to its point
+        if any(Text.get_window_extent(text, renderer).contains(x, y) for x, y in shown)
+    ]  # fmt: skip
+    assert covered == []
