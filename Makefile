@@ -2,10 +2,11 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# One install recipe, one stamp per set of extras: `make demo` and the other targets install the dev extra only;
-# `make test` adds the ray extra (the Ray backend's tests need it; the demo does not, and Ray is ~240 MB).
+# One install and one stamp, whichever target comes first: the dev extra. `make test` adds the ray extra on top (the Ray
+# backend's tests need it; the demo does not, and Ray is ~240 MB): Ray's packages only, with its own stamp, so the
+# package is not reinstalled and the engine not compiled again after `make demo`.
 STAMP := $(VENV)/.installed-dev
-TEST_STAMP := $(VENV)/.installed-dev,ray
+TEST_STAMP := $(VENV)/.installed-ray
 # `make` compiles the engine with mypyc (setup.py, about a minute; without a C compiler it installs the pure Python
 # engine and says so). BUILT is younger than the engine's sources while the compiled modules are current.
 BUILT := $(VENV)/.built
@@ -19,19 +20,40 @@ REBUILD := @$(MAKE) --no-print-directory $(BUILT)
 # with pip); where uv cannot be installed or fails, pip does the same install. The install leaves the engine
 # uncompiled (PALAIS_PURE_BUILD): $(BUILT) compiles it next, so that `make test` can run the Python source's tests
 # meanwhile.
-$(VENV)/.installed-%: pyproject.toml setup.py
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	($(BIN)/python -m pip install --quiet uv && PALAIS_PURE_BUILD=1 $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e ".[$*]") \
-		|| PALAIS_PURE_BUILD=1 $(BIN)/python -m pip install --quiet -e ".[$*]"
+	($(BIN)/python -m pip install --quiet uv && PALAIS_PURE_BUILD=1 $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e ".[dev]") \
+		|| PALAIS_PURE_BUILD=1 $(BIN)/python -m pip install --quiet -e ".[dev]"
 	rm -f $(BUILT)
 	touch $@
 
-# mypyc compiles the listed modules in place (about a minute of one core, one C file per module; without a C
-# compiler the pure Python engine stays, and `palais version` says so). The log is printed when the build fails.
-COMPILE := echo "compiling the engine with mypyc (log: $(VENV)/build.log)"; \
-	$(BIN)/python setup.py build_ext --inplace > $(VENV)/build.log 2>&1 || { cat $(VENV)/build.log; exit 1; }; \
-	grep "^palais-sim:" $(VENV)/build.log; touch $(BUILT)
+# The ray extra's requirements as pyproject.toml lists them, installed beside the package (no reinstall, no compile).
+RAY_REQUIREMENTS = $$($(BIN)/python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['ray'])")
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m uv pip install --quiet --python $(BIN)/python $(RAY_REQUIREMENTS) \
+		|| $(BIN)/python -m pip install --quiet $(RAY_REQUIREMENTS)
+	touch $@
+
+# mypyc compiles the listed modules in place (about a minute of one idle core, one C file per module; without a C
+# compiler the pure Python engine stays, and `palais version` says so): first mypy's type check and the C code, then
+# gcc on each module's extension. Every 15 s it says which step it is in, the extensions built so far of all of
+# them, and the time taken; the log is printed when the build fails.
+EXTENSIONS = $$($(BIN)/python -c "import runpy; print(len(runpy.run_path('palais_sim/_build.py')['COMPILED_SOURCES']) + 1)")
+COMPILE := echo "compiling the engine with mypyc: a type check, then C code compiled by gcc; about a minute of one idle \
+core, several on a busy one (log: $(VENV)/build.log)"; \
+	total=$(EXTENSIONS); start=$$(date +%s); \
+	$(BIN)/python setup.py build_ext --inplace > $(VENV)/build.log 2>&1 & build=$$!; \
+	while kill -0 $$build 2>/dev/null; do \
+		for tick in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do kill -0 $$build 2>/dev/null && sleep 1; done; \
+		kill -0 $$build 2>/dev/null || break; \
+		done_=$$(grep -c "^building '" $(VENV)/build.log); \
+		if [ "$$done_" -eq 0 ]; then step="type check and C code generation"; \
+		else step="gcc: extension $$done_ of $$total"; fi; \
+		echo "  $$(( $$(date +%s) - start )) s: $$step"; \
+	done; \
+	wait $$build || { cat $(VENV)/build.log; exit 1; }; \
+	grep "^palais-sim:" $(VENV)/build.log; echo "  the build took $$(( $$(date +%s) - start )) s"; touch $(BUILT)
 STALE := [ ! -f $(BUILT) ] || [ -n "$$(find $(ENGINE_SOURCES) -newer $(BUILT))" ]
 
 $(BUILT): $(ENGINE_SOURCES)

@@ -230,3 +230,30 @@ def test_play_checks_log_and_positions_before_playing(tmp_path: Path) -> None:
     line = one_error_line(run("play", "--seed", "4", "--positions", str(positions), "--json"))
     assert "already holds turn-*.json" in line
     assert sorted(p.name for p in positions.iterdir()) == before  # the older positions are not mixed with new ones
+
+
+def test_strategies_describes_each_strategy_in_a_whole_sentence() -> None:
+    """The description was the docstring's first line: expert's stopped at "(optionally the prior of a small"."""
+    from palais_sim.cli.strategies import strategies_listing
+    from palais_sim.core.games import GAMES, get_game
+
+    for game in GAMES:
+        for item in strategies_listing(get_game(game)):
+            text = item["description"]
+            assert text.endswith((".", "!", "?")) and text.count("(") == text.count(")"), (game, text)
+
+
+def test_no_command_shows_a_type_after_a_flag() -> None:
+    """`palais study seats --help` showed `--gold-factorial <bool>` where `palais simulate --help` showed its flags
+    bare: the command groups' commands lacked the top level's help class."""
+    import typer.main
+
+    from tests.cli_tree import leaf_commands
+
+    top = typer.main.get_command(app)
+    typed = []
+    for path, _ in leaf_commands(top):
+        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        if "<bool>" in result.output:
+            typed.append(" ".join(path))
+    assert typed == []

@@ -74,6 +74,10 @@ def test_an_edited_set_loads_with_its_change(tmp_path: Path) -> None:
     assert mine.hash != standard.hash
     gold = {n.id: n.gold for n in standard.nobles}
     assert next(n.gold for n in mine.nobles if n.id == "N17") == int(f"1{gold['N17']}")
+    # its runs do not pass for the standard set's: "component set | standard (32296401a0aa)" was an edited one
+    context = game.context({"components": str(out)})
+    assert game.components_name(context) == "standard, edited in set.toml"
+    assert game.components_name(game.context({})) == "standard"
 
 
 def _tables(run_dir: Path, table: str) -> pl.DataFrame:
@@ -128,3 +132,15 @@ def test_dash_s_is_the_seed_everywhere() -> None:
     assert found >= 5
     result = runner.invoke(app, ["balance", "nobles", "--out", "x", "-s", "7", "--budget", "0"])
     assert result.exit_code == 2 and "unknown strategy" not in result.output and "--budget" in result.output
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_guide_points_at_the_manual_and_every_label_stands_apart_from_its_text(game: str) -> None:
+    """It referred to "RULES.md section 9" (not in the repository; the manual's rules page has no numbered
+    sections), and a label longer than the label column ran into its text ("[cards.prices]the gold")."""
+    result = runner.invoke(app, ["components", "show", "--game", game])
+    assert result.exit_code == 0, result.output
+    assert "RULES.md" not in result.output and "section 9" not in result.output
+    glued = [line for line in result.output.splitlines() if line.startswith("# [") and "]" in line
+             and line.split("]", 1)[1][:1] not in (" ", "]", "")]  # fmt: skip
+    assert glued == []

@@ -415,3 +415,59 @@ def test_mkdocs_builds_the_manual_strictly(tmp_path: Path) -> None:
         built = tmp_path / "site" / (page.parent if page.name == "index" else page) / "index.html"
         assert built.exists(), f"{built.relative_to(tmp_path)} was not built"
     assert not (tmp_path / "site" / "hooks").exists(), "the hook was published as a page's file"
+
+
+def make_rules() -> dict[str, tuple[str, str]]:
+    """The Makefile's rules with their variables expanded one level: target -> (prerequisites, recipe)."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
+    variables = dict(re.findall(r"^([A-Z_]+) :?= ?(.*)$", makefile, re.MULTILINE))
+
+    def expand(text: str) -> str:
+        while (expanded := re.sub(r"\$\(([A-Z_]+)\)", lambda m: variables.get(m.group(1), m.group(0)), text)) != text:
+            text = expanded
+        return text
+
+    rules = re.findall(r"^(\S+):(?!=)([^\n]*)\n((?:\t[^\n]*\n)*)", makefile, re.MULTILINE)
+    return {expand(target): (expand(prerequisites), expand(recipe)) for target, prerequisites, recipe in rules}
+
+
+def test_make_demo_then_make_test_installs_the_package_once_and_compiles_once() -> None:
+    """`make test` after `make demo` reinstalled the package and compiled the engine again: a stamp per set of
+    extras, each recipe installing the package and removing the compiled build's stamp."""
+    rules = make_rules()
+    installing = [target for target, (_, recipe) in rules.items() if re.search(r'install[^\n]*-e "\.', recipe)]
+    assert installing == [".venv/.installed-dev"], f"rules that install the package: {installing}"
+    demo_stamps = [word for word in rules["demo"][0].split() if word.startswith(".venv/")]
+    test_stamps = [word for word in rules["test"][0].split() if word.startswith(".venv/")]
+    assert demo_stamps == [".venv/.installed-dev"] and len(test_stamps) == 1
+    chain, stamp = {".venv/.installed-dev"}, test_stamps[0]
+    while stamp not in chain:  # the test target's stamp reaches the demo's install through its prerequisites
+        prerequisites, recipe = rules[stamp]
+        assert "rm -f .venv/.built" not in recipe, f"{stamp} makes the engine compile again"
+        assert "-e " not in recipe, f"{stamp} installs the package again"
+        stamp = prerequisites.split()[0]
+
+
+def test_the_compile_says_what_it_does_and_how_long_it_took() -> None:
+    """`make demo` was silent for minutes after "compiling the engine with mypyc": the compile names its steps
+    while it runs, counts the extensions gcc has built, and says how long it took."""
+    recipe = make_rules()[".venv/.built"][1]
+    assert "type check" in recipe and "of $$total" in recipe and "the build took" in recipe
+    assert re.search(r"while kill -0 \$\$?build", recipe), "no progress while the build runs"
+
+
+def test_the_readme_names_the_notebook_and_how_to_open_it() -> None:
+    """The walkthrough notebook was in the repository and the manual but not on the front page."""
+    text = README.read_text(encoding="utf-8")
+    assert "notebooks/walkthrough.ipynb" in text and "ipykernel" in text
+
+
+CODE_WIDTH = 120  # characters of a code block the manual's theme shows at 1400 px without cutting the line
+
+
+@pytest.mark.parametrize("path", [README, *docs_pages()], ids=page_id)
+def test_no_code_line_is_wider_than_the_page_shows(path: Path) -> None:
+    """A balance log line in docs/studies.md was cut at "withi" (165 characters in a code block)."""
+    text = path.read_text(encoding="utf-8")
+    wide = [line for block in FENCE.finditer(text) for line in block.group(0).splitlines() if len(line) > CODE_WIDTH]
+    assert wide == [], f"{path.relative_to(REPO)}: code lines wider than {CODE_WIDTH}: {[w[:60] for w in wide]}"

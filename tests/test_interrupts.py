@@ -98,7 +98,14 @@ def test_the_resume_advice_is_the_command_line_that_resumes(tmp_path: Path) -> N
     )
     assert errors.resume_advice(["simulate", f"--out={run_dir}", "--resume"]).endswith("--resume")
     assert "--resume --resume" not in errors.resume_advice(["simulate", f"--out={run_dir}", "--resume"])
-    assert errors.resume_advice(["study", "nobles", "--out", "s b"]) == "resume with: palais study nobles --out 's b'"
+    # a study stopped before any arm was kept has nothing to resume: it says to start again
+    study = tmp_path / "s b"
+    assert errors.resume_advice(["study", "nobles", "--out", str(study)]).startswith("nothing was kept yet; start")
+    (study / "arm-1").mkdir(parents=True)
+    (study / "arm-1" / "manifest.json").write_text("{}")
+    assert errors.resume_advice(["study", "nobles", "--out", str(study)]) == (
+        f"resume with: palais study nobles --out '{study}'"
+    )
     assert errors.resume_advice(["ladder", "--games", "4"]).startswith("nothing was kept")
     assert errors.resume_advice(["match", "a", "b", "-o", "m"]) == "resume with: palais match a b -o m"
     assert errors.resume_advice(["report", "all", "x"]) == ""
@@ -118,6 +125,8 @@ def test_a_help_footer_promises_resume_only_where_the_command_takes_it() -> None
 
 def test_a_stopped_study_says_the_same_command_resumes_it(monkeypatch, tmp_path: Path) -> None:
     def stopped(*args, **kwargs):
+        (out / "arm" / "manifest.json").parent.mkdir(parents=True)  # an arm was set up: it resumes
+        (out / "arm" / "manifest.json").write_text("{}")
         raise RunStopped("interrupted: 1 of 4 chunks are safe in somewhere", 130, "finish with: palais simulate")
 
     monkeypatch.setattr("palais_sim.study.arms.run", stopped)

@@ -146,3 +146,12 @@ def test_a_head_to_head_interval_stays_within_0_and_1() -> None:
     rows = {r["strategy"]: r for r in table.iter_rows(named=True)}
     assert rows["a"]["ahead"] == 0.99 and rows["a"]["ci_high"] == 1.0 and 0.9 < rows["a"]["ci_low"] < 0.99
     assert rows["b"]["ci_low"] == 0.0 and 0.01 < rows["b"]["ci_high"] < 0.1
+
+
+def test_the_ladder_shows_a_long_strategy_name_whole() -> None:
+    """A user's strategy was cut to "examples.m" in the head-to-head columns and at 28 characters in the rows."""
+    spec = "examples.my_strategy:MyStrategy:min_points=5"
+    result = ladder("--games", "2", "--strategies", f"{spec},greedy")
+    assert result.exit_code == 0, result.output
+    table, matrix = result.output.split("head to head")
+    assert spec in table and f"1. {spec}" in matrix

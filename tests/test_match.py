@@ -133,3 +133,12 @@ def test_after_an_sprt_the_elo_is_the_stopped_one_and_says_so() -> None:
         else:
             assert data["elo_method"] == "fixed-length" and data["elo"] == pytest.approx(plain)
             assert result.stopped is None and "fixed)" in result.text()
+
+
+def test_the_verdict_says_what_accepting_means_not_a_bound_the_interval_may_deny(tmp_path: Path) -> None:
+    """The line "H1 accepted: A is stronger by at least about 10 Elo" stood beside "+7.6 [-0.5, +15.1]": accepting H1
+    says which of elo0 and elo1 the games favour, with the error rate, not that the difference is elo1 or more."""
+    plan = MatchPlan("greedy", "random", batch_groups=25, max_games=2000, base=Settings(seed=5))
+    first = play_match(plan, tmp_path).text().splitlines()[0]
+    assert "H1 accepted" in first and "at least" not in first
+    assert "+5 Elo over A +0 Elo" in first and "5% of matches where A is +0 Elo" in first and "Elo line" in first

@@ -38,7 +38,7 @@ def _fits(fig) -> bool:
 
 def test_a_heading_shows_code_not_backticks(tmp_path: Path) -> None:
     page = html_page("T", [("h", "Seats, `greedy`")], lambda name: tmp_path / name)
-    assert "<h2>Seats, <code>greedy</code></h2>" in page and "`" not in page
+    assert '<h2>Seats, <code class="word">greedy</code></h2>' in page and "`" not in page
 
 
 def test_a_chart_is_shown_at_a_legible_width_and_a_table_scrolls(tmp_path: Path) -> None:
@@ -51,8 +51,8 @@ def test_a_chart_is_shown_at_a_legible_width_and_a_table_scrolls(tmp_path: Path)
         pixels = image.size[0]
     shown = round(7.0 * CHART_PX_PER_INCH)
     assert f'width="{shown}"' in page and shown < pixels  # the print-resolution PNG, shown smaller
-    assert '<div class="table"><table>' in page and "<td><code>x</code></td>" in page
-    assert "<th><code>s</code> value</th>" in page and "`" not in page  # headers too: no raw backticks
+    assert '<div class="table"><table>' in page and '<td><code class="word">x</code></td>' in page
+    assert '<th><code class="word">s</code> value</th>' in page and "`" not in page  # headers too: no raw backticks
 
 
 def test_study_charts_are_print_resolution_with_titles_that_fit(tmp_path: Path) -> None:
@@ -109,3 +109,44 @@ def test_the_ladder_chart_fits_and_names_its_band() -> None:
     assert _fits(fig)
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert "17" in legend and any("band" in t for t in legend)
+
+
+def test_inline_markdown_becomes_html_emphasis_and_an_option_does_not_break() -> None:
+    """The persons page showed "*without*" with its stars; "--validation-groups" broke across lines at a hyphen."""
+    from palais_sim.analytics.report_render import CSS, inline_html
+
+    text = inline_html("the *without* arm, **favoured**, `--validation-groups`, `*.parquet`, a * b, `palais x y`")
+    assert "<em>without</em>" in text and "<strong>favoured</strong>" in text and "*" not in text.split("<code")[0]
+    assert '<code class="word">--validation-groups</code>' in text and '<code class="word">*.parquet</code>' in text
+    assert "a * b" in text and "<code>palais x y</code>" in text
+    assert "code.word { white-space: nowrap; }" in CSS
+
+
+def test_a_study_page_orders_its_levels_as_the_study_does_and_names_every_column() -> None:
+    """The nobles ladder page sorted its rungs as text (budget=16, 32, 8: its line zigzagged), headed the state column
+    with nothing, and gave an Elo interval from 20 setups without a word on the sample."""
+    from palais_sim.study import ladder, render
+
+    rungs = ("ismcts:budget=8", "ismcts:budget=16", "ismcts:budget=32")
+    level = render.level_order(rungs)
+    assert sorted(reversed(rungs), key=level) == list(rungs)
+    assert sorted(["b", "ismcts:budget=8", "a"], key=level) == ["ismcts:budget=8", "a", "b"]  # unknown ones last
+    assert all(header for header, _ in ladder.settling_columns() + ladder.strength_columns())
+
+    class Spec:
+        margin = 2.0
+
+    for groups, says in ((20, True), (1000, False)):
+        page = render.Page("T")
+        ladder.strength_intro(page, Spec(), [], groups, "value")
+        assert ("interval is wide" in render.to_markdown(page)) is says
+
+
+def test_a_forest_of_few_rows_keeps_its_rows_off_the_frame() -> None:
+    """The privilege chart of a small nobles study was squashed: its rows on the frame under a two-line title."""
+    rows = [{"key": k, "strategy": "greedy", "effect": e, "ci": [e - 1, e + 1], "verdict": "undecided"}
+            for k, e in (("gold", 1.0), ("seals", -3.0))]  # fmt: skip
+    fig = study_charts.forest(rows, "Privilege kinds (every noble of the kind): the value of having it", 2.0)
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    assert fig.get_figheight() >= 3.0 and low <= -0.5 and high >= len(rows) - 0.5

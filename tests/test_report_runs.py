@@ -17,7 +17,7 @@ from matplotlib.text import Text
 from typer.testing import CliRunner
 
 from palais_sim import build_info
-from palais_sim.analytics import charts, report, report_format, sections_common
+from palais_sim.analytics import charts, report, report_format, sections_common, winrates
 from palais_sim.analytics.runs import RunError, open_run
 from palais_sim.cli import app
 from palais_sim.core.games import get_game
@@ -326,3 +326,42 @@ def test_a_report_section_only_a_registered_game_has_is_not_refused(tmp_path: Pa
     assert refused.exit_code == 2 and "a toy run has no nobles report; its reports: winrates, setup, race or all" in (
         refused.output
     )
+
+
+def test_signed_tick_labels_are_distinct_and_as_precise_as_their_step() -> None:
+    """The layout colour bar read "+2, +1, +0, +0, -0, -1, -2 pp", the demo's "+10, +8, +5, +2, +0"."""
+    assert charts.signed_labels([-2.5, -1.25, 0.0, 1.25, 2.5], "pp") == ["-2.50 pp", "-1.25 pp", "0 pp", "+1.25 pp",
+                                                                         "+2.50 pp"]  # fmt: skip
+    assert charts.signed_labels([10.0, 7.5, 5.0, 2.5, -0.0]) == ["+10.0", "+7.5", "+5.0", "+2.5", "0"]
+
+
+def test_the_castle_colour_bar_and_the_interval_legends_say_what_they_show(real: Path) -> None:
+    r = open_run(real)
+    s = setup_balance.compute(r)
+    castle = pr_charts.castle(s.positions, 0.02)
+    castle.canvas.draw()
+    bar = [t.get_text() for t in castle.axes[-1].get_yticklabels() if t.get_text()]
+    assert len(bar) == len(set(bar)) >= 3 and "-0 pp" not in bar and "+0 pp" not in bar, bar
+    # the intervals are clustered on the rotation groups (the captions say so): no legend or label says Wilson
+    for fig in (charts.seat_bars(s.seats), charts.forest(winrates.compute(r).strategies)):
+        texts = [t.get_text() for t in fig.findobj(Text)]
+        assert not any("Wilson" in t for t in texts), texts
+
+
+def test_no_noble_label_covers_a_point() -> None:
+    """Ten nobles of one cost spread 0.45 sideways, and their labels, right of the column, covered the points of the
+    next cost. The nobles of the demo run (make demo: 1,000 games, seed 1), as its nobles section computes them."""
+    from matplotlib.collections import PathCollection
+
+    df = pl.read_csv(Path(__file__).parent / "data" / "demo_nobles.csv")
+    fig = pr_charts.noble_value(df, 1.35)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    points = np.vstack([c.get_offsets() for c in ax.collections if isinstance(c, PathCollection)])
+    shown = ax.transData.transform(np.asarray(points, dtype=float))
+    covered = [
+        text.get_text() for text in ax.texts  # the label's own box, without the line to its point
+        if any(Text.get_window_extent(text, renderer).contains(x, y) for x, y in shown)
+    ]  # fmt: skip
+    assert covered == []

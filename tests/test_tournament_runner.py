@@ -318,6 +318,7 @@ def test_cli_simulate_and_resume_keep_the_stored_settings(tmp_path):
     assert "Played 8 games" in result.output and str(out) in result.output
     result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume"])
     assert result.exit_code == 0 and "0 of them in this session" in result.output
+    assert "the run was complete" in result.output and "0 games/s" not in result.output  # not a stalled pool
     result = CliRunner().invoke(app, ["simulate", "--out", str(out), "--resume", "--games", "6"])
     assert result.exit_code == 2 and "different run" in result.output  # fewer games: another run
     result = CliRunner().invoke(app, [*args[:4], "14", *args[5:]])  # the same settings, more games

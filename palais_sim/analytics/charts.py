@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -68,6 +68,19 @@ def save(fig: Figure, directory: Path, name: str) -> dict[str, Path]:
     return paths
 
 
+def signed_labels(ticks: Sequence[float], unit: str = "") -> list[str]:
+    """Tick labels with a sign and as many decimals as the step between the ticks needs, 0 unsigned: a colour bar
+    from -2.5 to +2.5 pp read "+2, +1, +0, +0, -0" with whole numbers, and one of 0 to 10 by 2.5 "+10, +8, +5"."""
+    values = sorted(float(t) for t in ticks)
+    steps = [b - a for a, b in zip(values, values[1:], strict=False) if b > a]
+    step = min(steps) if steps else 1.0
+    decimals = 0
+    while decimals < 3 and abs(round(step, decimals) - step) > 1e-9 * max(1.0, abs(step)):
+        decimals += 1
+    suffix = f" {unit}" if unit else ""
+    return [("0" if abs(t) < step * 1e-6 else f"{t:+.{decimals}f}") + suffix for t in ticks]
+
+
 def _pct_axis(axis, digits: int = 0) -> None:
     axis.set_major_formatter(PercentFormatter(xmax=1, decimals=digits))
 
@@ -84,7 +97,8 @@ def forest(strategies: pl.DataFrame) -> Figure:
     y = np.arange(n)
     rate = df["win_rate"].to_numpy()
     err = np.maximum(np.vstack([rate - df["ci_low"].to_numpy(), df["ci_high"].to_numpy() - rate]), 0)
-    ax.errorbar(rate, y, xerr=err, fmt="o", color=BLUE, ecolor=LIGHT_BLUE, capsize=3, label="win rate, Wilson 95%")
+    label = "win rate, 95% interval clustered on rotation groups"  # as the caption says (not Wilson's)
+    ax.errorbar(rate, y, xerr=err, fmt="o", color=BLUE, ecolor=LIGHT_BLUE, capsize=3, label=label)
     ax.scatter(df["fair_share"].to_numpy(), y, marker="|", s=220, color=RED, label="fair share 1/P", zorder=3)
     rows = zip(df["strategy"], df["players"], df["seats"], strict=True)
     labels = [f"{s}  ({p} players, n={g:,})" for s, p, g in rows]
@@ -147,7 +161,8 @@ def head_to_head(h2h: pl.DataFrame) -> Figure:
 
 @styled
 def seat_bars(seats: pl.DataFrame) -> Figure:
-    """Win share per seat with Wilson intervals, one panel per player count, the fair share dashed."""
+    """Win share per seat with its 95% interval (clustered on the rotation groups where the run has them, Wilson
+    where it has none: the caption says which), one panel per player count, the fair share dashed."""
     counts = sorted(set(seats["players"].to_list()))
     width = max(6.0, 2.9 * max(len(counts), 1) + 0.6)
     fig = figure(width, 3.9)
@@ -163,7 +178,7 @@ def seat_bars(seats: pl.DataFrame) -> Figure:
         ax.set_xlabel("seat (seat 1 starts)")
         ax.set_title(f"{players} players (n={int(df['games'].max()):,} games)")
         _pct_axis(ax.yaxis)
-    axes[0].set_ylabel("win share, Wilson 95%")
+    axes[0].set_ylabel("win share, 95% interval")
     handles = [
         Patch(color=LIGHT_BLUE, label="within its interval of 1/P"),
         Patch(color=ORANGE, label="flagged: differs from 1/P"),

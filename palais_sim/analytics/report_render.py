@@ -10,6 +10,7 @@ import base64
 import html
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,18 +92,28 @@ th { background: #f0f3f6; } td:first-child, th:first-child { text-align: left; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; } figcaption { color: #555; font-size: 0.9em; }
 code, pre { font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace; background: #f4f4f4;
   padding: 0 0.2em; font-size: 0.9em; } pre { padding: 0.5em; overflow-x: auto; }
-td code, th code { font-size: 1em; }
+td code, th code { font-size: 1em; } code.word { white-space: nowrap; }
 """
 # A chart is shown at CHART_PX_PER_INCH of its figure size (its PNG is at charts.PNG_DPI), at most the page width:
 # its 9-point text is about 15 pixels high on screen, as legible as the page's own.
 CHART_PX_PER_INCH = 120
 
 
+# *emphasis* outside code: a single star on each side of a word or words, not a star of "a * b" nor of **bold**
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
+
+
+def _code(text: str) -> str:
+    """A code span; one without spaces (an option, a name) does not break at its hyphens (--validation-groups)."""
+    return f'<code class="word">{text}</code>' if " " not in text else f"<code>{text}</code>"
+
+
 def inline_html(text: str) -> str:
-    """Markdown's `code` and **bold** of a line as HTML (the rest escaped)."""
+    """Markdown's `code`, **bold** and *emphasis* of a line as HTML (the rest escaped): a study page showed
+    "*without*" with its stars."""
     out = html.escape(text)
     parts = out.split("`")
-    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    out = "".join(_code(p) if i % 2 else _EMPHASIS.sub(r"<em>\1</em>", p) for i, p in enumerate(parts))
     parts = out.split("**")
     return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
 

@@ -154,9 +154,11 @@ for _name, _command in game_commands().items():  # each game's own studies, as i
         study.app.command(_name, epilog=exits.HELP_AGAIN)(_command)
     elif _group == "balance":  # "balance <what>" is `palais balance <what>`
         balance.app.command(_what, epilog=exits.HELP_AGAIN)(_command)
-app.add_typer(study.app, name="study")
-app.add_typer(balance.app, name="balance")
-app.add_typer(components.app, name="components")
+# the command groups' commands get the same help as the top level's (no <bool> after a flag)
+for _group_app, _group_name in ((study.app, "study"), (balance.app, "balance"), (components.app, "components")):
+    for _info in _group_app.registered_commands:
+        _info.cls = Command if _info.cls in (None, TyperCommand) else _info.cls
+    app.add_typer(_group_app, name=_group_name, cls=Group)
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ COMMAND_LINE: list[str] = []
 _RESUME_FLAG = ("simulate",)  # the same command with --resume
 _RESUME_WITH_OUT = ("ladder", "match")  # the same command, when it kept its run with --out
 _RESUME_AGAIN = ("study", "balance", "tune")  # the same command: finished arms (tune: trials) are kept
+_KEPT_IN_ARMS = ("study", "balance")  # each arm a run directory under --out, its manifest written as it starts
 
 
 def _has(args: list[str], *options: str) -> bool:
@@ -52,6 +53,10 @@ def resume_advice(args: list[str] | None = None) -> str:
         if out is None or not (Path(out) / "manifest.json").exists():  # stopped before the run was set up
             return f"nothing was played; start again with: {shlex.join(['palais', *args])}"
         args.append("--resume")
+    if command in _KEPT_IN_ARMS:
+        out = _value(args, "--out", "-o")
+        if out is None or not any(Path(out).glob("**/manifest.json")):  # no arm had finished a chunk
+            return f"nothing was kept yet; start again with: {shlex.join(['palais', *args])}"
     if command in _RESUME_FLAG + _RESUME_WITH_OUT + _RESUME_AGAIN:
         return f"resume with: {shlex.join(['palais', *args])}"
     return ""

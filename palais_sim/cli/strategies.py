@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -92,17 +93,24 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="Print the lis
         typer.echo(f"{'':<18} ladder: {', '.join(item['ladder'])}; study levels: {', '.join(item['skill_levels'])}")
 
 
+def first_sentence(doc: str) -> str:
+    """The first sentence of a docstring's first paragraph, over as many lines as it takes (its first line cut
+    expert's description mid-sentence)."""
+    paragraph = " ".join(doc.split("\n\n")[0].split())
+    end = re.search(r"[.!?](?=\s|$)", paragraph)
+    return paragraph[: end.end()] if end else paragraph
+
+
 def strategies_listing(game: Game) -> list[dict]:
-    """The built-in strategies: name, class, the first line of the class's docstring, parameters with defaults."""
+    """The built-in strategies: name, class, the first sentence of the class's docstring, parameters with defaults."""
     out = []
     for name, target in builtins(game).items():
         cls = strategy_class(target)
-        doc = strategy_description(cls).splitlines()
         out.append(
             {
                 "name": name,
                 "class": target,
-                "description": doc[0] if doc else "",
+                "description": first_sentence(strategy_description(cls)),
                 "parameters": strategy_parameters(cls),
             }
         )
@@ -210,6 +218,8 @@ def ladder_text(
     ends: dict[str, tuple[float, float] | None] | None = None,
 ) -> str:  # fmt: skip
     ends = ends or {}
+    # as wide as the longest name: a user's strategy (examples.my_strategy:MyStrategy:...) is never cut
+    width = max([28, *(len(r["strategy"]) for r in table), *(len(n) + 4 for n in matrix)])
     lines = [
         header,
         "win rate (a shared win counts as a share) and mean score with 95% intervals clustered on the rotation group;",
@@ -217,13 +227,13 @@ def ladder_text(
         "lost (never won) a meeting has no finite rating: above (below) all, unbounded;",
         "dec/CPU-s: the strategy's decisions per CPU-second in these games",
         "",
-        f"{'strategy':<28} {'games':>6} {'win rate':>9} {'95% interval':>16} {'mean':>7} {'95% interval':>16} "
+        f"{'strategy':<{width}} {'games':>6} {'win rate':>9} {'95% interval':>16} {'mean':>7} {'95% interval':>16} "
         f"{'rating':>20} {'95% interval':>20} {'dec/CPU-s':>10}",
     ]
     for r in table:
         rating, interval = _rating_cells(r, ends.get(r["strategy"]))
         lines.append(
-            f"{r['strategy'][:28]:<28} {r['games']:>6} {_pct(r['win_rate']):>9} "
+            f"{r['strategy']:<{width}} {r['games']:>6} {_pct(r['win_rate']):>9} "
             f"{_interval(r['ci_low'], r['ci_high'], _pct):>16} {_score(r['mean_score']):>7} "
             f"{_interval(r['score_ci_low'], r['score_ci_high'], _score):>16} "
             f"{rating:>20} {interval:>20} {_speed(r):>10}"
@@ -232,10 +242,11 @@ def ladder_text(
     if reasons:
         lines += ["", "unbounded ratings:", *(f"  {x}" for x in reasons)]
     names = list(matrix)
-    lines += ["", "head to head: share of meetings the row finished ahead of the column (ties count half)", ""]
-    lines.append(f"{'':<28} " + " ".join(f"{n[:10]:>10}" for n in names))
-    for a in names:
-        lines.append(f"{a[:28]:<28} " + " ".join(f"{_pct(matrix[a][b]):>10}" for b in names))
+    lines += ["", "head to head: share of meetings the row finished ahead of the column (ties count half; the columns",
+              "are the rows' numbers)", ""]  # fmt: skip
+    lines.append(f"{'':<{width}} " + " ".join(f"{i:>8}" for i in range(1, len(names) + 1)))
+    for i, a in enumerate(names, 1):
+        lines.append(f"{f'{i:>2}. {a}':<{width}} " + " ".join(f"{_pct(matrix[a][b]):>8}" for b in names))
     return "\n".join(lines)
 
 

@@ -84,6 +84,7 @@ def require_study(study: str, game: Game) -> None:
 def run_study_command(fn: Callable[[], dict[str, Path]], allow_failures: bool = False) -> None:
     """Run a study (``fn`` returns its pages by format): one line for an error, the exit status for failed games."""
     paths = played(fn)
+    _echo_verdicts(paths)
     typer.echo(f"study written to {paths['md'].parent}: study.json, study.md, study.html (charts in charts/)")
     _warn_ladder(paths)
     exit_for_failures(paths["md"].parent, "the study's arms", allow_failures)
@@ -132,6 +133,18 @@ def progress_lines() -> Iterator[None]:
         logger.removeHandler(handler)
         logger.setLevel(level)
         logger.propagate = propagate
+
+
+def _echo_verdicts(paths: dict[str, Path]) -> None:
+    """The study's verdicts in a few lines (decided, undecided, what more groups would cost)."""
+    import json
+
+    from palais_sim.study.summary import verdict_lines
+
+    where = paths.get("json")
+    if where is not None and where.exists():
+        for line in verdict_lines(json.loads(where.read_text(encoding="utf-8"))):
+            typer.echo(line)
 
 
 def _warn_ladder(paths: dict[str, Path]) -> None:

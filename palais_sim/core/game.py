@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TextIO, runtime_checkable
 
-import polars as pl
-
+from palais_sim.core import dtypes
 from palais_sim.core.loop import Turns
 from palais_sim.core.rule_options import RuleOption
 
@@ -34,7 +33,7 @@ class Column(NamedTuple):
     """One column of a run table: its name, Parquet type, meaning and the base of its numbers."""
 
     name: str
-    dtype: pl.DataType
+    dtype: dtypes.DType | Any  # a DType, or a Polars type (see palais_sim.core.dtypes)
     meaning: str
     base: str = ""  # "1-based" (seats: seat 1 starts), "0-based", or "" where no numbering is involved
 
@@ -45,31 +44,41 @@ ZERO = "0-based"
 # The columns every game writes in its games and seats tables (what the game-agnostic analytics read). A new game
 # builds its tables with :func:`table_columns`; Palais Royal keeps the order its earlier runs were written in.
 COMMON_GAMES: tuple[Column, ...] = (
-    Column("game", pl.Int64(), "index of the game in the run (rotation group * P + rotation)", ZERO),
-    Column("seed", pl.UInt64(), "the game's setup seed, from the root seed and the group (`group_seed`)"),
-    Column("group", pl.Int64(), "seat-rotation group: one setup seed played in every rotation", ZERO),
-    Column("rotation", pl.Int8(), "rotation within the group: the first listed strategy sits in seat rotation+1", ZERO),
-    Column("players", pl.Int8(), "number of players"),
-    Column("matchup", pl.String(), "strategy specs in seat order (seat 1 first), comma-separated", SEAT1),
+    Column("game", dtypes.Int64(), "index of the game in the run (rotation group * P + rotation)", ZERO),
+    Column("seed", dtypes.UInt64(), "the game's setup seed, from the root seed and the group (`group_seed`)"),
+    Column("group", dtypes.Int64(), "seat-rotation group: one setup seed played in every rotation", ZERO),
+    Column(
+        "rotation",
+        dtypes.Int8(),
+        "rotation within the group: the first listed strategy sits in seat rotation+1",
+        ZERO,
+    ),
+    Column("players", dtypes.Int8(), "number of players"),
+    Column("matchup", dtypes.String(), "strategy specs in seat order (seat 1 first), comma-separated", SEAT1),
 )
 COMMON_GAMES_END: tuple[Column, ...] = (
-    Column("rounds", pl.Int16(), "the round the game ended in (0 for a failed game)"),
-    Column("finished", pl.Boolean(), "false if the game was stopped at max_rounds (or failed)"),
-    Column("error", pl.String(), "null, or why the game failed (it then has no rows in the other tables)"),
-    Column("winners", pl.List(pl.Int8()), "winning seats (several for a shared win; tie-breaks applied)", SEAT1),
-    Column("decisions", pl.Int32(), "decisions the strategies made in the game"),
-    Column("engine", pl.String(), "palais_sim version that played the game"),
+    Column("rounds", dtypes.Int16(), "the round the game ended in (0 for a failed game)"),
+    Column("finished", dtypes.Boolean(), "false if the game was stopped at max_rounds (or failed)"),
+    Column("error", dtypes.String(), "null, or why the game failed (it then has no rows in the other tables)"),
+    Column(
+        "winners",
+        dtypes.List(dtypes.Int8()),
+        "winning seats (several for a shared win; tie-breaks applied)",
+        SEAT1,
+    ),
+    Column("decisions", dtypes.Int32(), "decisions the strategies made in the game"),
+    Column("engine", dtypes.String(), "palais_sim version that played the game"),
 )
 COMMON_SEATS: tuple[Column, ...] = (
-    Column("game", pl.Int64(), "the game (games.game)", ZERO),
-    Column("group", pl.Int64(), "the game's seat-rotation group", ZERO),
-    Column("seat", pl.Int8(), "seat number; seat 1 starts", SEAT1),
-    Column("strategy", pl.String(), "strategy spec in this seat"),
-    Column("total", pl.Int16(), "final score"),
+    Column("game", dtypes.Int64(), "the game (games.game)", ZERO),
+    Column("group", dtypes.Int64(), "the game's seat-rotation group", ZERO),
+    Column("seat", dtypes.Int8(), "seat number; seat 1 starts", SEAT1),
+    Column("strategy", dtypes.String(), "strategy spec in this seat"),
+    Column("total", dtypes.Int16(), "final score"),
 )
 COMMON_SEATS_END: tuple[Column, ...] = (
-    Column("rank", pl.Int8(), "1 = best total; tied totals share the better rank (no tie-break)"),
-    Column("win", pl.Float64(), "win share: 1, 1/k for a win shared by k seats, or 0"),
+    Column("rank", dtypes.Int8(), "1 = best total; tied totals share the better rank (no tie-break)"),
+    Column("win", dtypes.Float64(), "win share: 1, 1/k for a win shared by k seats, or 0"),
 )
 
 
@@ -417,6 +426,15 @@ def common_game_row(result: GameResult, game: int, group: int, rotation: int, en
     return head, tail
 
 
+def set_name(components: Any, standard: Any) -> str:
+    """The name a run's component set goes by: its own, unless it keeps the standard set's name with other data (a
+    copy of `palais components show`, edited), which would pass for the standard set: then that it is an edit, and
+    of which file. ``components`` and ``standard`` have a ``name``, a content ``hash`` and their ``source``."""
+    if components.name != standard.name or components.hash == standard.hash:
+        return components.name
+    return f"{components.name}, edited in {Path(components.source).name}"
+
+
 def table_columns(own_games: tuple[Column, ...], own_seats: tuple[Column, ...]) -> dict[str, tuple[Column, ...]]:
     """The games and seats tables of a game: the common columns around the game's own."""
     return {
@@ -429,8 +447,8 @@ def missing_common_columns(columns: Mapping[str, tuple[Column, ...]]) -> list[st
     """The common columns (name and type) a game's tables lack, as ``table.column`` (a test checks every game)."""
     missing = []
     for table, common in (("games", COMMON_GAMES + COMMON_GAMES_END), ("seats", COMMON_SEATS + COMMON_SEATS_END)):
-        have = {c.name: c.dtype for c in columns.get(table, ())}
-        missing += [f"{table}.{c.name}" for c in common if have.get(c.name) != c.dtype]
+        have = {c.name: dtypes.polars_dtype(c.dtype) for c in columns.get(table, ())}
+        missing += [f"{table}.{c.name}" for c in common if have.get(c.name) != dtypes.polars_dtype(c.dtype)]
     return missing
 
 

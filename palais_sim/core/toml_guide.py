@@ -11,7 +11,7 @@ WIDTH = 116
 
 
 def _entry(label: str, text: str) -> str:
-    head = f"# {label:<10}"
+    head = f"# {label} ".ljust(12)  # a label longer than the column keeps a space before its text
     return textwrap.fill(text, WIDTH, initial_indent=head, subsequent_indent="#" + " " * (len(head) - 1)) + "\n"
 
 

@@ -44,9 +44,11 @@ def forest(rows: list[dict], title: str, margin: float, label=None, xlabel: str 
     label = label or (lambda r: f"{r['key']}  ({r['strategy']})")
     n = len(rows)
     width = 7.5
-    fig = _figure(width, 1.5 + 0.26 * max(n, 1))
+    # at least 3 inches: a study of two rows had its rows on the frame under a two-line title and the legend
+    fig = _figure(width, max(3.0, 1.5 + 0.26 * max(n, 1)))
     ax = fig.add_subplot()
     y = np.arange(n)[::-1]
+    ax.set_ylim(-0.7, n - 0.3)  # half a row of room above the first row and below the last
     eff = np.array([_finite(r["effect"]) for r in rows])
     low = np.array([_finite(r["ci"][0]) for r in rows])
     high = np.array([_finite(r["ci"][1]) for r in rows])

@@ -34,6 +34,7 @@ BUDGET = re.compile(r"(?<=[:,])budget=(\d+)")
 MAX_RUNGS = 8
 NO_CLIMB = "no climb"  # a subject's state on a ladder that does not climb (never settled, moving or not settled)
 CLIMBING_EXAMPLE = "ismcts:budget=25,horizon=2"  # a strategy whose budget buys strength, for the advice
+FEW_SETUPS = 200  # fewer setups than this give an Elo interval a hundred Elo or more wide: the page says so
 SIGN_TEST_SETUPS = 5  # a rung that scored the same in every setup is surely ahead only from 5 setups on (0.5^5 < 5%)
 
 
@@ -198,6 +199,12 @@ def strength_intro(
         f"A {what} has **settled** when the top two rungs agree within the margin (+-{spec.margin:g} pp, their "
         "difference on the same setups with its 95% interval); **moving** when it surely differs by more; else not "
         f"settled yet.{tail}"
+        + (
+            f" From {elo_groups} setups a rung's Elo interval is wide: it says whether the rung is surely stronger "
+            "than the first, not by how much."
+            if elo_groups < FEW_SETUPS
+            else ""
+        )
     )
     page.table([s.to_dict() for s in strengths_], strength_columns())
     why = advice(climb_) if climb_ is not None else None
@@ -209,7 +216,7 @@ def settling_columns() -> list:
     """The columns that end a settling table (``settled`` rows): the top two rungs' difference and the state."""
     return [
         ("top two rungs differ by (pp)", lambda r: f"{render.pp(r['difference'])} {render.ci_text(r['ci'])}"),
-        ("", _state_text),
+        ("state", _state_text),
     ]
 
 

@@ -157,9 +157,15 @@ class MatchResult:
     def text(self) -> str:
         p = self.plan
         s = self.score
-        verdict = {"H1": f"H1 accepted: A is stronger by at least about {p.elo1:g} Elo",
-                   "H0": f"H0 accepted: A is not stronger than {p.elo0:g} Elo",
-                   "undecided": "undecided: neither bound reached"}[self.result]  # fmt: skip
+        # What accepting means is the test's error rates at elo0 and elo1, not a bound on the difference: how large
+        # it is, the Elo interval says (an accepted H1 beside "+7.6 [-0.5, +15.1]" read as "at least 10 Elo").
+        verdict = {
+            "H1": f"H1 accepted: the games favour A {p.elo1:+g} Elo over A {p.elo0:+g} Elo (a test that errs in at "
+                  f"most {p.alpha:.0%} of matches where A is {p.elo0:+g} Elo; how large: the Elo line)",
+            "H0": f"H0 accepted: the games favour A {p.elo0:+g} Elo over A {p.elo1:+g} Elo (a test that errs in at "
+                  f"most {p.beta:.0%} of matches where A is {p.elo1:+g} Elo; how large: the Elo line)",
+            "undecided": "undecided: neither bound reached",
+        }[self.result]  # fmt: skip
         how = (f"SPRT elo0={p.elo0:g} elo1={p.elo1:g} alpha={p.alpha:g} beta={p.beta:g}: LLR {self.llr:.2f} "
                f"(bounds {self.lower:.2f}, {self.upper:.2f})")  # fmt: skip
         return "\n".join([

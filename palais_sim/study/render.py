@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,6 +155,13 @@ def verdict_columns(
         ("verdict", verdict_text),
         ("robust", lambda r: "yes" if r["robust"] else ""),
     ]
+
+
+def level_order(strategies: Sequence[str]) -> Callable[[str], tuple[int, str]]:
+    """A sort key of a row's skill level: its place in the study's levels (weakest first, a ladder's rungs by
+    budget), not its text, which put budget=16 and 32 before budget=8 and made a rung's line zigzag."""
+    place = {strategy: i for i, strategy in enumerate(strategies)}
+    return lambda strategy: (place.get(strategy, len(place)), strategy)
 
 
 def to_markdown(page: Page) -> str:

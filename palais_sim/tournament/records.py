@@ -15,6 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 from palais_sim import __version__
+from palais_sim.core.dtypes import polars_dtype
 from palais_sim.core.game import Column, Game
 from palais_sim.core.games import get_game
 
@@ -45,7 +46,7 @@ def game_of(manifest: dict) -> Game:
 
 def tables(game: Game) -> dict[str, dict[str, pl.DataType]]:
     """Every table of ``game``'s runs with its Polars schema."""
-    return {t: {c.name: c.dtype for c in cols} for t, cols in columns(game).items()}
+    return {t: {c.name: polars_dtype(c.dtype) for c in cols} for t, cols in columns(game).items()}
 
 
 def schema_markdown(table: str, game: Game) -> str:

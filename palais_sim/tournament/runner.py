@@ -80,6 +80,8 @@ class RunSummary:
     def text(self) -> str:
         s = self.settings
         rate = self.played_now / self.seconds if self.seconds > 0 else 0.0
+        # a resumed run that was complete played nothing: no rate to give ("0 games/s" read as a stalled pool)
+        speed = f"{rate:.0f} games/s" if self.played_now else "nothing left to play: the run was complete"
         rot = f"in rotation groups of {s.players}" if s.rotate_seats else "without seat rotation"
         err = "no game failed" if not self.errors else f"{self.errors} failed (kept with seed and error; see run.log)"
         resumed = "" if self.played_now == self.games else f" ({self.played_now} of them in this session)"
@@ -93,7 +95,7 @@ class RunSummary:
             f"{game}Played {played} of {s.format} {','.join(s.strategies)} for {s.players} players "
             f"{rot}{rules}, root seed {s.seed}: {err}. Wall time {self.seconds:.1f} s (CPU {self.cpu_seconds:.1f} s "
             f"in the workers) with {self.workers} worker{'s' if self.workers > 1 else ''}"
-            f"{f' on {self.cores} cores' if self.cores else ''}, {rate:.0f} games/s. Results in {self.out}: "
+            f"{f' on {self.cores} cores' if self.cores else ''}, {speed}. Results in {self.out}: "
             f"{', '.join(t + '/' for t in tables[:-1])} and {tables[-1]}/ Parquet (one file per chunk), manifest.json "
             "and run.log."
         )

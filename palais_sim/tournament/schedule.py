@@ -18,8 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from palais_sim.core.game import Game
 from palais_sim.core.games import get_game
 from palais_sim.core.rule_options import Rules, canonical_rules, rules_of
@@ -115,6 +113,8 @@ class GameSpec(NamedTuple):
 
 def group_seed(root: int, group: int) -> int:
     """The setup seed of a rotation group (63 bits, so it fits any signed 64-bit column too)."""
+    import numpy as np  # here, not at the top: the command line imports this module, and numpy takes a while
+
     return int(np.random.SeedSequence(root, spawn_key=(group,)).generate_state(1, np.uint64)[0]) >> 1
 
 
@@ -175,6 +175,8 @@ class Schedule:
             return self._matchups[group % len(self._matchups)]
         # The focus in seat 1, opponents sampled for the group from their own seed stream (without replacement
         # when there are enough of them), independent of the setup seed.
+        import numpy as np
+
         rng = np.random.default_rng(np.random.SeedSequence(self.settings.seed, spawn_key=(group, 0)))
         k = self.settings.players - 1
         replace = len(self._opponents) < k

@@ -22,7 +22,8 @@ def guide() -> str:
     )
     entries = [
         ("[meta]", "optional. name: any string, the reports show it (default: the file's name); description: text; "
-                   "reconstructed: true or false (the standard values are a reconstruction, RULES.md section 9)."),
+                   "reconstructed: true or false (the standard values are a reconstruction: the manual's rules page, "
+                   "'The default component set')."),
         ("[park]", f"x2_fields: the park fields that count double, a list of distinct field numbers 0-{PARK_SIZE - 1} "
                    "(row by row, 0 top left, row 5 nearest the castle) on an edge row "
                    f"({', '.join(str(f) for f in sorted(EDGE_FIELDS))}); [] for none."),

@@ -7,10 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
-import polars as pl
-
 from palais_sim import __version__
-from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, SeatValues, common_game_row, game_sources
+from palais_sim.core import dtypes
+from palais_sim.core.game import ONE, PROJECT, SEAT1, ZERO, Column, SeatValues, common_game_row, game_sources, set_name
 from palais_sim.core.rule_options import RuleOption, rules_of
 from palais_sim.games.palais_royal.components import ComponentSet, load_components
 from palais_sim.games.palais_royal.play import PR_TURNS, PrResult, play_game
@@ -39,57 +38,63 @@ def _context(components: ComponentSet, options: dict) -> Context:
 # (``schema_markdown`` and ``parquet_metadata``) are written from these lines; a test checks the README.
 COLUMNS: dict[str, tuple[Column, ...]] = {
     "games": (
-        Column("game", pl.Int64(), "index of the game in the run (rotation group * P + rotation)", ZERO),
-        Column("seed", pl.UInt64(), "the game's setup seed, from the root seed and the group (`group_seed`)"),
-        Column("group", pl.Int64(), "seat-rotation group: one setup seed played in every rotation", ZERO),
+        Column("game", dtypes.Int64(), "index of the game in the run (rotation group * P + rotation)", ZERO),
+        Column("seed", dtypes.UInt64(), "the game's setup seed, from the root seed and the group (`group_seed`)"),
+        Column("group", dtypes.Int64(), "seat-rotation group: one setup seed played in every rotation", ZERO),
         Column(
-            "rotation", pl.Int8(), "rotation within the group: the first listed strategy sits in seat rotation+1", ZERO
-        ),  # fmt: skip
-        Column("players", pl.Int8(), "number of players, 2 to 4"),
-        Column("matchup", pl.String(), "strategy specs in seat order (seat 1 first), comma-separated", SEAT1),
-        Column("layout", pl.String(), "the room layout code, rows top to bottom, e.g. PMS/KGD/COB"),
-        Column("components", pl.String(), "content hash of the component set"),
-        Column("rounds", pl.Int16(), "the round the game ended in (0 for a failed game)"),
-        Column("finished", pl.Boolean(), "false if the game was stopped at max_rounds (or failed)"),
-        Column("error", pl.String(), "null, or why the game failed (it then has no seat or recruit rows)"),
+            "rotation",
+            dtypes.Int8(),
+            "rotation within the group: the first listed strategy sits in seat rotation+1",
+            ZERO,
+        ),
+        Column("players", dtypes.Int8(), "number of players, 2 to 4"),
+        Column("matchup", dtypes.String(), "strategy specs in seat order (seat 1 first), comma-separated", SEAT1),
+        Column("layout", dtypes.String(), "the room layout code, rows top to bottom, e.g. PMS/KGD/COB"),
+        Column("components", dtypes.String(), "content hash of the component set"),
+        Column("rounds", dtypes.Int16(), "the round the game ended in (0 for a failed game)"),
+        Column("finished", dtypes.Boolean(), "false if the game was stopped at max_rounds (or failed)"),
+        Column("error", dtypes.String(), "null, or why the game failed (it then has no seat or recruit rows)"),
         Column(
-            "winners", pl.List(pl.Int8()), "winning seats (several for a shared win; Cardinal tie-break applied)", SEAT1
-        ),  # fmt: skip
-        Column("decisions", pl.Int32(), "decisions the strategies made in the game"),
-        Column("engine", pl.String(), "palais_sim version that played the game"),
-        Column("gold_limit", pl.Int16(), "rule option: the bank's gold, null = unlimited"),
-        Column("max_rounds", pl.Int16(), "rule option: a game still going after this round is stopped, unfinished"),
+            "winners",
+            dtypes.List(dtypes.Int8()),
+            "winning seats (several for a shared win; Cardinal tie-break applied)",
+            SEAT1,
+        ),
+        Column("decisions", dtypes.Int32(), "decisions the strategies made in the game"),
+        Column("engine", dtypes.String(), "palais_sim version that played the game"),
+        Column("gold_limit", dtypes.Int16(), "rule option: the bank's gold, null = unlimited"),
+        Column("max_rounds", dtypes.Int16(), "rule option: a game still going after this round is stopped, unfinished"),
     ),
     "seats": (
-        Column("game", pl.Int64(), "the game (games.game)", ZERO),
-        Column("group", pl.Int64(), "the game's seat-rotation group", ZERO),
-        Column("seat", pl.Int8(), "seat number; seat 1 starts with 0 gold, seat 2 with 1, ...", SEAT1),
-        Column("strategy", pl.String(), "strategy spec in this seat"),
-        Column("total", pl.Int16(), "final score: nobles_points + cards_played + cards_unplayed + park"),
-        Column("nobles_points", pl.Int16(), "points of the nobles taken"),
-        Column("cards_played", pl.Int16(), "points of the point cards played"),
-        Column("cards_unplayed", pl.Int16(), "points for cards left in hand (at most 6)"),
-        Column("park", pl.Int16(), "points from the four park rows"),
-        Column("rank", pl.Int8(), "1 = best total; tied totals share the better rank (no Cardinal tie-break)"),
-        Column("win", pl.Float64(), "win share: 1, 1/k for a win shared by k seats, or 0"),
-        Column("cardinal", pl.Int8(), "servants in the Cardinal at the end"),
-        Column("gold", pl.Int16(), "gold left at the end"),
-        Column("nobles_taken", pl.Int16(), "number of nobles taken"),
-        Column("start_gold", pl.Int8(), "gold at the start (seat - 1)"),
-        Column("servants_in_park", pl.Int8(), "servants in the park at the end"),
-        Column("hand_size", pl.Int8(), "privilege cards in hand at the end"),
+        Column("game", dtypes.Int64(), "the game (games.game)", ZERO),
+        Column("group", dtypes.Int64(), "the game's seat-rotation group", ZERO),
+        Column("seat", dtypes.Int8(), "seat number; seat 1 starts with 0 gold, seat 2 with 1, ...", SEAT1),
+        Column("strategy", dtypes.String(), "strategy spec in this seat"),
+        Column("total", dtypes.Int16(), "final score: nobles_points + cards_played + cards_unplayed + park"),
+        Column("nobles_points", dtypes.Int16(), "points of the nobles taken"),
+        Column("cards_played", dtypes.Int16(), "points of the point cards played"),
+        Column("cards_unplayed", dtypes.Int16(), "points for cards left in hand (at most 6)"),
+        Column("park", dtypes.Int16(), "points from the four park rows"),
+        Column("rank", dtypes.Int8(), "1 = best total; tied totals share the better rank (no Cardinal tie-break)"),
+        Column("win", dtypes.Float64(), "win share: 1, 1/k for a win shared by k seats, or 0"),
+        Column("cardinal", dtypes.Int8(), "servants in the Cardinal at the end"),
+        Column("gold", dtypes.Int16(), "gold left at the end"),
+        Column("nobles_taken", dtypes.Int16(), "number of nobles taken"),
+        Column("start_gold", dtypes.Int8(), "gold at the start (seat - 1)"),
+        Column("servants_in_park", dtypes.Int8(), "servants in the park at the end"),
+        Column("hand_size", dtypes.Int8(), "privilege cards in hand at the end"),
     ),
     "recruits": (
-        Column("game", pl.Int64(), "the game (games.game)", ZERO),
-        Column("seat", pl.Int8(), "the recruiting seat", SEAT1),
-        Column("strategy", pl.String(), "strategy spec of the recruiting seat"),
-        Column("noble", pl.String(), "noble id in the component set, e.g. N17"),
-        Column("field", pl.Int8(), "park field, numbered row by row from the top left (0..35)", ZERO),
-        Column("round", pl.Int16(), "round of the recruitment", ONE),
-        Column("gold_paid", pl.Int16(), "gold paid, after any privileges"),
-        Column("base_cost", pl.Int16(), "the noble's printed gold cost"),
-        Column("edge", pl.Boolean(), "taken from an edge field (a servant was placed there)"),
-        Column("order", pl.Int16(), "order of recruitment in the game", ZERO),
+        Column("game", dtypes.Int64(), "the game (games.game)", ZERO),
+        Column("seat", dtypes.Int8(), "the recruiting seat", SEAT1),
+        Column("strategy", dtypes.String(), "strategy spec of the recruiting seat"),
+        Column("noble", dtypes.String(), "noble id in the component set, e.g. N17"),
+        Column("field", dtypes.Int8(), "park field, numbered row by row from the top left (0..35)", ZERO),
+        Column("round", dtypes.Int16(), "round of the recruitment", ONE),
+        Column("gold_paid", dtypes.Int16(), "gold paid, after any privileges"),
+        Column("base_cost", dtypes.Int16(), "the noble's printed gold cost"),
+        Column("edge", dtypes.Boolean(), "taken from an edge field (a servant was placed there)"),
+        Column("order", dtypes.Int16(), "order of recruitment in the game", ZERO),
     ),
 }
 
@@ -203,7 +208,7 @@ class PalaisRoyal:
         return context.components.hash
 
     def components_name(self, context: Context) -> str:
-        return context.components.name
+        return set_name(context.components, load_components(None))
 
     def taken_ids(self, components: ComponentSet) -> list[str]:
         return [noble.id for noble in components.nobles]

@@ -8,10 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
-import polars as pl
-
 from palais_sim import __version__
-from palais_sim.core.game import PROJECT, SEAT1, Column, common_game_row, game_sources, table_columns
+from palais_sim.core import dtypes
+from palais_sim.core.game import PROJECT, SEAT1, Column, common_game_row, game_sources, set_name, table_columns
 from palais_sim.core.game import ZERO as ZERO_BASED
 from palais_sim.core.rule_options import RuleOption, rules_of
 from palais_sim.games.palastgefluester.components import PgComponents, load_pg_components
@@ -32,31 +31,35 @@ class Context(NamedTuple):
 
 
 GAMES_OWN = (
-    Column("components", pl.String(), "content hash of the component set"),
-    Column("tiebreak", pl.String(), "rule option: display (the rules) or noted (the variant)"),
-    Column("max_rounds", pl.Int16(), "rule option: a game still going after this round is stopped, unfinished"),
-    Column("ends_repeat", pl.Int16(), "rounds ended by a repeated person (every other player scores)"),
-    Column("ends_six", pl.Int16(), "rounds ended by six different persons in a display (its owner scores)"),
-    Column("ends_jester", pl.Int16(), "rounds ended by the Hofnarr under the Hofnarr king (every other player scores)"),
+    Column("components", dtypes.String(), "content hash of the component set"),
+    Column("tiebreak", dtypes.String(), "rule option: display (the rules) or noted (the variant)"),
+    Column("max_rounds", dtypes.Int16(), "rule option: a game still going after this round is stopped, unfinished"),
+    Column("ends_repeat", dtypes.Int16(), "rounds ended by a repeated person (every other player scores)"),
+    Column("ends_six", dtypes.Int16(), "rounds ended by six different persons in a display (its owner scores)"),
+    Column(
+        "ends_jester",
+        dtypes.Int16(),
+        "rounds ended by the Hofnarr under the Hofnarr king (every other player scores)",
+    ),
 )
 SEATS_OWN = (
-    Column("display", pl.Int8(), "cards in the seat's display when the game ended"),
-    Column("noted", pl.Int16(), "the variant's noted total (display sizes at each round end, repeats excepted)"),
-    Column("rounds_won_six", pl.Int16(), "rounds this seat ended with six different persons"),
-    Column("repeats", pl.Int16(), "rounds this seat ended by a repeat"),
-    Column("plays", pl.Int16(), "cards this seat played"),
-    Column("own_colour_replays", pl.Int16(), "cards of its own colour it played (so it played again)"),
-    Column("brown_played", pl.Int16(), "brown cards it played"),
+    Column("display", dtypes.Int8(), "cards in the seat's display when the game ended"),
+    Column("noted", dtypes.Int16(), "the variant's noted total (display sizes at each round end, repeats excepted)"),
+    Column("rounds_won_six", dtypes.Int16(), "rounds this seat ended with six different persons"),
+    Column("repeats", dtypes.Int16(), "rounds this seat ended by a repeat"),
+    Column("plays", dtypes.Int16(), "cards this seat played"),
+    Column("own_colour_replays", dtypes.Int16(), "cards of its own colour it played (so it played again)"),
+    Column("brown_played", dtypes.Int16(), "brown cards it played"),
 )
 COLUMNS: dict[str, tuple[Column, ...]] = {
     **table_columns(GAMES_OWN, SEATS_OWN),
     "round_ends": (
-        Column("game", pl.Int64(), "the game (games.game)", ZERO_BASED),
-        Column("round", pl.Int16(), "the round that ended", "1-based"),
-        Column("kind", pl.String(), "how it ended: repeat, six or jester"),
-        Column("seat", pl.Int8(), "the seat whose card ended it (it starts the next round)", SEAT1),
-        Column("scorers", pl.List(pl.Int8()), "the seats that scored a point", SEAT1),
-        Column("cards", pl.Int16(), "cards played in the round, the last one included"),
+        Column("game", dtypes.Int64(), "the game (games.game)", ZERO_BASED),
+        Column("round", dtypes.Int16(), "the round that ended", "1-based"),
+        Column("kind", dtypes.String(), "how it ended: repeat, six or jester"),
+        Column("seat", dtypes.Int8(), "the seat whose card ended it (it starts the next round)", SEAT1),
+        Column("scorers", dtypes.List(dtypes.Int8()), "the seats that scored a point", SEAT1),
+        Column("cards", dtypes.Int16(), "cards played in the round, the last one included"),
     ),
 }
 
@@ -145,7 +148,7 @@ class Palastgefluester:
         return context.components.hash
 
     def components_name(self, context: Context) -> str:
-        return context.components.name
+        return set_name(context.components, load_pg_components(None))
 
     def taken_ids(self, components: Any) -> list[str]:
         return []

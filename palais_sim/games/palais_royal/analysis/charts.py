@@ -9,14 +9,14 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
-from matplotlib.ticker import FuncFormatter
 
-from palais_sim.analytics.charts import GREY, figure, footnote, styled, suptitle
+from palais_sim.analytics.charts import GREY, figure, footnote, signed_labels, styled, suptitle
 from palais_sim.games.palais_royal.board import ROOM_CODES, ROOM_KEYS
 
 ROOM_LABEL = dict(zip(ROOM_CODES, ROOM_KEYS, strict=True))
 # one colour per privilege (tab10 without its grey), grey for nobles without one
 PRIVILEGE_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
+JITTER_HALF_WIDTH = 0.25  # how far nobles of one cost spread sideways, in cost units
 NO_PRIVILEGE = "#9aa5ad"
 
 
@@ -39,7 +39,10 @@ def noble_value(nobles: pl.DataFrame, mean_ratio: float) -> Figure:
     for c in np.unique(cost):
         idx = np.flatnonzero(cost == c)
         order = idx[np.argsort(value[idx], kind="stable")]
-        jitter[order] = (np.arange(len(order)) - (len(order) - 1) / 2) * 0.1
+        # within +-0.25 of the cost: ten nobles of one cost spread by 0.1 reached 0.45 to the right, and their labels
+        # (right of the column) then covered the next column's points
+        step = min(0.1, JITTER_HALF_WIDTH * 2 / max(len(order) - 1, 1))
+        jitter[order] = (np.arange(len(order)) - (len(order) - 1) / 2) * step
     x = cost + jitter
     ax.errorbar(x, value, yerr=err, fmt="none", ecolor="#c5ced4", zorder=1)
     ax.scatter(x, value, c=colours, s=30, zorder=2, edgecolors="none")
@@ -141,7 +144,9 @@ def castle(positions: pl.DataFrame, centre: float = 0.0, title: str = CASTLE_TIT
         ax.set_yticks([])
         ax.set_title(f"{ROOM_LABEL[code]} ({code})")
     if image is not None:
-        bar = fig.colorbar(image, ax=axes, shrink=0.6, format=FuncFormatter(lambda v, _: f"{v:+.0f} pp"))
+        bar = fig.colorbar(image, ax=axes, shrink=0.6)
+        ticks = bar.get_ticks()
+        bar.set_ticks(ticks, labels=signed_labels(ticks, "pp"))
         bar.set_label("start player's win share when the room stands in the cell (percentage points)")
     if has_ci:
         shown = int(positions["distinguishable"].sum())

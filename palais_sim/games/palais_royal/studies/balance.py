@@ -248,6 +248,16 @@ def _unbalanced(changes: list[dict]) -> dict[str, str]:
     return {n: c["why"] for n, c in last.items() if not c["balanced"]}
 
 
+def _changes_table(page: render.Page, changes: list[dict]) -> None:
+    page.table(changes, [
+        ("round", lambda c: str(c["round"])), ("noble", lambda c: c["noble"]),
+        ("before", lambda c: f"{c['was']} at {Price(**c['price']).text()}"),
+        ("proposed", lambda c: c["change"]),
+        ("there", lambda c: c["now"]),
+        ("prices tried", _tried_text),
+    ])  # fmt: skip
+
+
 def _tried_text(change: dict) -> str:
     def one(t: dict) -> str:
         price = Price(t["gold"], t["violet"], t["turquoise"], t["points"])
@@ -288,13 +298,10 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
     ), confidence, "more groups would tell: a larger `--groups`")  # fmt: skip
     page.p(f"Budget: {spent:,} of {plan.budget:,} games.")
     page.h("Changes")
-    page.table(changes, [
-        ("round", lambda c: str(c["round"])), ("noble", lambda c: c["noble"]),
-        ("before", lambda c: f"{c['was']} at {Price(**c['price']).text()}"),
-        ("proposed", lambda c: c["change"]),
-        ("there", lambda c: c["now"]),
-        ("prices tried", _tried_text),
-    ])  # fmt: skip
+    if not changes:  # a table with its header and no rows read as a page that failed to fill it
+        page.p("None: the search proposed no change to the set.")
+    else:
+        _changes_table(page, changes)
     if unbalanced:
         page.p(
             "Not shown balanced (undecided at the price proposed, or no price within the limits balances it): "

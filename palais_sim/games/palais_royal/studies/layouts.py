@@ -230,6 +230,7 @@ def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
     ledger = Ledger()
     rows, variance, info = compute(plan, out, ledger)
     spec = plan.spec
+    level = render.level_order(spec.strategies)
     page = render.Page("Layout balance: mirror play over room layouts")
     header(page, spec, ledger, (
         "The same strategy in every seat. Outcome: the start player's (seat 1's) win share minus 1/P, in "
@@ -246,10 +247,10 @@ def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
            "Left out as exactly collinear: "
            + "; ".join(f"{k}: {', '.join(v) or 'none'}" for k, v in info["aliased"].items()) + ".")  # fmt: skip
     feats = [r for r in rows if r["subject"] == "layout_feature"]
-    page.table(sorted(feats, key=lambda r: (r["players"], r["key"], r["strategy"])),
+    page.table(sorted(feats, key=lambda r: (r["players"], r["key"], level(r["strategy"]))),
                [("players", lambda r: str(r["players"]))] + render.verdict_columns("distance"))  # fmt: skip
     for p in plan.players:
-        mine = sorted((r for r in feats if r["players"] == p), key=lambda r: (r["key"], r["strategy"]))
+        mine = sorted((r for r in feats if r["players"] == p), key=lambda r: (r["key"], level(r["strategy"])))
         if mine:
             name = f"features_{p}p"
             fig = charts.forest(mine, f"Distances, {p} players: start player's win share (pp per step)",
@@ -267,7 +268,7 @@ def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
            "distances the block moves a random layout's share by less than the margin, root-mean-square (single "
            "layouts may be moved more); **unbalanced**: the whole interval above it; else undecided.")  # fmt: skip
     blocks = [r for r in rows if r["subject"] == "layout_block"]
-    page.table(sorted(blocks, key=lambda r: (r["players"], r["key"], r["strategy"])),
+    page.table(sorted(blocks, key=lambda r: (r["players"], r["key"], level(r["strategy"]))),
                [("players", lambda r: str(r["players"]))] + render.verdict_columns("block")
                + [("features", lambda r: str(r["features"]))])  # fmt: skip
     page.p("Leads, not verdicts: each member of a block from the same model, the room in the centre against the "

@@ -739,9 +739,10 @@ def write_study(
         else:
             cols.insert(-2, ("games", lambda r: f"{r['games']:,}"))
         cols.append(("reading", lambda r: r["reading"]))
-        page.table(sorted(mine, key=lambda r: (r["key"], r["strategy"])), cols)
+        level = render.level_order(spec.strategies)
+        page.table(sorted(mine, key=lambda r: (r["key"], level(r["strategy"]))), cols)
         name = f"forest_{subject}"
-        fig = charts.forest(mine, f"{title}: what having it available is worth (pp of win share)", spec.margin,
+        fig = charts.forest(mine, f"{title}: the value of having it (pp of win share)", spec.margin,
                             label=_forest_label, xlabel="value: 1/P - win share when forbidden it (pp)")  # fmt: skip
         caption = (
             f"{title}: value with its {interval_name(plan)}, every one labelled; band = "

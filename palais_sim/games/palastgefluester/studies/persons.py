@@ -124,7 +124,8 @@ def run_study(plan: PersonsPlan, out: Path) -> dict[str, Path]:
     cols.insert(-2, ("with vs 1/P (pp)", lambda r: f"{render.pp(r['with']['effect'])} "
                                                    f"{render.ci_text(r['with']['ci'])}"))  # fmt: skip
     page.h("Persons")
-    page.table(sorted(rows, key=lambda r: (PERSON_IDS.index(r["key"]), r["strategy"])), cols)
+    level = render.level_order(spec.strategies)
+    page.table(sorted(rows, key=lambda r: (PERSON_IDS.index(r["key"]), level(r["strategy"]))), cols)
     fig = charts.forest(rows, "Persons: playing it whenever possible vs never (pp)", spec.margin,
                         label=lambda r: f"{names.get(r['key'], r['key'])} ({r['strategy']})")  # fmt: skip
     page.chart("forest_persons", charts.save(fig, out / "charts", "forest_persons"),

@@ -1,0 +1,48 @@
+"""The README's times hold: every command of its tour that states a time has a figure in benchmarks/readme_times.json
+(measured by benchmarks/readme_times.py on the developers' idle machine), and the stated time is within 1.5x of it.
+A benchmark read by a test, not a timed test: the suite compares two files and plays nothing."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BENCHMARK = runpy.run_path(str(REPO / "benchmarks" / "readme_times.py"))
+RECORD: Path = BENCHMARK["RECORD"]
+TOLERANCE: float = BENCHMARK["TOLERANCE"]
+STATED = BENCHMARK["readme_times"]((REPO / "README.md").read_text(encoding="utf-8"))
+MEASURE = "nice .venv/bin/python benchmarks/readme_times.py"
+
+
+def test_the_readme_states_a_time_for_each_command_of_its_tour() -> None:
+    """The reader of the time format: trailing (``# 30 s``) and on a line of its own (``# the seat edge (65 s)``)."""
+    assert len(STATED) >= 15
+    by_command = {timed.command.split(" --out")[0]: timed.seconds for timed in STATED}
+    assert by_command["palais study seats"] == 65 and by_command["palais ladder"] == 13
+    assert any(timed.command.startswith("palais balance nobles") for timed in STATED)
+
+
+def test_every_readme_time_has_a_recorded_measurement() -> None:
+    assert RECORD.exists(), f"no {RECORD.relative_to(REPO)}: measure on an idle machine with `{MEASURE}`"
+    recorded = json.loads(RECORD.read_text(encoding="utf-8"))["commands"]
+    missing = [timed.command for timed in STATED if timed.command not in recorded]
+    assert missing == [], f"README commands without a measurement (`{MEASURE} --only TEXT`): {missing}"
+
+
+@pytest.mark.parametrize("timed", STATED, ids=lambda timed: timed.command[:60])
+def test_each_readme_time_is_within_the_tolerance_of_its_measurement(timed) -> None:  # noqa: ANN001
+    if not RECORD.exists():
+        pytest.skip("no measurement recorded (test_every_readme_time_has_a_recorded_measurement fails)")
+    recorded = json.loads(RECORD.read_text(encoding="utf-8"))["commands"]
+    figures = recorded.get(timed.command)
+    assert figures is not None, f"not measured: `{MEASURE}`"
+    assert figures["rc"] == 0, f"the command failed when measured (rc {figures['rc']})"
+    measured = max(figures["wall_s"], 1.0)  # a second is the README's smallest unit
+    assert measured / TOLERANCE <= timed.seconds <= measured * TOLERANCE, (
+        f"README says {timed.seconds:g} s, measured {figures['wall_s']:g} s wall ({figures['cpu_s']:g} CPU-s, "
+        f"load {figures['load_before']}) on {json.loads(RECORD.read_text(encoding='utf-8')).get('measured')}"
+    )
