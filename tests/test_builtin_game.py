@@ -1,7 +1,7 @@
 """A built-in game is its two packages and one registration line: the toy race (tests/toygame/) is made a built-in
-game in a copy of the tree, as ``palais_sim/games/race/`` (its rules, option, report section and manual pages) and
-``strategies/race/`` (its player), with one line in the registry, and the game list, the conformance test, a run and
-its report, and the manual's game pages all pick it up with no other edit.
+game in a copy of the tree, as ``palais_sim/games/race/`` (its rules, option, study, report section and manual
+pages) and ``strategies/race/`` (its player), with one line in the registry, and the game list, the conformance test,
+`palais study`, a run and its report, and the manual's game pages all pick it up with no other edit.
 
 It is called ``race`` there: the conformance test registers the toy race as ``toy`` through ``PALAIS_GAMES``, and a
 built-in name cannot be taken again. The registration line is written into today's registry, ``GAMES`` in
@@ -53,8 +53,9 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     game, players = root / "palais_sim" / "games" / NAME, root / "strategies" / NAME
     (game / "docs").mkdir(parents=True)
     players.mkdir()
-    for module in TOY.glob("*.py"):
-        target = players / "greedy.py" if module.name == "strategies.py" else game / module.name
+    for module in TOY.rglob("*.py"):  # its studies (a package, studies/) too
+        target = players / "greedy.py" if module.name == "strategies.py" else game / module.relative_to(TOY)
+        target.parent.mkdir(exist_ok=True)
         target.write_text(as_built_in(module.read_text(encoding="utf-8")), encoding="utf-8")
     (players / "__init__.py").write_text('"""The race\'s players."""\n', encoding="utf-8")
     for page, text in PAGES.items():
@@ -106,6 +107,19 @@ def test_a_run_and_its_report_with_its_option_and_its_section(tree: Path, tmp_pa
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "report" / "report.json").read_text())
     assert "seat_balance" in data  # the race's own section (its report.py), not only the common ones
+
+
+def test_its_study_is_a_command_of_palais_study(tree: Path, tmp_path: Path) -> None:
+    """Its own study (``GAME.studies``) is listed by `palais study` and plays, with no --game: the built-in game that
+    has it."""
+    done = run(tree, "-m", "palais_sim.cli", "study", "--help")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^\W*target\s+The toy race", done.stdout, re.MULTILINE), done.stdout
+    study = ["study", "target", "--groups", "20", "--players", "2", "--strategy", "greedy", "--out", str(tmp_path)]
+    done = run(tree, "-m", "palais_sim.cli", *study)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "study.json").read_text())
+    assert data["game"] == NAME and data["targets"] == [15, 30] and len(data["rows"]) == 3
 
 
 def test_the_manual_shows_its_pages(tree: Path) -> None:

@@ -208,7 +208,7 @@ class ToyRace:
         return Context(players, max_rounds, target_of(rules_of(settings, OPTIONS)))
 
     setup_columns = ()
-    studies: Mapping[str, str] = {}
+    studies: Mapping[str, str] = {"target": "tests.toygame.studies.commands:target"}  # its own (studies/)
     taken = None  # nothing is taken from a common supply
     turns = TOY_TURNS
     positions = None  # no position files: the commands that read one refuse it
