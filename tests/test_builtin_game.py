@@ -26,12 +26,15 @@ TOY = REPO / "tests" / "toygame"
 NAME = "race"
 REGISTRY = Path("palais_sim") / "core" / "games.py"
 REGISTRATION = f'    "{NAME}": "palais_sim.games.{NAME}.game:GAME",\n'
+NOT_THE_GAME = ("core_only.py",)  # the conformance test's core-only variant of the toy, not a module of the game
 COPIED = ("palais_sim", "strategies", "tests", "docs", "mkdocs.yml", "pyproject.toml")
 LEFT_OUT = shutil.ignore_patterns("__pycache__", "*.so", "_build.json", "*.egg-info")
 PAGES = {
     "index.md": "# Race\n\nThe toy race as a built-in game: its [rules](rules.md).\n",
     "rules.md": "# Race: the rules\n\nPlay a card, move by its value; the first to the target wins.\n",
 }
+
+LAYER_OF_ITS_STUDY = "from tests.test_layers import LAYERS; print([e for layer in LAYERS for e in layer])"
 
 
 def as_built_in(text: str) -> str:
@@ -53,7 +56,9 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     game, players = root / "palais_sim" / "games" / NAME, root / "strategies" / NAME
     (game / "docs").mkdir(parents=True)
     players.mkdir()
-    for module in TOY.rglob("*.py"):  # its studies (a package, studies/) too
+    for module in TOY.rglob("*.py"):  # its analysis/ and studies/ packages too
+        if module.name in NOT_THE_GAME:
+            continue
         target = players / "greedy.py" if module.name == "strategies.py" else game / module.relative_to(TOY)
         target.parent.mkdir(exist_ok=True)
         target.write_text(as_built_in(module.read_text(encoding="utf-8")), encoding="utf-8")
@@ -95,6 +100,15 @@ def test_the_conformance_test_runs_on_it(tree: Path) -> None:
     assert len(re.findall(rf"^PASSED \S+\[{NAME}\b", done.stdout, re.MULTILINE)) >= 10, done.stdout[-3000:]
 
 
+def test_the_layer_and_vocabulary_tests_run_on_it(tree: Path) -> None:
+    """Its modules sit in the layers of a game package (its report sections under analysis/, its study under
+    studies/ and the study's command line in studies/commands.py) and import only downward; no shared module uses
+    its words."""
+    done = run(tree, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_layers.py", "tests/test_vocabulary.py")
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "palais_sim.games.race.studies" in run(tree, "-c", LAYER_OF_ITS_STUDY).stdout
+
+
 def test_a_run_and_its_report_with_its_option_and_its_section(tree: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     play = ["simulate", "--game", NAME, "--games", "12", "--workers", "1", "--target", "25", "--out", str(out)]
@@ -106,7 +120,7 @@ def test_a_run_and_its_report_with_its_option_and_its_section(tree: Path, tmp_pa
     done = run(tree, "-m", "palais_sim.cli", *report)
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "report" / "report.json").read_text())
-    assert "seat_balance" in data  # the race's own section (its report.py), not only the common ones
+    assert "seat_balance" in data  # the race's own section (its analysis/sections.py), not only the common ones
 
 
 def test_its_study_is_a_command_of_palais_study(tree: Path, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """A toy third game that lives in the tests only: a card race with hidden hands (``rules``), its seat view
-(``view``), two strategies (``strategies``), its ``GAME`` object (``game``), its report sections (``report``) and its
+(``view``), two strategies (``strategies``), its ``GAME`` object (``game``), its report sections (``analysis``) and its
 study (``studies``).
 
 It is registered through the ``PALAIS_GAMES`` environment variable (``toy=tests.toygame.game:GAME``) and nothing

@@ -189,7 +189,7 @@ class ToyRace:
     tune_pool = "greedy,random"
     skill_levels = ("random", "greedy")
     rule_options: tuple[RuleOption, ...] = OPTIONS  # target (options.py)
-    report_sections = "tests.toygame.report:SECTIONS"
+    report_sections = "tests.toygame.analysis.sections:SECTIONS"
     seat_values = None  # every seat starts alike
     study_pages = None  # its studies need no overview of their own on the published index
 
