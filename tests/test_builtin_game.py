@@ -1,7 +1,7 @@
 """A built-in game is its two packages and one registration line: the toy race (tests/toygame/) is made a built-in
-game in a copy of the tree, as ``palais_sim/games/race/`` (its rules, option, report section and manual pages) and
-``strategies/race/`` (its player), with one line in the registry, and the game list, the conformance test, a run and
-its report, and the manual's game pages all pick it up with no other edit.
+game in a copy of the tree, as ``palais_sim/games/race/`` (its rules, option, study, report section and manual
+pages) and ``strategies/race/`` (its player), with one line in the registry, and the game list, the conformance test,
+`palais study`, a run and its report, and the manual's game pages all pick it up with no other edit.
 
 It is called ``race`` there: the conformance test registers the toy race as ``toy`` through ``PALAIS_GAMES``, and a
 built-in name cannot be taken again. The registration line is written into today's registry, ``GAMES`` in
@@ -26,12 +26,15 @@ TOY = REPO / "tests" / "toygame"
 NAME = "race"
 REGISTRY = Path("palais_sim") / "core" / "games.py"
 REGISTRATION = f'    "{NAME}": "palais_sim.games.{NAME}.game:GAME",\n'
+NOT_THE_GAME = ("core_only.py",)  # the conformance test's core-only variant of the toy, not a module of the game
 COPIED = ("palais_sim", "strategies", "tests", "docs", "mkdocs.yml", "pyproject.toml")
 LEFT_OUT = shutil.ignore_patterns("__pycache__", "*.so", "_build.json", "*.egg-info")
 PAGES = {
     "index.md": "# Race\n\nThe toy race as a built-in game: its [rules](rules.md).\n",
     "rules.md": "# Race: the rules\n\nPlay a card, move by its value; the first to the target wins.\n",
 }
+
+LAYER_OF_ITS_STUDY = "from tests.test_layers import LAYERS; print([e for layer in LAYERS for e in layer])"
 
 
 def as_built_in(text: str) -> str:
@@ -53,8 +56,11 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     game, players = root / "palais_sim" / "games" / NAME, root / "strategies" / NAME
     (game / "docs").mkdir(parents=True)
     players.mkdir()
-    for module in TOY.glob("*.py"):
-        target = players / "greedy.py" if module.name == "strategies.py" else game / module.name
+    for module in TOY.rglob("*.py"):  # its analysis/ and studies/ packages too
+        if module.name in NOT_THE_GAME:
+            continue
+        target = players / "greedy.py" if module.name == "strategies.py" else game / module.relative_to(TOY)
+        target.parent.mkdir(exist_ok=True)
         target.write_text(as_built_in(module.read_text(encoding="utf-8")), encoding="utf-8")
     (players / "__init__.py").write_text('"""The race\'s players."""\n', encoding="utf-8")
     for page, text in PAGES.items():
@@ -94,6 +100,15 @@ def test_the_conformance_test_runs_on_it(tree: Path) -> None:
     assert len(re.findall(rf"^PASSED \S+\[{NAME}\b", done.stdout, re.MULTILINE)) >= 10, done.stdout[-3000:]
 
 
+def test_the_layer_and_vocabulary_tests_run_on_it(tree: Path) -> None:
+    """Its modules sit in the layers of a game package (its report sections under analysis/, its study under
+    studies/ and the study's command line in studies/commands.py) and import only downward; no shared module uses
+    its words."""
+    done = run(tree, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_layers.py", "tests/test_vocabulary.py")
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "palais_sim.games.race.studies" in run(tree, "-c", LAYER_OF_ITS_STUDY).stdout
+
+
 def test_a_run_and_its_report_with_its_option_and_its_section(tree: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     play = ["simulate", "--game", NAME, "--games", "12", "--workers", "1", "--target", "25", "--out", str(out)]
@@ -105,7 +120,20 @@ def test_a_run_and_its_report_with_its_option_and_its_section(tree: Path, tmp_pa
     done = run(tree, "-m", "palais_sim.cli", *report)
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "report" / "report.json").read_text())
-    assert "seat_balance" in data  # the race's own section (its report.py), not only the common ones
+    assert "seat_balance" in data  # the race's own section (its analysis/sections.py), not only the common ones
+
+
+def test_its_study_is_a_command_of_palais_study(tree: Path, tmp_path: Path) -> None:
+    """Its own study (``GAME.studies``) is listed by `palais study` and plays, with no --game: the built-in game that
+    has it."""
+    done = run(tree, "-m", "palais_sim.cli", "study", "--help")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^\W*target\s+The toy race", done.stdout, re.MULTILINE), done.stdout
+    study = ["study", "target", "--groups", "20", "--players", "2", "--strategy", "greedy", "--out", str(tmp_path)]
+    done = run(tree, "-m", "palais_sim.cli", *study)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "study.json").read_text())
+    assert data["game"] == NAME and data["targets"] == [15, 30] and len(data["rows"]) == 3
 
 
 def test_the_manual_shows_its_pages(tree: Path) -> None:

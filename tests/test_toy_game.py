@@ -122,6 +122,32 @@ def test_ladder_match_and_the_seats_study(tmp_path: Path) -> None:
     assert all(r["n_groups"] == 20 for r in rows)
 
 
+def test_its_own_study_through_the_command_line(tmp_path: Path) -> None:
+    """`palais study target` (the toy's GAME.studies) in a fresh process with the toy registered: its arms are mirror
+    runs at the two targets on the same setups, and the longer race's rows are the difference of seat 1's edges."""
+    env = {**os.environ, ENV_VAR: TOY, "PYTHONPATH": str(REPO), "PALAIS_PURE": "1"}
+    study = [sys.executable, "-m", "palais_sim.cli", "study", "target", "--game", "toy", "--groups", "60"]
+    done = subprocess.run([*study, "--players", "2,3", "--strategy", "greedy", "--longer", "25", "--out",
+                           str(tmp_path / "s")], env=env, cwd=REPO, capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert data["study"] == "target" and data["game"] == "toy" and data["targets"] == [15, 25]
+    rows = {(r["subject"], r["players"], r["key"]): r for r in data["rows"]}
+    assert set(rows) == {(s, p, k) for p in (2, 3) for s, k in (("seat 1", 15), ("seat 1", 25),
+                                                                 ("longer race", "15 to 25"))}  # fmt: skip
+    assert all(r["n_groups"] == 60 and r["strategy"] == "greedy" for r in rows.values())
+    for p in (2, 3):
+        change = rows[("seat 1", p, 25)]["effect"] - rows[("seat 1", p, 15)]["effect"]
+        assert rows[("longer race", p, "15 to 25")]["effect"] == pytest.approx(change, abs=1e-3)
+    for target, given in ((15, {}), (25, {"target": 25})):
+        arm = json.loads((tmp_path / "s" / "runs" / "greedy" / "3p" / f"target-{target}" / "manifest.json").read_text())
+        assert arm["settings"]["rules"] == given and arm["settings"]["rotate_seats"] is False
+    assert (tmp_path / "s" / "study.md").is_file() and (tmp_path / "s" / "study.html").is_file()
+    done = subprocess.run([*study, "--longer", "10", "--out", str(tmp_path / "e")], env=env, cwd=REPO,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 2 and done.stderr.strip() == "error: --longer must be above the target (15), got 10"
+
+
 def test_play_and_replay_and_a_replay_that_differs(tmp_path: Path) -> None:
     log = tmp_path / "game.json"
     code, out = palais("play", "--game", "toy", "--seed", "5", "--players", "3", "--log", log)

@@ -189,7 +189,7 @@ class ToyRace:
     tune_pool = "greedy,random"
     skill_levels = ("random", "greedy")
     rule_options: tuple[RuleOption, ...] = OPTIONS  # target (options.py)
-    report_sections = "tests.toygame.report:SECTIONS"
+    report_sections = "tests.toygame.analysis.sections:SECTIONS"
     seat_values = None  # every seat starts alike
     study_pages = None  # its studies need no overview of their own on the published index
 
@@ -208,7 +208,7 @@ class ToyRace:
         return Context(players, max_rounds, target_of(rules_of(settings, OPTIONS)))
 
     setup_columns = ()
-    studies: Mapping[str, str] = {}
+    studies: Mapping[str, str] = {"target": "tests.toygame.studies.commands:target"}  # its own (studies/)
     taken = None  # nothing is taken from a common supply
     turns = TOY_TURNS
     positions = None  # no position files: the commands that read one refuse it
