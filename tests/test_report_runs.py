@@ -317,7 +317,7 @@ def test_a_report_section_only_a_registered_game_has_is_not_refused(tmp_path: Pa
     from palais_sim.cli import app
     from palais_sim.core.games import ENV_VAR
     from tests.test_game_conformance import simulated_and_reported
-    from tests.toygame import report as toy_report
+    from tests.toygame.analysis import sections as toy_report
 
     monkeypatch.setenv(ENV_VAR, "toy=tests.toygame.game:GAME")
     monkeypatch.setitem(toy_report.SECTIONS, "race", toy_report.SECTIONS["setup"])
