@@ -65,13 +65,19 @@ def player_counts(text: str) -> tuple[int, ...]:
         raise ValueError(f"--players must be numbers separated by commas, got {text!r}") from None
 
 
-def require_study(study: str, game: Game) -> None:
-    """A study of one game's own (``GAME.studies``) refuses a game that does not declare it, naming the studies
-    that game has (every game has the seats study) and the games that have this one."""
+def require_study(study: str, game: Game | None) -> Game:
+    """The game a study of one game's own (``GAME.studies``) plays: the one given, or else the first built-in game
+    that declares it. It refuses a game that does not declare it, naming the studies that game has (every game has
+    the seats study) and the games that have this one."""
     from palais_sim.core.games import games_with_study, get_game
 
+    if game is None:
+        having_it = games_with_study(study)
+        if not having_it:
+            raise ValueError(f"--game is needed: no built-in game has the study {study!r}")
+        game = get_game(having_it[0])
     if study in game.studies:
-        return
+        return game
     own = [name for name in game.studies if " " not in name]
     having = [get_game(name) for name in games_with_study(study)]
     where = " or ".join(f"{g.title} (--game {g.name})" for g in having)

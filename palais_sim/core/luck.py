@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -160,6 +161,13 @@ def event_problems(model: ChanceModel, state: Any, kind: str, rng: random.Random
     if not event.sampled and model.actual(state, kind) not in [o for o, _p in event.outcomes]:
         problems.append(f"{kind}: the actual outcome {model.actual(state, kind)!r} is not listed")
     return problems
+
+
+def uniform_event(kind: str, items: Sequence[Any]) -> ChanceEvent:
+    """An event drawing one of ``items`` uniformly (a card from a shuffled pile): equal items are one outcome with
+    their count."""
+    counts = Counter(items)
+    return ChanceEvent(kind, tuple((item, n / len(items)) for item, n in sorted(counts.items())))
 
 
 def sampled_event(kind: str, rng: random.Random, count: int = SETUP_SAMPLES) -> ChanceEvent:

@@ -17,11 +17,10 @@ None in every other game and never copied, so it costs one attribute test per ca
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
-from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sampled_event
+from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sampled_event, uniform_event
 from palais_sim.core.portable_math import exp, log
 from palais_sim.games.palais_royal.components import ComponentSet
 from palais_sim.games.palais_royal.leaf_value import MODEL, LeafValue
@@ -88,9 +87,7 @@ class PrChance:
 
     def event(self, state: GameState, kind: str, rng: random.Random) -> ChanceEvent:
         if kind == DRAW:
-            counts = Counter(state.deck)
-            total = len(state.deck)
-            return ChanceEvent(kind, tuple((card, n / total) for card, n in sorted(counts.items())))
+            return uniform_event(kind, state.deck)
         if kind == RESHUFFLE:
             return ChanceEvent(kind, ((None, 1.0),))
         if kind == SETUP:

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import json
 import random
-from collections import Counter
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sampled_event
+from palais_sim.core.luck import SETUP, ChanceEvent, digest_of, sampled_event, uniform_event
 from palais_sim.core.portable_math import exp
 from palais_sim.games.palastgefluester import rules
 from palais_sim.games.palastgefluester.play import PgResult, continue_game
@@ -130,9 +129,9 @@ class PgChance:
         if kind in (SETUP, DEAL):
             return sampled_event(kind, rng)
         if kind == DRAW:
-            return _uniform(kind, [card_kind(state, c) for c in state.draw])
+            return uniform_event(kind, [card_kind(state, c) for c in state.draw])
         if kind == KING:
-            return _uniform(kind, state.king_pile or state.kings_revealed)
+            return uniform_event(kind, state.king_pile or state.kings_revealed)
         if kind == RESHUFFLE:
             return ChanceEvent(kind, ((None, 1.0),))
         raise ValueError(f"unknown chance event {kind!r}; known: {', '.join(KINDS)}")
@@ -178,9 +177,3 @@ class PgChance:
     def play(self, state: PgState, strategies: Sequence) -> tuple[PgResult, list[float]]:
         result = continue_game(state, strategies)
         return result, [s.win for s in result.seats]
-
-
-def _uniform(kind: str, items: Sequence) -> ChanceEvent:
-    """An event drawing one of ``items`` uniformly: equal items are one outcome with their count."""
-    counts = Counter(items)
-    return ChanceEvent(kind, tuple((item, n / len(items)) for item, n in sorted(counts.items())))

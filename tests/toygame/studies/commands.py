@@ -61,13 +61,7 @@ def target(
     from tests.toygame.studies.target import STUDY, TargetPlan, run_study
 
     def go():
-        from palais_sim.core.games import games_with_study, get_game
-
-        having = games_with_study(STUDY)
-        if game is None and not having:
-            raise ValueError(f"--game is needed: no built-in game has the study {STUDY!r}")
-        the_game = game or get_game(having[0])
-        require_study(STUDY, the_game)
+        the_game = require_study(STUDY, game)
         spec = study_spec(strategies, groups, seed, margin, workers, max_rounds=max_rounds, game=the_game,
                           rules=rules, backend=backend, address=address)  # fmt: skip
         return run_study(TargetPlan(spec, players=player_counts(players), longer=longer), out)

@@ -71,10 +71,7 @@ def persons(
     from palais_sim.games.palastgefluester.studies.persons import PersonsPlan, run_study
 
     def go():
-        from palais_sim.core.games import games_with_study, get_game
-
-        the_game = game or get_game(games_with_study("persons")[0])
-        require_study("persons", the_game)
+        the_game = require_study("persons", game)
         levels = skill_levels(strategies, ladder_spec, rungs, elo_groups)
         spec = study_spec(levels, groups, seed, margin, workers, components=components, max_rounds=max_rounds,
                           game=the_game, rules=rules, backend=backend, address=address)  # fmt: skip
