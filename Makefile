@@ -108,68 +108,44 @@ STUDY_WORKERS ?= 2
 #   make reports STUDY_RUN="--backend ray --address HOST:6379"
 STUDY_RUN ?= --workers $(STUDY_WORKERS)
 REPORTS_STAMP := $(if $(findstring ray,$(STUDY_RUN)),$(TEST_STAMP),$(STAMP))
-# The three skill levels of every study, weakest first (the order of the pages' columns): the cheap one, the old search
-# level and the strong one (about ismcts:budget=30's strength). The order changes no arm and no verdict.
-STUDY_LEVELS := --strategy greedy --strategy lookahead:budget=8,horizon=2 --strategy expert
-# The layouts study: 10,000 random-layout games and 1,000 of the first-game layout left 4 and 6 of its 13 rows
-# undecided at expert and lookahead (31%, 46%; greedy 3): gate_to_mint at expert +1.1 [+0.1, +2.2], the blocks'
-# spreads [0, +2.6] to [0, +4.3], the first-game layout +2.1 [-1.0, +5.2] and +3.1 [-0.2, +6.3]. Three times the games
-# (half-widths 0.64 pp) and five times the first-game setups (+-1.4 pp), about 35 CPU-minutes a search level. At that
-# size expert still left 4 of 13 open (31%), the first-game layout among them at +3.1 [+1.7, +4.5]: its setups grow to
-# the random-layout arm's 30,000 (+-0.8 pp; a second look, recorded in the note of 2026-11-26), about 30 CPU-minutes
-# a search level. (An arm grows: a rerun with a larger size plays only the new games.)
-LAYOUT_GAMES := 30000
-FIRST_GAME_SETUPS := 30000
-# Games the nobles study may play in all (in rounds: every open arm's next look, levels in this order); a rerun
-# with a larger one carries on where the last stopped: make reports NOBLES_BUDGET=... The default does not bind:
-# the plan needs about 1.3 million (greedy 0.22 million played; expert and lookahead about 0.4 million each, as
-# measured after four looks, and about 0.1 million each for the decided nobles' repricing), 1.84 million at most
-# without repricing. (Until 2026-11-26 it was 1 million, which would have stopped the lookahead level short.)
-NOBLES_BUDGET ?= 3000000
-# The strength ladder above the study levels: ismcts' budget buys strength (expert's does not: budget 8 is -60 Elo
-# against budget 2), and at budget 25 it is about expert's strength, so the rungs 25 and 50 ask whether a verdict
-# survives a player stronger than the study's top level. (Its own name: `make ladder`'s LADDER is the strategy
-# ladder's list, which a second LADDER here overrode: make ladder ran one strategy.)
+# The standard set is sized to be played in one working session: at most 2 hours on the developers' machine (2
+# cores), measured cost per level and study from the set of 2026-11-27 (CPU-seconds: greedy 2p about 630 games a
+# CPU-second in a study, expert 2p about 17, expert 3-4p about 10, ismcts:budget=25,horizon=2 2p about 3.9). Two skill
+# levels: greedy (cheap, every subject) and expert (the strongest affordable: about ismcts:budget=30's strength);
+# lookahead:budget=8 is dropped (weaker than expert and as slow). Above them one rung, ismcts:budget=25,horizon=2, on
+# the subjects it can decide at this size: whether a verdict survives a stronger player.
+STUDY_LEVELS := --strategy greedy --strategy expert
+# Seats, 2-4 players, start gold permuted (the factorial): 2,400 setups a player count (expert about 2,200 CPU-s).
+SEAT_GROUPS := 2400
+# Layouts: random-layout games and first-game-layout setups (expert about 1,500 CPU-s; 30,000 of each left 3 of 13
+# rows undecided at expert on 2026-11-27).
+LAYOUT_GAMES := 12000
+FIRST_GAME_SETUPS := 12000
+# The nobles study: every noble and privilege at greedy (6,000 groups in 10 looks; about 540 CPU-s). At expert every
+# subject would cost about 9 CPU-hours (most rows need 3,000 to 6,000 groups to decide at +-2 pp), so expert studies
+# the subjects chosen before these games were played: those decided at expert on 2026-11-27 at least 3.4 pp from zero
+# (servants_plus3 +21.1, N28 +8.8, N27 +7.0, mint_plus2 -5.7, N24 +4.3, king_plus1 -4.3, N23 +4.0, N26 -3.5, N37 -3.4),
+# up to 2,400 groups in 4 looks (about 2,200 CPU-s); the four largest again at ismcts:budget=25,horizon=2 (about
+# 2,500 CPU-s). The repriced price lines (up to 15 CPU-hours) are not in the set: --reprice none.
+NOBLES_STRONG := servants_plus3,N28,N27,mint_plus2,N24,king_plus1,N23,N26,N37
+NOBLES_LADDER := servants_plus3,N28,N27,mint_plus2
 STRENGTH_LADDER := ismcts:budget=25,horizon=2
-# The search ladder's subjects: the verdicts the ladder can put to a stronger player. Of the 14 subjects the nobles
-# study decides at expert with another verdict than greedy's (its final rows, 2026-11-27), those at least 3.4 pp from
-# zero there: servants_plus3 +21.1, N28 +8.8, N27 +7.0, mint_plus2 -5.7, N24 +4.3, king_plus1 -4.3 (favoured at
-# greedy), N23 +4.0, N26 -3.5, N37 -3.4. The others (N12, N16, N18, N21, reinforce_plus2: 2.8-3.1 pp) and the
-# subjects near zero at expert (chosen before from the first looks: madame_plus1, move_plus2, N19, N20) would need
-# several times a rung's groups to say anything at a rung. Looks of 200 groups: up to 1,000 in 5 looks left 3 of 9
-# rows undecided at budget 25 (N26 -3.2 [-5.1, -1.4], N37 -1.9, king_plus1 -2.1) and 1 at 50 (2026-11-27); up to
-# 2,400 in 12 looks (every look played is reused; the earlier looks' stricter boundaries reopened 9 rows, each
-# decided again the same way) left 2 and 1 (N26 and N37 within about a point of the margin): 1.8 CPU-hours more.
-NOBLES_LADDER := servants_plus3,N28,N27,mint_plus2,N24,king_plus1,N23,N26,N37
-# The balance search screens prices at 300 groups (a value +-2.5 pp at expert), but its validation alone says whether
-# the proposal holds: it is a nobles study of the proposal at the nobles study's own size (6,000 groups in 10 looks,
-# about 7 CPU-hours at expert); at the search's size it left 75 of 84 rows undecided (2026-11-27). The budget holds
-# the search (about 0.2 million games played) and the validation and the given set again on its seeds (2 million
-# at most).
+# The balance search at greedy: prices screened at 300 groups, the proposal validated by a nobles study of it at the
+# nobles study's own size (6,000 groups in 10 looks); about 700 CPU-s.
 BALANCE_BUDGET ?= 3000000
-# The 2-player seat edge climbs with strength (seat 1, start gold permuted: greedy -2.5, lookahead +4.3, ismcts:
-# budget=30 +9.3, expert +11.9 pp; 2026-11-26): the same ladder asks whether it keeps climbing above expert, on the
-# real start golds (0 and 1; the factorial's start-gold rows would not decide at this size), 3,000 mirror games a
-# rung (+-1.8 pp), about 50 CPU-minutes.
 
 # Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
-# last groups and kept when the games are identical (verified), played again otherwise. The studies of a few CPU-hours
-# come first, then the nobles study's verdicts (about 16 CPU-hours on 2 cores), its ladder and the balance search with
-# its validation (about 9), and last the nobles study's price lines (its repriced variants of every noble decided at
-# some level, gold -1 and +1 at every level: up to about 15 CPU-hours, and not what the verdicts need), so that a
-# make reports stopped part-way (every study resumes) has finished all it could. The verdicts are published before
-# the price lines start (the nobles page then has none and says nothing is pending), and again with them.
-NOBLES_STUDY = $(BIN)/palais study nobles --out $(STUDIES)/nobles $(STUDY_LEVELS) --groups 6000 --looks 10 --budget $(NOBLES_BUDGET) $(STUDY_RUN)
-reports: $(REPORTS_STAMP)  ## the standard set's balance studies at greedy, expert and lookahead, a search ladder and a balancing search into reports/standard/ (many hours on 2 cores; reruns reuse arms)
+# last groups and kept when the games are identical (verified), played again otherwise. Cheapest first, so that a
+# make reports stopped part-way (every study resumes) has finished all it could.
+reports: $(REPORTS_STAMP)  ## the standard set (seats, layouts, nobles, balance; greedy, expert and one stronger rung) into reports/standard/ (under 2 hours on 2 cores; reruns reuse arms)
 	$(REBUILD)
-	$(BIN)/palais study seats --out $(STUDIES)/seats --groups 6000 --gold-factorial $(STUDY_LEVELS) $(STUDY_RUN)
-	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --ladder $(STRENGTH_LADDER) --rungs 2 --groups 3000 $(STUDY_RUN)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --groups 6000 --looks 10 --reprice none $(STUDY_RUN)
+	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
+	$(BIN)/palais study seats --out $(STUDIES)/seats --groups $(SEAT_GROUPS) --gold-factorial $(STUDY_LEVELS) $(STUDY_RUN)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) $(STUDY_RUN)
-	$(NOBLES_STUDY) --reprice none
-	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --ladder $(STRENGTH_LADDER) --rungs 2 --groups 2400 --looks 12 --reprice none $(STUDY_RUN)
-	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --strategy expert --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
-	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
-	$(NOBLES_STUDY)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles-strong --nobles $(NOBLES_STRONG) --strategy expert --groups 2400 --looks 4 --reprice none $(STUDY_RUN)
+	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --strategy $(STRENGTH_LADDER) --groups 3000 $(STUDY_RUN)
+	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --strategy $(STRENGTH_LADDER) --groups 1800 --looks 3 --reprice none $(STUDY_RUN)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
