@@ -115,12 +115,16 @@ REPORTS_STAMP := $(if $(findstring ray,$(STUDY_RUN)),$(TEST_STAMP),$(STAMP))
 # lookahead:budget=8 is dropped (weaker than expert and as slow). Above them one rung, ismcts:budget=25,horizon=2, on
 # the subjects it can decide at this size: whether a verdict survives a stronger player.
 STUDY_LEVELS := --strategy greedy --strategy expert
-# Seats, 2-4 players, start gold permuted (the factorial): 2,400 setups a player count (expert about 2,200 CPU-s).
+# Seats, 2-4 players, start gold permuted (the factorial). expert: 2,400 setups a player count (1,440 CPU-s; 1 of 18
+# rows undecided). greedy's seat effects lie near the margin (2 players: -2.2 pp [-3.5, -0.8] at 2,400 setups, 7 of
+# 18 rows undecided), and its games cost 1/100 of expert's: 12,000 setups, in a study of its own.
 SEAT_GROUPS := 2400
-# Layouts: random-layout games and first-game-layout setups (expert about 1,500 CPU-s; 30,000 of each left 3 of 13
-# rows undecided at expert on 2026-11-27).
-LAYOUT_GAMES := 12000
-FIRST_GAME_SETUPS := 12000
+SEAT_GROUPS_GREEDY := 12000
+# Layouts: random-layout games and first-game-layout setups. 12,000 of each left 4 of 13 rows undecided at expert
+# (1,230 CPU-s: gate_to_madame -3.0 [-4.0, -2.0], the first-game layout +2.7 [+1.5, +3.9], two blocks' spreads) and
+# 3 at greedy (16 CPU-s); 30,000 left 3 at expert on 2026-11-27. 20,000 (expert about 2,050 CPU-s).
+LAYOUT_GAMES := 20000
+FIRST_GAME_SETUPS := 20000
 # The nobles study: every noble and privilege at greedy (6,000 groups in 10 looks; about 540 CPU-s). At expert every
 # subject would cost about 9 CPU-hours (most rows need 3,000 to 6,000 groups to decide at +-2 pp), so expert studies
 # the subjects chosen before these games were played: those decided at expert on 2026-11-27 at least 3.4 pp from zero
@@ -141,7 +145,8 @@ reports: $(REPORTS_STAMP)  ## the standard set (seats, layouts, nobles, balance;
 	$(REBUILD)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --groups 6000 --looks 10 --reprice none $(STUDY_RUN)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
-	$(BIN)/palais study seats --out $(STUDIES)/seats --groups $(SEAT_GROUPS) --gold-factorial $(STUDY_LEVELS) $(STUDY_RUN)
+	$(BIN)/palais study seats --out $(STUDIES)/seats-greedy --groups $(SEAT_GROUPS_GREEDY) --gold-factorial --strategy greedy $(STUDY_RUN)
+	$(BIN)/palais study seats --out $(STUDIES)/seats --groups $(SEAT_GROUPS) --gold-factorial --strategy expert $(STUDY_RUN)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) $(STUDY_RUN)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-strong --nobles $(NOBLES_STRONG) --strategy expert --groups 2400 --looks 4 --reprice none $(STUDY_RUN)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --strategy $(STRENGTH_LADDER) --groups 3000 $(STUDY_RUN)
