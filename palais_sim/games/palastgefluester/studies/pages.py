@@ -10,17 +10,8 @@ own directory.
 from __future__ import annotations
 
 from palais_sim.games.palastgefluester.components import PERSON_IDS, load_pg_components
-from palais_sim.study.index_page import (
-    NONE,
-    Source,
-    cell_text,
-    chosen_rows,
-    markdown_table,
-    merged_levels,
-    share_row,
-    study_levels,
-    superscript,
-)
+from palais_sim.study import index_page
+from palais_sim.study.index_page import NONE, Source, cell_text, superscript
 
 SUBJECTS = ("person",)  # the rows of a persons study: one person each
 NAME = "palastgefluester"  # the game whose pages these are (its studies record it as "game")
@@ -34,11 +25,6 @@ def mine(studies: list[Source]) -> list[Source]:
 
 def _person_studies(studies: list[Source]) -> list[Source]:
     return [s for s in mine(studies) if any(r.get("subject") in SUBJECTS for r in s.rows())]
-
-
-def _by_players(studies: list[Source]) -> list[tuple[int | None, list[Source]]]:
-    counts = sorted({s.data.get("players") for s in studies}, key=lambda p: (p is None, p))
-    return [(p, [s for s in studies if s.data.get("players") == p]) for p in counts]
 
 
 def person_names(source: Source) -> dict[str, str]:
@@ -59,9 +45,9 @@ def person_table(studies: list[Source]) -> list[str]:
     def mark(source: Source) -> str:
         return superscript(numbers.setdefault(source.name, len(numbers) + 1))
 
-    for players, group in _by_players(_person_studies(studies)):
-        levels = merged_levels([study_levels(s) for s in group])
-        rows = chosen_rows(group, SUBJECTS)
+    for players, group in index_page.by_players(_person_studies(studies)):
+        levels = index_page.merged_levels([index_page.study_levels(s) for s in group])
+        rows = index_page.chosen_rows(group, SUBJECTS)
         played = dict.fromkeys(str(r["key"]) for s in group for r in s.rows() if r.get("subject") in SUBJECTS)
         keys = [p for p in PERSON_IDS if p in played] + [k for k in played if k not in PERSON_IDS]
         names = person_names(group[0])
@@ -74,7 +60,7 @@ def person_table(studies: list[Source]) -> list[str]:
             body.append(cells)
         where = f" ({players} players)" if players else ""
         lines += [f"### Every person{where}", ""]
-        lines += markdown_table(["person", *[f"`{level}`" for level in levels]], body)
+        lines += index_page.markdown_table(["person", *[f"`{level}`" for level in levels]], body)
         by_name = {s.name: s for s in group}
         marks = ", ".join(f"{superscript(n)} {by_name[name].link}" for name, n in numbers.items() if name in by_name)
         lines += [
@@ -97,15 +83,7 @@ def overview(studies: list[Source]) -> list[str]:
 
 def table_shares(studies: list[Source]) -> list[list[str]]:
     """The undecided share of the persons tables' cells per level (per player count)."""
-    out = []
-    for players, group in _by_players(_person_studies(studies)):
-        rows = [row for row, _source in chosen_rows(group, SUBJECTS).values()]
-        name = f"{TITLE}: every person (the table above" + (f", {players} players)" if players else ")")
-        for level in merged_levels([study_levels(s) for s in group]):
-            cells = [r for r in rows if r.get("strategy") == level]
-            if cells:
-                out.append(share_row(f"*{name}*", level, cells))
-    return out
+    return index_page.subject_shares(mine(studies), SUBJECTS, f"{TITLE}: every person")
 
 
 class StudyPages:
