@@ -1,6 +1,7 @@
 """The published index (``study.publish``, ``study.index_page``): every noble and privilege kind with its verdict at
 each skill level, whether it settled and the balance proposal; the undecided shares per study and level against the
-30% goal; the recorded time. Built from small fake study directories (only study.json and balance.json are read)."""
+30% goal; the recorded time. Built from small fake study directories (only study.json and balance.json are read), and
+tiny real studies of both games for Palastgeflüster's rows beside Palais Royal's."""
 
 from __future__ import annotations
 
