@@ -138,6 +138,17 @@ STRENGTH_LADDER := ismcts:budget=25,horizon=2
 # nobles study's own size (6,000 groups in 10 looks); about 700 CPU-s.
 BALANCE_BUDGET ?= 3000000
 
+# Palastgefluester's standard studies, beside Palais Royal's under the same index (their names say the game). One
+# skill level, its heuristic: its other study level, random play, is dropped (the heuristic supersedes it: how a
+# person or a seat fares among random players says nothing about play that tries to win); its expert joins when it
+# plays at study speed. Sized on 2026-11-28 with the compiled engine (about 460 games a CPU-second in both studies)
+# to leave at most 30% of rows undecided, about 7 CPU-minutes together. Persons, 4 players: 3,200 groups (179,200
+# games, about 380 CPU-s; 1 of 7 rows undecided, where 2,400 groups left 5). Seats, 3-5 players: 8,000 setups a player
+# count (24,000 games, about 53 CPU-s; 2 of 12 undecided, where 6,000 left 3, the goal with no slack).
+PG_STUDY_LEVELS := --strategy heuristic
+PG_PERSONS_GROUPS := 3200
+PG_SEAT_GROUPS := 8000
+
 # Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
 # last groups and kept when the games are identical (verified), played again otherwise. Cheapest first, so that a
 # make reports stopped part-way (every study resumes) has finished all it could.
@@ -151,6 +162,8 @@ reports: $(REPORTS_STAMP)  ## the standard set (seats, layouts, nobles, balance;
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-strong --nobles $(NOBLES_STRONG) --strategy expert --groups 2400 --looks 4 --reprice none $(STUDY_RUN)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --strategy $(STRENGTH_LADDER) --groups 3000 $(STUDY_RUN)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --strategy $(STRENGTH_LADDER) --groups 1800 --looks 3 --reprice none $(STUDY_RUN)
+	$(BIN)/palais study seats --game palastgefluester --out $(STUDIES)/pg-seats --groups $(PG_SEAT_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
+	$(BIN)/palais study persons --game palastgefluester --out $(STUDIES)/pg-persons --groups $(PG_PERSONS_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change

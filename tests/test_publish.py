@@ -1,6 +1,7 @@
 """The published index (``study.publish``, ``study.index_page``): every noble and privilege kind with its verdict at
 each skill level, whether it settled and the balance proposal; the undecided shares per study and level against the
-30% goal; the recorded time. Built from small fake study directories (only study.json and balance.json are read)."""
+30% goal; the recorded time. Built from small fake study directories (only study.json and balance.json are read), and
+tiny real studies of both games for Palastgeflüster's rows beside Palais Royal's."""
 
 from __future__ import annotations
 
@@ -259,3 +260,43 @@ def test_a_seats_study_at_several_levels_is_one_table_a_row_per_seat_and_a_colum
                             "**favoured** +11.9 [+11.0, +12.8]", ""]  # fmt: skip
     assert table[2][2:] == ["–", "–", "**disfavoured** -3.1 [-3.8, -2.5]", "yes"]
     assert "At one skill level only" not in summary
+
+
+def test_both_games_studies_are_published_under_one_index(source: Path, tmp_path: Path) -> None:
+    """Tiny real studies of Palastgefluester (persons, seats) beside Palais Royal's (a real seats study and the fake
+    nobles studies): both games' rows in the undecided table, Palastgefluester's overview naming its own studies
+    only (the game each study.json records) and every person it played with its verdict."""
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+
+    tiny = ["--groups", "4", "--workers", "1", "--seed", "5"]
+    for args in (
+        ["persons", "--out", str(source / "pg-persons"), "--players", "3", "--persons", "zofe,hofnarr",
+         "--strategy", "heuristic"],
+        ["seats", "--game", "palastgefluester", "--out", str(source / "pg-seats"), "--players", "3",
+         "--strategy", "heuristic"],
+        ["seats", "--out", str(source / "pr-seats"), "--players", "2", "--strategy", "greedy"],
+    ):  # fmt: skip
+        result = CliRunner().invoke(app, ["study", *args, *tiny])
+        assert result.exit_code == 0, result.output
+    text = publish(source, tmp_path / "out").read_text()
+    shares = {tuple(line.split(" | ")[:2]): line for line in text.splitlines() if line.startswith("| ")}
+    for study, level in (("pg-persons", "heuristic"), ("pg-seats", "heuristic"), ("pr-seats", "greedy"),
+                         ("a-search", "greedy")):  # fmt: skip
+        assert (f"| [{study}]({study}/study.md)", f"`{level}`") in shares, study
+    assert ("| *Palastgeflüster: every person (the table above, 3 players)*", "`heuristic`") in shares
+    assert "## Every noble and privilege (2 players)" in text  # Palais Royal's overview is still there
+    overview = text[text.index("## Palastgeflüster\n") : text.index("## Undecided per level")]
+    assert "[pg-persons](pg-persons/study.md), [pg-seats](pg-seats/study.md)." in overview
+    assert "pr-seats" not in overview and "a-search" not in overview
+    header, rows = _table(overview, "### Every person (3 players)")
+    assert header == ["person", "`heuristic`"]
+    played = json.loads((source / "pg-persons" / "study.json").read_text())["rows"]
+    names = {"zofe": "Zofe", "hofnarr": "Hofnarr"}  # display names, in the game's order of persons
+    assert list(rows) == ["Zofe", "Hofnarr"]
+    for row in played:
+        assert rows[names[row["key"]]][1].startswith(row["verdict"] if row["verdict"] == "undecided"
+                                                     else f"**{row['verdict']}**")  # fmt: skip
+        assert rows[names[row["key"]]][1].endswith("¹")
+    assert (tmp_path / "out" / "pg-seats" / "study.json").exists() and "## [pg-persons](pg-persons/study.md)" in text

@@ -203,6 +203,26 @@ def undecided_table(studies: list[Source], searches: Sequence[Source] = ()) -> l
     ]
 
 
+def by_players(studies: list[Source]) -> list[tuple[object, list[Source]]]:
+    """The studies grouped by their player count (``players``), in increasing order, a study without one last."""
+    counts = sorted({s.data.get("players") for s in studies}, key=lambda p: (p is None, p))
+    return [(p, [s for s in studies if s.data.get("players") == p]) for p in counts]
+
+
+def subject_shares(studies: list[Source], subjects: Collection[str], label: str) -> list[list[str]]:
+    """The undecided table's rows for a game's overview table of ``subjects`` (one table per player count): per
+    level, the share of its cells (``chosen_rows``) that are undecided, named "*label (the table above, P players)*"."""
+    out = []
+    for players, group in by_players([s for s in studies if any(r.get("subject") in subjects for r in s.rows())]):
+        rows = [row for row, _source in chosen_rows(group, subjects).values()]
+        name = f"{label} (the table above" + (f", {players} players)" if players else ")")
+        for level in merged_levels([study_levels(s) for s in group]):
+            cells = [r for r in rows if r.get("strategy") == level]
+            if cells:
+                out.append(share_row(f"*{name}*", level, cells))
+    return out
+
+
 def _level_shares(where: str, rows: list[dict], levels: list[str]) -> list[list[str]]:
     """The undecided table's rows of one study (or validation), a row per level that has rows."""
     out = []

@@ -201,9 +201,9 @@ def run_study(plan: SeatsPlan, out: Path) -> dict[str, Path]:
     page.h("Across skill levels")
     page.p(f"Robust verdicts (every skill level agrees): {held or 'none'}. Verdicts that differ: {changed or 'none'}.")
     document = {
-        "study": "seats", "command": spec.command, "seed": spec.seed, "groups": spec.groups,
-        "margin_pp": spec.margin, "strategies": list(spec.strategies), "players": list(plan.players),
-        "rules": spec.rule_dict(), "factorial": plan.factorial, "arms": arms_info,
+        "study": "seats", "game": spec.base.game.name, "command": spec.command, "seed": spec.seed,
+        "groups": spec.groups, "margin_pp": spec.margin, "strategies": list(spec.strategies),
+        "players": list(plan.players), "rules": spec.rule_dict(), "factorial": plan.factorial, "arms": arms_info,
         "games": ledger.to_dict(), "rows": rows,
     }  # fmt: skip
     if climbed is not None:

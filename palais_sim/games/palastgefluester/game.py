@@ -117,7 +117,7 @@ class Palastgefluester:
     report_sections = "palais_sim.games.palastgefluester.analysis.sections:SECTIONS"
     setup_columns = ()
     seat_values = None  # every seat starts alike
-    study_pages = None  # its studies need no overview of their own on the published index
+    study_pages = "palais_sim.games.palastgefluester.studies.pages:PAGES"  # its studies on the published index
     # its own studies (beyond the seats study every game has), each a command of `palais study`
     studies: Mapping[str, str] = {"persons": "palais_sim.games.palastgefluester.studies.commands:persons"}
     taken = None  # a seat takes nothing from a common supply

@@ -21,8 +21,8 @@ from palais_sim.study.index_page import (
     merged_levels,
     rungs_text,
     settling,
-    share_row,
     study_levels,
+    subject_shares,
     superscript,
 )
 
@@ -200,17 +200,7 @@ def _legend(
 
 def table_shares(studies: list[Source]) -> list[list[str]]:
     """The undecided share of the subject table's cells per level (per player count)."""
-    mine = [s for s in studies if any(r.get("subject") in SUBJECTS for r in s.rows())]
-    out = []
-    for players in sorted({s.data.get("players") for s in mine}, key=lambda p: (p is None, p)):
-        group = [s for s in mine if s.data.get("players") == players]
-        rows = [row for row, _source in chosen_rows(group, SUBJECTS).values()]
-        name = "every noble and privilege (the table above" + (f", {players} players)" if players else ")")
-        for level in merged_levels([study_levels(s) for s in group]):
-            cells = [r for r in rows if r.get("strategy") == level]
-            if cells:
-                out.append(share_row(f"*{name}*", level, cells))
-    return out
+    return subject_shares(studies, SUBJECTS, "every noble and privilege")
 
 
 def search_summary(name: str, data: dict) -> list[str] | None:
