@@ -152,18 +152,18 @@ PG_SEAT_GROUPS := 8000
 # Every arm records the code that played it; after a change of the code a finished arm is replayed on its first and
 # last groups and kept when the games are identical (verified), played again otherwise. Cheapest first, so that a
 # make reports stopped part-way (every study resumes) has finished all it could.
-reports: $(REPORTS_STAMP)  ## the standard set (seats, layouts, nobles, balance; greedy, expert and one stronger rung) into reports/standard/ (under 2 hours on 2 cores; reruns reuse arms)
+reports: $(REPORTS_STAMP)  ## the standard set of both games (Palais Royal's seats, layouts, nobles and balance at greedy, expert and one stronger rung; Palastgefluester's persons and seats) into reports/standard/ (under 2 hours on 2 cores; reruns reuse arms)
 	$(REBUILD)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --groups 6000 --looks 10 --reprice none $(STUDY_RUN)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
+	$(BIN)/palais study seats --game palastgefluester --out $(STUDIES)/pg-seats --groups $(PG_SEAT_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
+	$(BIN)/palais study persons --game palastgefluester --out $(STUDIES)/pg-persons --groups $(PG_PERSONS_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-greedy --groups $(SEAT_GROUPS_GREEDY) --gold-factorial --strategy greedy $(STUDY_RUN)
 	$(BIN)/palais study seats --out $(STUDIES)/seats --groups $(SEAT_GROUPS) --gold-factorial --strategy expert $(STUDY_RUN)
 	$(BIN)/palais study layouts --out $(STUDIES)/layouts --groups $(LAYOUT_GAMES) --first-game-setups $(FIRST_GAME_SETUPS) $(STUDY_LEVELS) $(STUDY_RUN)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-strong --nobles $(NOBLES_STRONG) --strategy expert --groups 2400 --looks 4 --reprice none $(STUDY_RUN)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --strategy $(STRENGTH_LADDER) --groups 3000 $(STUDY_RUN)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --strategy $(STRENGTH_LADDER) --groups 1800 --looks 3 --reprice none $(STUDY_RUN)
-	$(BIN)/palais study seats --game palastgefluester --out $(STUDIES)/pg-seats --groups $(PG_SEAT_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
-	$(BIN)/palais study persons --game palastgefluester --out $(STUDIES)/pg-persons --groups $(PG_PERSONS_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
