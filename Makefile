@@ -14,7 +14,7 @@ BUILT := $(VENV)/.built
 ENGINE_SOURCES := $(wildcard palais_sim/core/*.py palais_sim/games/*/*.py strategies/*/*.py) setup.py palais_sim/_build.py
 REBUILD := @$(MAKE) --no-print-directory $(BUILT)
 
-.PHONY: demo test verdicts lint bench ladder reports golden playthroughs generate build clean
+.PHONY: demo test verdicts lint bench ladder reports reports-render golden playthroughs generate build clean
 
 # uv resolves and downloads the dependencies in parallel (about 15 s for the dev and ray extras against 2 minutes
 # with pip); where uv cannot be installed or fails, pip does the same install. The install leaves the engine
@@ -152,6 +152,12 @@ reports: $(REPORTS_STAMP)  ## the standard set (seats, layouts, nobles, balance;
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --strategy $(STRENGTH_LADDER) --groups 3000 $(STUDY_RUN)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --strategy $(STRENGTH_LADDER) --groups 1800 --looks 3 --reprice none $(STUDY_RUN)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
+
+# Every page, study.json and the index of reports/standard rendered again from the committed evidence alone (no
+# runs/, nothing played): the published pages are this render, so it changes no byte.
+reports-render: $(STAMP)  ## re-render reports/standard from its committed evidence (no runs/ needed; plays nothing)
+	$(BIN)/python -m palais_sim.study.compact render reports/standard
+	$(BIN)/python -m palais_sim.study.publish reports/standard reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
 	$(BIN)/python -m tests.palais_royal.golden.make_golden

@@ -118,8 +118,13 @@ def check_backend(backend: str, address: str | None) -> None:
             raise ValueError(str(exc)) from None
 
 
+# The command a study records on its page; set when a study is rendered again from its evidence (``study.compact``),
+# whose command line differs from the one that played it only in where it reads the arms.
+RECORDED_COMMAND: contextvars.ContextVar[str | None] = contextvars.ContextVar("recorded_command", default=None)
+
+
 def _command() -> str:
-    return "palais " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    return RECORDED_COMMAND.get() or "palais " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
 def study_spec(

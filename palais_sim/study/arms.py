@@ -5,6 +5,9 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from palais_sim import __version__
@@ -17,6 +20,39 @@ from palais_sim.tournament.schedule import Settings
 log = logging.getLogger(__name__)
 
 VERIFIED = "verified"  # a run manifest's record of a check by replay (:func:`verify_arm`)
+
+# Set while a study is rendered from its committed evidence (``study.compact``): every arm must be there, done;
+# nothing is played, resumed, verified or written.
+_RENDER_ONLY: ContextVar[bool] = ContextVar("render_only", default=False)
+
+
+class MissingArm(ValueError):
+    """An arm a render-only study needs is not in its evidence (or is another arm)."""
+
+
+@contextmanager
+def render_only() -> Iterator[None]:
+    """Within this block, :func:`play_arm` plays nothing and only accepts finished arms (:func:`stored_arm`)."""
+    token = _RENDER_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _RENDER_ONLY.reset(token)
+
+
+def stored_arm(settings: Settings, out: Path) -> int:
+    """Accept the finished arm in ``out`` as the run of ``settings`` without playing anything (0 games played now),
+    else raise :class:`MissingArm`. The component file may lie elsewhere than where it was played (a repriced
+    variant written under the evidence): its path is not compared, its content hash is."""
+    stored = Manifest.load(out) if (out / "manifest.json").exists() else None
+    if stored is None or stored.data.get("state") != "done":
+        raise MissingArm(f"{out}: no finished arm there (rendering from evidence plays nothing)")
+    recorded, wanted = stored.settings.to_dict(), settings.to_dict()
+    recorded.pop("components", None)
+    wanted.pop("components", None)
+    if recorded != wanted or stored.data.get("components_hash") != components_hash(settings):
+        raise MissingArm(f"{out}: the arm there was played with other settings or components than the study asks")
+    return 0
 
 
 def slug(text: str) -> str:
@@ -39,6 +75,8 @@ def play_arm(
     (:func:`verify_arm`): kept and marked verified when a sample of its games replays identically today, else played
     again whole; an unfinished one of other code, or one to extend, is played again from the start.
     """
+    if _RENDER_ONLY.get():
+        return stored_arm(settings, out)
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
     # the same run, or its first games (a study asked for more groups: the run grows, nothing is played twice)
     ours = stored is not None and (stored.settings == settings or longer_run(stored.settings, settings))

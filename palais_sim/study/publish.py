@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from palais_sim.study import index_page
+from palais_sim.study import compact, index_page
 from palais_sim.study.common import verified_text
 from palais_sim.study.render import ci_text, pp
 
@@ -85,6 +85,17 @@ def publish(source: Path | Sequence[Path], target: Path) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     found = _studies(sources)
     _drop_withdrawn(found, target)
+    for name, path in found.items():  # the pages are rendered from the evidence, so that it re-renders them exactly
+        if (path / "runs").is_dir():
+            compact.export_study(path, target / name)
+            if compact.renderable(target / name):
+                compact.render_study(target / name)
+                found[name] = target / name
+        elif (path / compact.EVIDENCE).is_dir() and path.resolve() != (target / name).resolve():
+            _copy(path, target / name, ())
+            shutil.copytree(path / compact.EVIDENCE, target / name / compact.EVIDENCE)
+            compact.render_study(target / name)
+            found[name] = target / name
     studies = [index_page.Source(name, _read(p / "study.json"))
                for name, p in found.items() if (p / "study.json").exists()]  # fmt: skip
     searches = [index_page.Source(name, _read(p / "balance.json"), "balance.md")
@@ -174,6 +185,8 @@ def main(argv: list[str]) -> int:
         return 1
     try:
         print(publish([Path(a) for a in argv[:-1]], Path(argv[-1])))
+    except compact.RenderFailed as exc:  # the study command printed its error line
+        return exc.code
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"error: {' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)
         return 1
