@@ -143,6 +143,7 @@ BALANCE_BUDGET ?= 3000000
 # make reports stopped part-way (every study resumes) has finished all it could.
 reports: $(REPORTS_STAMP)  ## the standard set (seats, layouts, nobles, balance; greedy, expert and one stronger rung) into reports/standard/ (under 2 hours on 2 cores; reruns reuse arms)
 	$(REBUILD)
+	$(BIN)/python -m palais_sim.study.compact restore reports/standard $(STUDIES)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --groups 6000 --looks 10 --reprice none $(STUDY_RUN)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-greedy --groups $(SEAT_GROUPS_GREEDY) --gold-factorial --strategy greedy $(STUDY_RUN)

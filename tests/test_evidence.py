@@ -70,11 +70,11 @@ def test_evidence_is_one_compact_file_per_table_with_the_read_columns(published:
     assert "`total`" in (evidence / "COLUMNS.md").read_text()
 
 
-def test_rendering_refuses_a_missing_arm_in_one_line(published: Path, tmp_path: Path, capsys) -> None:
+def test_rendering_refuses_a_missing_arm_in_one_line(published: Path, tmp_path: Path, capfd) -> None:
     copy = tmp_path / "reports"
     shutil.copytree(published, copy)
     shutil.rmtree(copy / "seats" / "evidence" / "runs")
     assert compact.main(["render", str(copy)]) != 0
-    err = [line for line in capsys.readouterr().err.splitlines() if line]
+    err = [line for line in capfd.readouterr().err.splitlines() if line]
     assert len(err) == 1 and err[0].startswith("error:") and "no finished arm" in err[0]
     assert compact.main(["render", str(tmp_path / "nowhere")]) == 1

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 
 from palais_sim import __version__
@@ -21,23 +19,13 @@ log = logging.getLogger(__name__)
 
 VERIFIED = "verified"  # a run manifest's record of a check by replay (:func:`verify_arm`)
 
-# Set while a study is rendered from its committed evidence (``study.compact``): every arm must be there, done;
-# nothing is played, resumed, verified or written.
-_RENDER_ONLY: ContextVar[bool] = ContextVar("render_only", default=False)
+# Set (to "1") in the environment of a study rendered from its committed evidence (``study.compact``): every arm
+# must be there, done; nothing is played, resumed, verified or written.
+RENDER_ONLY_ENV = "PALAIS_RENDER_ONLY"
 
 
 class MissingArm(ValueError):
     """An arm a render-only study needs is not in its evidence (or is another arm)."""
-
-
-@contextmanager
-def render_only() -> Iterator[None]:
-    """Within this block, :func:`play_arm` plays nothing and only accepts finished arms (:func:`stored_arm`)."""
-    token = _RENDER_ONLY.set(True)
-    try:
-        yield
-    finally:
-        _RENDER_ONLY.reset(token)
 
 
 def stored_arm(settings: Settings, out: Path) -> int:
@@ -75,11 +63,17 @@ def play_arm(
     (:func:`verify_arm`): kept and marked verified when a sample of its games replays identically today, else played
     again whole; an unfinished one of other code, or one to extend, is played again from the start.
     """
-    if _RENDER_ONLY.get():
+    if os.environ.get(RENDER_ONLY_ENV) == "1":
         return stored_arm(settings, out)
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
     # the same run, or its first games (a study asked for more groups: the run grows, nothing is played twice)
     ours = stored is not None and (stored.settings == settings or longer_run(stored.settings, settings))
+    if ours and stored.data.get("evidence") and stored.settings != settings:
+        # a compact run restored from published evidence (``study.compact``) holds its games in one file: it is
+        # not extended but played again at the new size
+        log.info("replaying %s: a restored compact run, and the study asks for more games", out)
+        shutil.rmtree(out)
+        stored, ours = None, False
     if ours and stored.data.get("components_hash") != (today := components_hash(settings)):
         # the same settings name a component file whose content changed since (a set edited in place, a repriced
         # variant rewritten): the arm measured another game; it is played again from scratch

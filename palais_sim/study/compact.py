@@ -10,18 +10,25 @@ summary, code fingerprint, components hash, games, its verification record) and 
 
 A compact run is a run directory every analysis opens as it opens the run itself (``analytics.runs.open_run``), so
 the study's own code renders the page from it: the recorded command, with ``--out`` the evidence directory, under
-``arms.render_only`` (nothing is played; a missing arm is an error). Publishing renders every page this way, so
-re-rendering from the evidence alone gives the committed page byte for byte.
+``PALAIS_RENDER_ONLY=1`` (``arms.play_arm`` plays nothing; a missing arm is an error). Publishing renders every page
+this way, so re-rendering from the evidence alone gives the committed page byte for byte.
 
     python -m palais_sim.study.compact render reports/standard
+    python -m palais_sim.study.compact restore reports/standard runs/studies/standard   # make reports, first
+
+``restore`` puts the published arms back under runs/ where none is, so ``make reports`` on a fresh clone keeps
+every arm that still holds (played by today's code, or verified by replaying its first and last groups) and plays
+only the others.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,11 +36,13 @@ from pathlib import Path
 import polars as pl
 
 from palais_sim.analytics.runs import open_run
+from palais_sim.study.arms import RENDER_ONLY_ENV
 from palais_sim.tournament import records
 from palais_sim.tournament.ledger import COUNTS, LEDGER, read_ledger
 from palais_sim.tournament.records import game_of
 from palais_sim.tournament.worker import chunk_name
 
+RECORDED_COMMAND_ENV = "PALAIS_RECORDED_COMMAND"  # the command a rendered page records (the one that played it)
 EVIDENCE = "evidence"
 INDEX = "MANIFEST.json"
 COLUMNS_FILE = "COLUMNS.md"
@@ -180,6 +189,39 @@ def columns_page(evidence: Path, arms: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def evidence_studies(root: Path) -> list[Path]:
+    """The studies with evidence at ``root``: the study itself, or every one of a published set; ValueError if none."""
+    if not root.is_dir():
+        raise ValueError(f"{root}: no such directory")
+    studies = [root] if (root / EVIDENCE).is_dir() else sorted(p.parent for p in root.glob(f"*/{EVIDENCE}"))
+    if not studies:
+        raise ValueError(f"{root}: no study with evidence there (a study directory or a published set)")
+    return studies
+
+
+def read_manifest(arm: Path) -> dict:
+    """A compact run's manifest.json."""
+    return json.loads((arm / "manifest.json").read_text(encoding="utf-8"))
+
+
+def evidence_arms(study: Path) -> list[Path]:
+    """The compact runs of a study's evidence, sorted."""
+    return arm_dirs(study / EVIDENCE)
+
+
+def record_verification(study: Path, checks: dict[str, dict]) -> None:
+    """Write each arm's check by replay (``palais verify --record``) and the study's latest into MANIFEST.json."""
+    path = study / EVIDENCE / INDEX
+    index = json.loads(path.read_text(encoding="utf-8"))
+    for arm in index.get("arms", []):
+        if arm["path"] in checks:
+            arm["last_verified"] = checks[arm["path"]]
+    latest = [a.get("last_verified") for a in index.get("arms", [])]
+    if latest and all(latest):
+        index["last_verified"] = {k: max(str(v[k]) for v in latest) for k in ("at", "code_fingerprint")}
+    path.write_text(json.dumps(index, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def _with_out(argv: list[str], out: Path) -> list[str]:
     """The command's arguments with its ``--out`` replaced by ``out``."""
     result, skip = [], False
@@ -207,11 +249,9 @@ def renderable(study: Path) -> bool:
 
 def render_study(study: Path) -> Path:
     """Render the study page (study.md, study.json, charts) in ``study`` from its evidence alone: its recorded
-    command run on the evidence with nothing played. A missing or other arm is a ValueError (one line)."""
-    from palais_sim.cli import app
-    from palais_sim.cli.options import RECORDED_COMMAND
-    from palais_sim.study.arms import render_only
-
+    command run on the evidence with nothing played (``palais`` in a process of its own, ``RENDER_ONLY_ENV`` set:
+    ``arms.play_arm`` then only accepts finished arms). A missing arm: the command's one error line, then
+    :class:`RenderFailed`."""
     evidence = study / EVIDENCE
     try:
         index = json.loads((evidence / INDEX).read_text(encoding="utf-8"))
@@ -222,16 +262,11 @@ def render_study(study: Path) -> Path:
     if not argv:
         raise ValueError(f"{evidence / INDEX}: no recorded command to render")
     made = _rendered_files(evidence)
-    token = RECORDED_COMMAND.set(command)
-    try:
-        with render_only():
-            code = app(_with_out(argv, evidence), standalone_mode=False)
-    except SystemExit as exc:
-        code = exc.code
-    finally:
-        RECORDED_COMMAND.reset(token)
-    if code:
-        raise RenderFailed(f"{study}: not rendered from its evidence", int(code) if isinstance(code, int) else 1)
+    env = {**os.environ, RENDER_ONLY_ENV: "1", RECORDED_COMMAND_ENV: command}
+    done = subprocess.run([sys.executable, "-m", "palais_sim.cli", *_with_out(argv, evidence)], env=env,
+                          stdout=subprocess.DEVNULL, check=False)  # fmt: skip
+    if done.returncode:
+        raise RenderFailed(f"{study}: not rendered from its evidence", done.returncode)
     _move_page(evidence, study, made)
     return study / "study.md"
 
@@ -257,18 +292,34 @@ def _move_page(evidence: Path, study: Path, before: set[Path]) -> None:
         shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 
+def restore(published: Path, studies: Path) -> list[Path]:
+    """Copy every arm of the published evidence into the studies' run directories where no run is there yet, so a
+    study played again keeps each arm that holds for today's code (``arms.play_arm``: played by it, or verified by
+    replaying a sample) and plays only the others. Returns the arms restored."""
+    restored = []
+    for study in evidence_studies(published):
+        for arm in evidence_arms(study):
+            target = studies / study.name / arm.relative_to(study / EVIDENCE)
+            if not (target / "manifest.json").exists():
+                shutil.copytree(arm, target, dirs_exist_ok=True)
+                restored.append(target)
+    return restored
+
+
 def main(argv: list[str]) -> int:
     """``python -m palais_sim.study.compact render DIR...``: re-render every study with evidence under each DIR (a
     study directory or a published set) and the set's index; errors are one line and exit status 1."""
-    if len(argv) < 2 or argv[0] != "render":
-        print("error: usage: python -m palais_sim.study.compact render DIR...", file=sys.stderr)
+    usage = "usage: python -m palais_sim.study.compact render DIR... | restore PUBLISHED STUDIES"
+    if len(argv) < 2 or argv[0] not in ("render", "restore") or (argv[0] == "restore" and len(argv) != 3):
+        print(f"error: {usage}", file=sys.stderr)
         return 1
     try:
+        if argv[0] == "restore":
+            if Path(argv[1]).is_dir():  # a fresh set has no evidence yet: nothing to restore
+                print(f"{len(restore(Path(argv[1]), Path(argv[2])))} arms restored from {argv[1]}")
+            return 0
         for root in (Path(a) for a in argv[1:]):
-            studies = [root] if (root / EVIDENCE).is_dir() else sorted(p.parent for p in root.glob(f"*/{EVIDENCE}"))
-            if not studies:
-                raise ValueError(f"{root}: no study with evidence there")
-            for study in studies:
+            for study in evidence_studies(root):
                 print(render_study(study))
     except RenderFailed as exc:
         return exc.code

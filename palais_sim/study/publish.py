@@ -118,12 +118,33 @@ def publish(source: Path | Sequence[Path], target: Path) -> Path:
     for study in studies:
         _copy(found[study.name], target / study.name, ("study.md", "study.json"))
         index += _summary(study.name, study.data)
+        index += _evidence_lines(target / study.name)
     for search in searches:
         _copy(found[search.name], target / search.name, ("balance.md", "balance.json", "balanced.toml"))
         index += _balance_summary(search.name, search.data)
     path = target / "README.md"
     path.write_text("\n".join(index), encoding="utf-8")
     return path
+
+
+def _evidence_lines(study: Path) -> list[str]:
+    """The index's lines on a study's committed evidence: which code played its arms, and its last check by replay
+    (``palais verify --record``)."""
+    path = study / compact.EVIDENCE / compact.INDEX
+    if not path.exists():
+        return []
+    index = _read(path)
+    arms = index.get("arms", [])
+    codes = ", ".join(f"`{c}`" for c in sorted({str(a.get("code_fingerprint")) for a in arms}))
+    line = f"Evidence: {len(arms)} arms in [{compact.EVIDENCE}/]({study.name}/{compact.EVIDENCE}/), played by {codes}; "
+    last = index.get("last_verified")
+    held = all((a.get("last_verified") or {}).get("holds") for a in arms)
+    if last:
+        line += (f"last verified by replay with `{last['code_fingerprint']}` on {str(last['at'])[:10]}"
+                 f"{'' if held else ' (some arms did not hold)'}.")  # fmt: skip
+    else:
+        line += "not verified by replay since (`palais verify` checks it)."
+    return [line, ""]
 
 
 def _studies(sources: list[Path]) -> dict[str, Path]:
