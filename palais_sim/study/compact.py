@@ -34,6 +34,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from palais_sim.analytics.runs import open_run
 from palais_sim.study.arms import RENDER_ONLY_ENV
@@ -59,12 +61,12 @@ KEPT: dict[str, dict[str, list[str]]] = {
     "palais-royal": {
         "games": [*_GAMES, "layout"],
         "seats": [*_SEATS, "gold", "cardinal"],  # cardinal: the tie column (``GAME.tie_column``)
-        "recruits": ["game", "seat", "strategy", "noble", "round", "edge"],
+        "recruits": [],  # no study reads it (take rates come from the strategies' notes): kept empty
     },
     "palastgefluester": {
         "games": [*_GAMES, "tiebreak"],
         "seats": [*_SEATS, "noted", "display"],  # the tie column under either tie-break
-        "round_ends": ["game", "seat"],
+        "round_ends": [],  # no study reads it: kept empty
     },
 }
 RUN_LOG_KEPT = re.compile(r"Wall time ")  # run.log's session summaries (wall and CPU time, cores)
@@ -101,9 +103,8 @@ def export_arm(run_dir: Path, target: Path) -> dict:
         frame = pl.concat([records.read_table(f) for f in run.files(table)], how="vertical_relaxed")
         columns[table] = kept_columns(game.name, table, frame.columns)
         (target / table).mkdir(parents=True)
-        frame.select(columns[table]).write_parquet(
-            target / table / chunk_name(0), compression="zstd", compression_level=19, statistics=False
-        )
+        _write_compact(frame.select(columns[table]) if columns[table] else frame.select("game").head(0),
+                       target / table / chunk_name(0))  # fmt: skip
     done = read_ledger(run_dir / LEDGER) or {int(c["chunk"]): c for c in manifest.get("chunks", ())}  # compact
     counts = {k: sum(int(c.get(k, 0)) for c in done.values()) for k in COUNTS}
     games = run.check.games_read if run.check else counts["games"]
@@ -133,6 +134,22 @@ def _copy_components(manifest: dict, run_dir: Path, target: Path) -> str | None:
         return None
     shutil.copy2(source, target / "components.toml")
     return "components.toml"
+
+
+def _write_compact(frame: pl.DataFrame, path: Path) -> None:
+    """One table's rows in one Parquet file, small: zstd, integers delta-encoded (game and group numbers climb by
+    one), other columns dictionary-encoded, no statistics."""
+    table = frame.to_arrow()
+    ints = [f.name for f in table.schema if pa.types.is_integer(f.type)]
+    pq.write_table(table, path, compression="zstd", compression_level=19, write_statistics=False,
+                   use_dictionary=[n for n in table.schema.names if n not in ints],
+                   column_encoding={n: "DELTA_BINARY_PACKED" for n in ints})  # fmt: skip
+
+
+def stored_tables(manifest: dict) -> dict[str, list[str]] | None:
+    """A compact run's stored columns by table (a table kept empty: none); None for a run played here."""
+    evidence = manifest.get(EVIDENCE)
+    return dict(evidence["columns"]) if isinstance(evidence, dict) else None
 
 
 def arm_entry(target: Path, manifest: dict) -> dict:
@@ -185,6 +202,7 @@ def columns_page(evidence: Path, arms: list[dict]) -> str:
             seen.add((game.name, table))
             lines += [f"## {game.name}: {table}", ""]
             lines += [f"- `{c}`: {' '.join(docs[table].get(c, '').split())}" for c in columns]
+            lines += [] if columns else ["Not kept (no study reads it): an empty file, so the run opens as a run."]
             lines.append("")
     return "\n".join(lines)
 

@@ -52,16 +52,19 @@ def check_arm(out: Path, settings: Settings, chunk_size: int) -> Check:
     games, groups = sample(settings)
     recorded = stored_games(out, settings, games, chunk_size)
     today = replay_games(settings, games)
-    if "evidence" in json.loads((out / "manifest.json").read_text(encoding="utf-8")):
-        today = _stored_columns(recorded, today)  # a compact run (restored from evidence) keeps fewer columns
+    stored = (json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("evidence") or {}).get("columns")
+    if stored:  # a compact run (restored from published evidence) keeps fewer columns
+        recorded, today = _stored_columns(stored, recorded), _stored_columns(stored, today)
     return Check(games, groups, first_difference(recorded, today))
 
 
-def _stored_columns(recorded: dict[str, pl.DataFrame], today: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
-    """Today's tables cut to the columns a compact run stored (one it stored that today lacks stays a difference)."""
+def _stored_columns(stored: dict[str, list[str]], tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The tables cut to the columns a compact run stored (``study.compact``); a table it kept empty is left out. A
+    stored column that today's tables lack stays missing, so the comparison reports it."""
     return {
-        t: f.select([c for c in recorded[t].columns if c in f.columns]) if t in recorded else f
-        for t, f in today.items()
+        t: f.select([c for c in stored[t] if c in f.columns]) if t in stored else f
+        for t, f in tables.items()
+        if stored.get(t, True)
     }
 
 
@@ -126,8 +129,9 @@ def check_compact(arm: Path, extra: int = 0, seed: int = 1) -> ArmCheck:
     size = schedule.group_size
     blocks = sampled_blocks(settings, extra, seed)
     games = [g for b in blocks for g in range(b * size, min((b + 1) * size, schedule.total))]
-    recorded = stored_games(arm, settings, games, int(manifest["chunk_size"]))
-    today = _stored_columns(recorded, replay_games(settings, games))
+    stored = manifest["evidence"]["columns"]
+    recorded = _stored_columns(stored, stored_games(arm, settings, games, int(manifest["chunk_size"])))
+    today = _stored_columns(stored, replay_games(settings, games))
     groups = tuple(schedule.game(b * size).group for b in blocks)
     for block, group in zip(blocks, groups, strict=True):
         wanted = list(range(block * size, min((block + 1) * size, schedule.total)))
