@@ -81,8 +81,10 @@ class RenderFailed(Exception):  # noqa: N818 - not a ValueError: the study comma
 
 
 def arm_dirs(study: Path) -> list[Path]:
-    """Every arm run under the study's ``runs/`` (a directory with a manifest.json), sorted."""
-    return sorted(p.parent for p in (study / "runs").rglob("manifest.json"))
+    """Every arm run of the study (a directory with a manifest.json under a ``runs/``: its own, or a part's, such as
+    a balance search's ``before/runs/...`` and ``validation/runs/...``), sorted; its evidence is not searched."""
+    found = (p.parent for p in study.rglob("manifest.json") if "runs" in p.relative_to(study).parts)
+    return sorted(p for p in found if p.relative_to(study).parts[0] != EVIDENCE)
 
 
 def kept_columns(game_name: str, table: str, present: Iterable[str]) -> list[str]:
@@ -286,12 +288,12 @@ def render_study(study: Path) -> Path:
     if done.returncode:
         raise RenderFailed(f"{study}: not rendered from its evidence", done.returncode)
     _move_page(evidence, study, made)
-    return study / "study.md"
+    return study / ("study.md" if (study / "study.md").exists() else "balance.md")
 
 
 def _rendered_files(evidence: Path) -> set[Path]:
     """What the evidence directory holds before rendering (everything else the study wrote there is removed)."""
-    return {p for p in evidence.iterdir()}
+    return set(evidence.rglob("*"))
 
 
 def _move_page(evidence: Path, study: Path, before: set[Path]) -> None:
@@ -306,7 +308,7 @@ def _move_page(evidence: Path, study: Path, before: set[Path]) -> None:
     for name in PAGE_FILES:
         if (evidence / name).exists():
             shutil.copy2(evidence / name, study / name)
-    for path in sorted(set(evidence.iterdir()) - before):
+    for path in sorted(set(evidence.rglob("*")) - before, reverse=True):  # a directory after what it holds
         shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 

@@ -86,16 +86,17 @@ def publish(source: Path | Sequence[Path], target: Path) -> Path:
     found = _studies(sources)
     _drop_withdrawn(found, target)
     for name, path in found.items():  # the pages are rendered from the evidence, so that it re-renders them exactly
-        if (path / "runs").is_dir():
-            compact.export_study(path, target / name)
-            if compact.renderable(target / name):
-                compact.render_study(target / name)
-                found[name] = target / name
-        elif (path / compact.EVIDENCE).is_dir() and path.resolve() != (target / name).resolve():
-            _copy(path, target / name, ())
-            shutil.copytree(path / compact.EVIDENCE, target / name / compact.EVIDENCE)
-            compact.render_study(target / name)
-            found[name] = target / name
+        here = target / name
+        if path.resolve() == here.resolve():
+            continue
+        _copy(path, here, compact.PAGE_FILES)  # the page as played, replaced by its render where there is one
+        if compact.arm_dirs(path):
+            compact.export_study(path, here)
+        elif (path / compact.EVIDENCE).is_dir():
+            shutil.copytree(path / compact.EVIDENCE, here / compact.EVIDENCE)
+        if (here / compact.EVIDENCE).is_dir() and compact.renderable(here):
+            compact.render_study(here)
+        found[name] = here
     studies = [index_page.Source(name, _read(p / "study.json"))
                for name, p in found.items() if (p / "study.json").exists()]  # fmt: skip
     searches = [index_page.Source(name, _read(p / "balance.json"), "balance.md")
