@@ -98,3 +98,13 @@ def test_a_directory_without_evidence_is_one_error_line(tmp_path: Path) -> None:
     one_error_line(result)
     (tmp_path / "empty").mkdir()
     assert palais("verify", str(tmp_path / "empty")).exit_code == 2
+
+
+def test_a_restored_arm_that_must_grow_is_played_again_whole(published: Path, tmp_path: Path) -> None:
+    """A compact run holds its games in one file: a study asking for more groups plays the arm again from scratch."""
+    compact.restore(published, tmp_path / "runs")
+    args = [*STUDY[:-4], "--groups", "8", "--workers", "1", "--out", str(tmp_path / "runs" / "seats")]
+    result = palais(*args)
+    assert result.exit_code == 0, result.output
+    games = json.loads((tmp_path / "runs" / "seats" / "study.json").read_text())["games"]["greedy"]
+    assert games["played_now"] == games["games"] == 16

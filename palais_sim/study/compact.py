@@ -316,7 +316,9 @@ def restore(published: Path, studies: Path) -> list[Path]:
     """Copy every arm of the published evidence into the studies' run directories where no run is there yet, so a
     study played again keeps each arm that holds for today's code (``arms.play_arm``: played by it, or verified by
     replaying a sample) and plays only the others. Returns the arms restored."""
-    restored = []
+    restored: list[Path] = []
+    if not any(published.glob(f"*/{EVIDENCE}")) and not (published / EVIDENCE).is_dir():
+        return restored  # a set published before it carried evidence: nothing to restore
     for study in evidence_studies(published):
         for arm in evidence_arms(study):
             target = studies / study.name / arm.relative_to(study / EVIDENCE)
