@@ -175,7 +175,8 @@ def export_study(source: Path, target: Path) -> Path:
     evidence.mkdir(parents=True)
     document = source / "study.json" if (source / "study.json").exists() else source / "balance.json"
     study = json.loads(document.read_text(encoding="utf-8"))
-    arms = [export_arm(arm, evidence / arm.relative_to(source)) for arm in arm_dirs(source)]
+    finished = [arm for arm in arm_dirs(source) if read_manifest(arm).get("state") == "done"]  # not an abandoned one
+    arms = [export_arm(arm, evidence / arm.relative_to(source)) for arm in finished]
     for arm in arms:
         arm["path"] = Path(arm["path"]).relative_to(evidence).as_posix()
     index = {"study": target.name, "command": study.get("command"), "arms": arms}
