@@ -14,7 +14,7 @@ BUILT := $(VENV)/.built
 ENGINE_SOURCES := $(wildcard palais_sim/core/*.py palais_sim/games/*/*.py strategies/*/*.py) setup.py palais_sim/_build.py
 REBUILD := @$(MAKE) --no-print-directory $(BUILT)
 
-.PHONY: demo test verdicts lint bench ladder reports golden playthroughs generate build clean
+.PHONY: demo test verdicts lint bench ladder reports reports-render golden playthroughs generate build clean
 
 # uv resolves and downloads the dependencies in parallel (about 15 s for the dev and ray extras against 2 minutes
 # with pip); where uv cannot be installed or fails, pip does the same install. The install leaves the engine
@@ -154,6 +154,7 @@ PG_SEAT_GROUPS := 8000
 # make reports stopped part-way (every study resumes) has finished all it could.
 reports: $(REPORTS_STAMP)  ## the standard set of both games (Palais Royal's seats, layouts, nobles and balance at greedy, expert and one stronger rung; Palastgefluester's persons and seats) into reports/standard/ (under 2 hours on 2 cores; reruns reuse arms)
 	$(REBUILD)
+	$(BIN)/python -m palais_sim.study.compact restore reports/standard $(STUDIES)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --groups 6000 --looks 10 --reprice none $(STUDY_RUN)
 	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
 	$(BIN)/palais study seats --game palastgefluester --out $(STUDIES)/pg-seats --groups $(PG_SEAT_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
@@ -165,6 +166,12 @@ reports: $(REPORTS_STAMP)  ## the standard set of both games (Palais Royal's sea
 	$(BIN)/palais study seats --out $(STUDIES)/seats-ladder --players 2 --strategy $(STRENGTH_LADDER) --groups 3000 $(STUDY_RUN)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles-ladder --nobles $(NOBLES_LADDER) --strategy $(STRENGTH_LADDER) --groups 1800 --looks 3 --reprice none $(STUDY_RUN)
 	$(BIN)/python -m palais_sim.study.publish $(STUDIES) reports/standard
+
+# Every page, study.json and the index of reports/standard rendered again from the committed evidence alone (no
+# runs/, nothing played): the published pages are this render, so it changes no byte.
+reports-render: $(STAMP)  ## re-render reports/standard from its committed evidence (no runs/ needed; plays nothing)
+	$(BIN)/python -m palais_sim.study.compact render reports/standard
+	$(BIN)/python -m palais_sim.study.publish reports/standard reports/standard
 
 golden: $(STAMP)  ## regenerate the golden replays after a reviewed rule change
 	$(BIN)/python -m tests.palais_royal.golden.make_golden

@@ -34,6 +34,7 @@ from palais_sim.cli import (
     study,
     train,
     tune,
+    verify,
 )
 from palais_sim.cli.studies import game_commands
 from palais_sim.tournament import exits
@@ -142,6 +143,7 @@ COMMANDS = {
     "tune": tune.tune,
     "train": train.train,
     "analyse": analyse.analyse,
+    "verify": verify.verify,
 }
 
 # the commands whose exit status counts failed games, with the help footer that says how each resumes

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import os
 import shlex
 import sys
 from collections.abc import Callable, Mapping
@@ -118,8 +119,16 @@ def check_backend(backend: str, address: str | None) -> None:
             raise ValueError(str(exc)) from None
 
 
+# The command a study records on its page, when not the one being run: a study rendered again from its evidence
+# (``study.compact``) records the command that played it (in this environment variable), a test's in-process study
+# the command it stands for (in this context variable).
+RECORDED_COMMAND_ENV = "PALAIS_RECORDED_COMMAND"
+RECORDED_COMMAND: contextvars.ContextVar[str | None] = contextvars.ContextVar("recorded_command", default=None)
+
+
 def _command() -> str:
-    return "palais " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    recorded = RECORDED_COMMAND.get() or os.environ.get(RECORDED_COMMAND_ENV)
+    return recorded or "palais " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
 def study_spec(

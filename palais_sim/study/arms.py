@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 from pathlib import Path
@@ -17,6 +18,29 @@ from palais_sim.tournament.schedule import Settings
 log = logging.getLogger(__name__)
 
 VERIFIED = "verified"  # a run manifest's record of a check by replay (:func:`verify_arm`)
+
+# Set (to "1") in the environment of a study rendered from its committed evidence (``study.compact``): every arm
+# must be there, done; nothing is played, resumed, verified or written.
+RENDER_ONLY_ENV = "PALAIS_RENDER_ONLY"
+
+
+class MissingArm(ValueError):
+    """An arm a render-only study needs is not in its evidence (or is another arm)."""
+
+
+def stored_arm(settings: Settings, out: Path) -> int:
+    """Accept the finished arm in ``out`` as the run of ``settings`` without playing anything (0 games played now),
+    else raise :class:`MissingArm`. The component file may lie elsewhere than where it was played (a repriced
+    variant written under the evidence): its path is not compared, its content hash is."""
+    stored = Manifest.load(out) if (out / "manifest.json").exists() else None
+    if stored is None or stored.data.get("state") != "done":
+        raise MissingArm(f"{out}: no finished arm there (rendering from evidence plays nothing)")
+    recorded, wanted = stored.settings.to_dict(), settings.to_dict()
+    recorded.pop("components", None)
+    wanted.pop("components", None)
+    if recorded != wanted or stored.data.get("components_hash") != components_hash(settings):
+        raise MissingArm(f"{out}: the arm there was played with other settings or components than the study asks")
+    return 0
 
 
 def slug(text: str) -> str:
@@ -39,9 +63,17 @@ def play_arm(
     (:func:`verify_arm`): kept and marked verified when a sample of its games replays identically today, else played
     again whole; an unfinished one of other code, or one to extend, is played again from the start.
     """
+    if os.environ.get(RENDER_ONLY_ENV) == "1":
+        return stored_arm(settings, out)
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
     # the same run, or its first games (a study asked for more groups: the run grows, nothing is played twice)
     ours = stored is not None and (stored.settings == settings or longer_run(stored.settings, settings))
+    if ours and stored.data.get("evidence") and stored.settings != settings:
+        # a compact run restored from published evidence (``study.compact``) holds its games in one file: it is
+        # not extended but played again at the new size
+        log.info("replaying %s: a restored compact run, and the study asks for more games", out)
+        shutil.rmtree(out)
+        stored, ours = None, False
     if ours and stored.data.get("components_hash") != (today := components_hash(settings)):
         # the same settings name a component file whose content changed since (a set edited in place, a repriced
         # variant rewritten): the arm measured another game; it is played again from scratch

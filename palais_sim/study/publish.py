@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from palais_sim.study import index_page
+from palais_sim.study import compact, index_page
 from palais_sim.study.common import verified_text
 from palais_sim.study.render import ci_text, pp
 
@@ -85,6 +85,18 @@ def publish(source: Path | Sequence[Path], target: Path) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     found = _studies(sources)
     _drop_withdrawn(found, target)
+    for name, path in found.items():  # the pages are rendered from the evidence, so that it re-renders them exactly
+        here = target / name
+        if path.resolve() == here.resolve():
+            continue
+        _copy(path, here, compact.PAGE_FILES)  # the page as played, replaced by its render where there is one
+        if compact.arm_dirs(path):
+            compact.export_study(path, here)
+        elif (path / compact.EVIDENCE).is_dir():
+            shutil.copytree(path / compact.EVIDENCE, here / compact.EVIDENCE)
+        if (here / compact.EVIDENCE).is_dir() and compact.renderable(here):
+            compact.render_study(here)
+        found[name] = here
     studies = [index_page.Source(name, _read(p / "study.json"))
                for name, p in found.items() if (p / "study.json").exists()]  # fmt: skip
     searches = [index_page.Source(name, _read(p / "balance.json"), "balance.md")
@@ -107,12 +119,33 @@ def publish(source: Path | Sequence[Path], target: Path) -> Path:
     for study in studies:
         _copy(found[study.name], target / study.name, ("study.md", "study.json"))
         index += _summary(study.name, study.data)
+        index += _evidence_lines(target / study.name)
     for search in searches:
         _copy(found[search.name], target / search.name, ("balance.md", "balance.json", "balanced.toml"))
         index += _balance_summary(search.name, search.data)
     path = target / "README.md"
     path.write_text("\n".join(index), encoding="utf-8")
     return path
+
+
+def _evidence_lines(study: Path) -> list[str]:
+    """The index's lines on a study's committed evidence: which code played its arms, and its last check by replay
+    (``palais verify --record``)."""
+    path = study / compact.EVIDENCE / compact.INDEX
+    if not path.exists():
+        return []
+    index = _read(path)
+    arms = index.get("arms", [])
+    codes = ", ".join(f"`{c}`" for c in sorted({str(a.get("code_fingerprint")) for a in arms}))
+    line = f"Evidence: {len(arms)} arms in [{compact.EVIDENCE}/]({study.name}/{compact.EVIDENCE}/), played by {codes}; "
+    last = index.get("last_verified")
+    held = all((a.get("last_verified") or {}).get("holds") for a in arms)
+    if last:
+        line += (f"last verified by replay with `{last['code_fingerprint']}` on {str(last['at'])[:10]}"
+                 f"{'' if held else ' (some arms did not hold)'}.")  # fmt: skip
+    else:
+        line += "not verified by replay since (`palais verify` checks it)."
+    return [line, ""]
 
 
 def _studies(sources: list[Path]) -> dict[str, Path]:
@@ -174,6 +207,8 @@ def main(argv: list[str]) -> int:
         return 1
     try:
         print(publish([Path(a) for a in argv[:-1]], Path(argv[-1])))
+    except compact.RenderFailed as exc:  # the study command printed its error line
+        return exc.code
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"error: {' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)
         return 1

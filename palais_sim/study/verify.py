@@ -10,7 +10,9 @@ difference: the arm measured another game and is played again whole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import random
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -50,7 +52,20 @@ def check_arm(out: Path, settings: Settings, chunk_size: int) -> Check:
     games, groups = sample(settings)
     recorded = stored_games(out, settings, games, chunk_size)
     today = replay_games(settings, games)
+    stored = (json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("evidence") or {}).get("columns")
+    if stored:  # a compact run (restored from published evidence) keeps fewer columns
+        recorded, today = _stored_columns(stored, recorded), _stored_columns(stored, today)
     return Check(games, groups, first_difference(recorded, today))
+
+
+def _stored_columns(stored: dict[str, list[str]], tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The tables cut to the columns a compact run stored (``study.compact``); a table it kept empty is left out. A
+    stored column that today's tables lack stays missing, so the comparison reports it."""
+    return {
+        t: f.select([c for c in stored[t] if c in f.columns]) if t in stored else f
+        for t, f in tables.items()
+        if stored.get(t, True)
+    }
 
 
 def first_difference(recorded: dict[str, pl.DataFrame], today: dict[str, pl.DataFrame]) -> str | None:
@@ -80,3 +95,51 @@ def _changed(old: list[str], new: list[str]) -> list[str]:
     added = [f"+{c}" for c in new if c not in old]
     removed = [f"-{c}" for c in old if c not in new]
     return added + removed or ["their order"]
+
+
+@dataclass(frozen=True)
+class ArmCheck:
+    """One published arm's check by replay: the rotation groups replayed and the first difference (None: holds)."""
+
+    arm: Path
+    groups: tuple[int, ...]
+    games: int
+    difference: str | None
+
+
+def sampled_blocks(settings: Settings, extra: int, seed: int) -> list[int]:
+    """The rotation groups to replay: the first and the last, and ``extra`` more drawn from the others with
+    ``random.Random(seed)`` (the same seed draws the same groups on every machine)."""
+    blocks = Schedule(settings).groups
+    ends = sorted({0, blocks - 1})
+    middle = [b for b in range(blocks) if b not in ends]
+    drawn = random.Random(seed).sample(middle, min(max(extra, 0), len(middle)))
+    return sorted({*ends, *drawn})
+
+
+def check_compact(arm: Path, extra: int = 0, seed: int = 1) -> ArmCheck:
+    """Replay sampled groups (:func:`sampled_blocks`) of the compact run in ``arm`` (``study.compact``) with today's
+    code on its own settings, and compare every column it stored."""
+    manifest = json.loads((arm / "manifest.json").read_text(encoding="utf-8"))
+    settings = Settings.from_dict(manifest["settings"])
+    kept = (manifest.get("evidence") or {}).get("components_file")
+    if kept:  # the arm's component file, kept beside it (the path it was played from may not exist here)
+        settings = replace(settings, components=str(arm / kept))
+    schedule = Schedule(settings)
+    size = schedule.group_size
+    blocks = sampled_blocks(settings, extra, seed)
+    games = [g for b in blocks for g in range(b * size, min((b + 1) * size, schedule.total))]
+    stored = manifest["evidence"]["columns"]
+    recorded = _stored_columns(stored, stored_games(arm, settings, games, int(manifest["chunk_size"])))
+    today = _stored_columns(stored, replay_games(settings, games))
+    groups = tuple(schedule.game(b * size).group for b in blocks)
+    for block, group in zip(blocks, groups, strict=True):
+        wanted = list(range(block * size, min((block + 1) * size, schedule.total)))
+        difference = first_difference(_games(recorded, wanted), _games(today, wanted))
+        if difference:
+            return ArmCheck(arm, groups, len(games), f"group {group}: {difference}")
+    return ArmCheck(arm, groups, len(games), None)
+
+
+def _games(tables: dict[str, pl.DataFrame], games: list[int]) -> dict[str, pl.DataFrame]:
+    return {t: f.filter(pl.col("game").is_in(games)) if "game" in f.columns else f for t, f in tables.items()}
