@@ -72,7 +72,13 @@ def test_cli_writes_the_study_files_and_reuses_finished_arms(tmp_path: Path) -> 
         assert key in row
     html = (tmp_path / "s" / "study.html").read_text()
     assert "data:image/png;base64," in html and "<img" in html and 'src="charts' not in html
-    assert data["command"].startswith("palais ") and "```" in (tmp_path / "s" / "study.md").read_text()
+    page = (tmp_path / "s" / "study.md").read_text()
+    assert data["command"].startswith("palais ") and "```" in page
+    # the page states each level's games, wall and CPU time and the machine (the core count its runs recorded)
+    cpu = data["games"]["greedy"]["cpu_seconds"]
+    assert "| wall time (s) | CPU time (s) | machine |" in page and cpu is not None
+    level = data["games"]["greedy"]
+    assert f"| `greedy` | {level['games']} | {level['seconds']:.0f} | {cpu:,.0f} | " in page and " cores |" in page
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0
     assert json.loads((tmp_path / "s" / "study.json").read_text())["games"]["greedy"]["played_now"] == 0
@@ -85,8 +91,12 @@ def test_cli_writes_the_study_files_and_reuses_finished_arms(tmp_path: Path) -> 
 
     assert {g["code_fingerprint"] for g in data["games"].values()} == {code_fingerprint(get_game())}
     assert f"fingerprint `{code_fingerprint(get_game())}`" in index
-    copied = sorted(p.name for p in (tmp_path / "published" / "s").rglob("*") if p.is_file())
-    assert copied == ["seats_0.png", "seats_1.png", "study.json", "study.md"]  # no runs, no html
+    published = tmp_path / "published" / "s"
+    copied = sorted(
+        p.name for p in published.rglob("*") if p.is_file() and "evidence" not in p.relative_to(published).parts
+    )
+    assert copied == ["seats_0.png", "seats_1.png", "study.json", "study.md"]  # no runs, no html (the arms: evidence/)
+    assert (published / "evidence" / "MANIFEST.json").is_file()
 
 
 def test_more_groups_grow_the_arms_to_the_larger_studys_answer(tmp_path: Path) -> None:

@@ -209,8 +209,9 @@ MORE_LOOKS = (
 
 
 def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float = 0.95, more: str = MORE_GROUPS) -> None:
-    """The page's top: the exact command, seeds, sizes, games and wall time per skill level, the verdict rule at the
-    rows' real confidence (99% with five looks), and ``more``: how an undecided row gets more evidence."""
+    """The page's top: the exact command, seeds, sizes, games, wall and CPU time and the machine per skill level, the
+    verdict rule at the rows' real confidence (99% with five looks), and ``more``: how an undecided row gets more
+    evidence."""
     page.p(what)
     if spec.command:
         page.code(spec.command)
@@ -222,8 +223,8 @@ def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float =
     page.table(
         [{"s": s, **v} for s, v in ledger.to_dict().items()],
         [("skill level", lambda r: f"`{r['s']}`"), ("games", lambda r: f"{r['games']:,}"),
-         ("played in this session", lambda r: f"{r['played_now']:,}"),
-         ("wall time (s)", lambda r: f"{r['seconds']:.0f}")],
+         ("wall time (s)", lambda r: f"{r['seconds']:.0f}"), ("CPU time (s)", _cpu_text),
+         ("machine", _machine_text)],
     )  # fmt: skip
     verified = verified_text(ledger.to_dict())
     if verified:
@@ -240,6 +241,17 @@ def header(page, spec: StudySpec, ledger: Ledger, what: str, confidence: float =
         f"same verdict. Each interval misses its true value about one time in {misses}, so among many rows a few "
         "verdicts at a single skill level are expected by chance; read those as leads."
     )
+
+
+def _cpu_text(level: dict) -> str:
+    """The workers' CPU seconds of a skill level's arms ("-" where a run did not record them)."""
+    return "-" if level.get("cpu_seconds") is None else f"{level['cpu_seconds']:,.0f}"
+
+
+def _machine_text(level: dict) -> str:
+    """The machines that played a skill level's arms, by their core count as the runs recorded it."""
+    cores = level.get("cores") or []
+    return " and ".join(f"{c} cores" for c in cores) or "-"
 
 
 def verified_text(levels: dict[str, dict]) -> str:
