@@ -1,5 +1,5 @@
-"""``palais balance nobles``: propose the cheapest change of the nobles' whole prices (gold, and with ``--seals`` and
-``--points`` their seals and points) that brings every noble within the margin, validated on fresh seeds.
+"""``palais balance nobles``: propose the cheapest change of the nobles' whole prices (gold, seals and points; with
+``--no-seals`` or ``--no-points`` those stay) that brings every noble within the margin, validated on fresh seeds.
 
 A sequential search, one noble at a time, on the nobles study's own measure (``study.nobles``: the value of having a
 noble available and the take rates), at every skill level:
@@ -63,8 +63,8 @@ class BalancePlan:
     budget: int = 500_000  # games, search and validation together
     max_changes: int = 5
     max_step: int = 12  # gold: the farthest a price may move
-    max_seal_step: int = 0  # seal units (both colours together) a price may move; 0: seals stay (--seals moves them)
-    max_point_step: int = 0  # points a price may move; 0: points stay (--points moves them)
+    max_seal_step: int = 4  # seal units (both colours together) a price may move; 0: seals stay (--no-seals)
+    max_point_step: int = 4  # points a price may move; 0: points stay (--no-points)
     rounds: int = 2  # search rounds: round 2 studies the proposal again (other seeds) and reprices what is still off
     looks: int = 1  # the nobles study's sequential looks (``NoblesPlan.looks``)
     validation_groups: int | None = None  # the validation's groups per arm; None: the search's (``spec.groups``)
