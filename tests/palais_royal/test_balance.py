@@ -214,7 +214,7 @@ def test_the_bisection_keeps_the_fair_price_it_measured(tmp_path: Path, monkeypa
         return [_row(noble, 0.0, said[price.gold])]
 
     monkeypatch.setattr(Search, "evaluate", evaluate)
-    plan = BalancePlan(StudySpec(strategies=("greedy",), groups=10))
+    plan = BalancePlan(StudySpec(strategies=("greedy",), groups=10), max_seal_step=0, max_point_step=0)  # gold only
     comps = repriced(COMPS, "N05", 6)
     found = Search(plan, tmp_path, Ledger()).price(comps, "N05", UNDER, [_row("N05", 9.0, "favoured")],
                                                    Price.of(comps, "N05"))  # fmt: skip
@@ -460,3 +460,26 @@ def test_the_search_moves_the_whole_price_unless_told_otherwise(
     res = CliRunner().invoke(app, ["balance", "nobles", "--out", str(tmp_path / "b"), "--strategy", "greedy", *flags])
     assert res.exit_code == 0, res.output
     assert [(p.limits.gold, p.limits.seals, p.limits.points) for p in plans] == [limits]
+
+
+def test_a_noble_that_only_just_escapes_a_verdict_is_searched_too(stand_in, tmp_path: Path, monkeypatch) -> None:
+    """Issue 51's planted set at seed 2: N23 (9 gold, 4+4 seals, 1 point) was within reach in a tenth of the games
+    and never taken, but at 100 groups the study left it undecided on the search's seeds both rounds, so it was not
+    searched, and the validation on fresh seeds called it overpriced. The search now takes the nobles that nearly
+    are off too (``aim``), after those called off; a noble merely undecided near 0 stays as it is."""
+    from palais_sim.games.palais_royal.studies import balance
+    from palais_sim.study.common import StudySpec
+
+    shunned = dict(_row("N23", 0.0, "undecided"), rates={"groups_noted": 100, "groups_reached": 20,
+                                                         "taken_in_groups": 0.0})  # fmt: skip
+
+    def compute(plan, out, ledger=None):
+        if out.name == "before":
+            return [shunned, _row("N05", 0.5, "undecided"), _row("N17", 9.0, "favoured")], []
+        return [_row(n, 0.0, "balanced") for n in plan.subjects], []
+
+    monkeypatch.setattr(balance.nobles, "compute", compute)
+    plan = balance.BalancePlan(StudySpec(strategies=("greedy",), groups=10), subjects=("N05", "N17", "N23"), rounds=1)
+    balance.run_balance(plan, tmp_path / "b")
+    doc = json.loads((tmp_path / "b" / "balance.json").read_text())
+    assert [(c["noble"], c["was"]) for c in doc["changes"]] == [("N17", UNDER), ("N23", OVER)]
