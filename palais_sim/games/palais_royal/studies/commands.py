@@ -189,12 +189,16 @@ def balance_nobles(
     budget: int = typer.Option(500_000, "--budget", help="Games the search and its validation may play at most"),
     max_changes: int = typer.Option(5, "--max-changes", help="Nobles whose price may change, the worst first"),
     max_step: int = typer.Option(12, "--max-step", help="The farthest (gold) a price may move"),
-    seals: bool = typer.Option(False, "--seals", help="Let the search change each seal colour too (after gold)"),
-    max_seal_step: int = typer.Option(
-        4, "--max-seal-step", help="With --seals: the most seal units (both colours together) a price may move"
+    seals: bool = typer.Option(
+        True, "--seals/--no-seals", help="Let the search change each seal colour (after gold); --no-seals keeps them"
     ),
-    points: bool = typer.Option(False, "--points", help="Let the search change points too (after gold and seals)"),
-    max_point_step: int = typer.Option(4, "--max-point-step", help="With --points: the most points a price may move"),
+    max_seal_step: int = typer.Option(
+        4, "--max-seal-step", help="The most seal units (both colours together) a price may move"
+    ),
+    points: bool = typer.Option(
+        True, "--points/--no-points", help="Let the search change points (after gold and seals); --no-points keeps them"
+    ),
+    max_point_step: int = typer.Option(4, "--max-point-step", help="The most points a price may move"),
     looks: int = typer.Option(1, "--looks", help="The nobles study's looks per arm (stop at the first decided one)"),
     rounds: int = typer.Option(2, "--rounds", help="Search rounds (each after the first studies the proposal again)"),
     validation_groups: int | None = typer.Option(
@@ -214,9 +218,11 @@ def balance_nobles(
     rules: dict[str, str] = NO_RULES,
 ) -> None:
     """Search the prices of the nobles the nobles study calls under- or overpriced, one at a time (the worst first),
-    for the cheapest change that balances each: gold first, then (with --seals) its seals, then (with --points) its
-    points, within --max-step, --max-seal-step and --max-point-step; then validate the proposal with the nobles study
-    on fresh seeds. A noble no price within the limits balances is named with why.
+    for the cheapest change that balances each: gold first, then its seals, then its points (--no-seals, --no-points
+    keep those fixed), within --max-step, --max-seal-step and --max-point-step; then validate the proposal with the
+    nobles study on fresh seeds. A noble no price within the limits balances is named with why. Gold alone cannot
+    balance a noble nobody can pay the seals of, nor one worth too many points for any gold: so the whole price is
+    the default.
 
     Writes OUT/balanced.toml (a complete component set with a comment per changed noble), OUT/balance.json (the
     study's rows before and on validation), OUT/balance.md and .html. Re-running the command reuses every arm

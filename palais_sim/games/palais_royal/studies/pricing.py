@@ -162,8 +162,8 @@ class Limits:
         return (GOLD,) + ((SEALS,) if self.seals > 0 else ()) + ((POINTS,) if self.points > 0 else ())
 
     def text(self) -> str:
-        seals = f"seals within {self.seals}" if self.seals else "seals fixed (--seals moves them)"
-        points = f"points within {self.points}" if self.points else "points fixed (--points moves them)"
+        seals = f"seals within {self.seals}" if self.seals else "seals fixed (--no-seals)"
+        points = f"points within {self.points}" if self.points else "points fixed (--no-points)"
         return f"gold within {self.gold}, {seals}, {points}"
 
     def room(self, price: Price, given: Price, dim: str, dearer: bool) -> int:
