@@ -156,7 +156,7 @@ reports: $(REPORTS_STAMP)  ## the standard set of both games (Palais Royal's sea
 	$(REBUILD)
 	$(BIN)/python -m palais_sim.study.compact restore reports/standard $(STUDIES)
 	$(BIN)/palais study nobles --out $(STUDIES)/nobles --strategy greedy --groups 6000 --looks 10 --reprice none $(STUDY_RUN)
-	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --seals --points --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
+	$(BIN)/palais balance nobles --out $(STUDIES)/balance --players 2 --strategy greedy --groups 300 --validation-groups 6000 --validation-looks 10 --budget $(BALANCE_BUDGET) $(STUDY_RUN)
 	$(BIN)/palais study seats --game palastgefluester --out $(STUDIES)/pg-seats --groups $(PG_SEAT_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
 	$(BIN)/palais study persons --game palastgefluester --out $(STUDIES)/pg-persons --groups $(PG_PERSONS_GROUPS) $(PG_STUDY_LEVELS) $(STUDY_RUN)
 	$(BIN)/palais study seats --out $(STUDIES)/seats-greedy --groups $(SEAT_GROUPS_GREEDY) --gold-factorial --strategy greedy $(STUDY_RUN)
