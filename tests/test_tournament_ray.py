@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -33,33 +34,47 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def ray_address():
-    """A 2-CPU Ray head on 127.0.0.1 (``ray start --head --block``), stopped by its pid, not ``ray stop``."""
-    port = _free_port()
-    temp = tempfile.mkdtemp(prefix="rayt", dir="/tmp")  # short: Ray's socket paths have a length limit
-    proc = subprocess.Popen(
-        [str(RAY), "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1", "--num-cpus=2",
-         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+def _ray_node(port: int, cpus: int, head: bool, env: dict | None = None) -> subprocess.Popen:
+    """``ray start --block`` on 127.0.0.1 with its own temp dir (short: Ray's socket paths have a length limit), in a
+    session of its own: the node's processes (raylet, workers) are its process group, killed by its pid alone."""
+    temp = tempfile.mkdtemp(prefix="rayt", dir="/tmp")
+    where = ["--head", f"--port={port}", "--include-dashboard=false"] if head else [f"--address=127.0.0.1:{port}"]
+    return subprocess.Popen(
+        [str(RAY), "start", *where, "--block", "--node-ip-address=127.0.0.1", f"--num-cpus={cpus}",
+         "--disable-usage-stats", f"--temp-dir={temp}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env,
     )  # fmt: skip
+
+
+def _wait_for_head(proc: subprocess.Popen, port: int) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
+            return
         except OSError:
             assert proc.poll() is None, "ray start --head failed"
             time.sleep(0.5)
-    else:
-        pytest.fail("the Ray head did not come up within 60 s")
-    time.sleep(2)  # the raylet registers just after the GCS opens its port
-    yield f"127.0.0.1:{port}"
+    pytest.fail("the Ray head did not come up within 60 s")
+
+
+def _stop_node(proc: subprocess.Popen) -> None:
     proc.terminate()  # --block: stops the processes it started
     try:
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, 9)
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    """A 2-CPU Ray head on 127.0.0.1 (``ray start --head --block``), stopped by its pid, not ``ray stop``."""
+    port = _free_port()
+    proc = _ray_node(port, 2, head=True)
+    _wait_for_head(proc, port)
+    time.sleep(2)  # the raylet registers just after the GCS opens its port
+    yield f"127.0.0.1:{port}"
+    _stop_node(proc)
 
 
 @pytest.fixture(autouse=True)
@@ -253,4 +268,131 @@ def test_the_ladder_plays_on_the_cluster(tmp_path, ray_address):
                 row.pop(key)
     assert tables[0] == tables[1] and len(tables[0]["ratings"]) == 3
     session = json.loads((tmp_path / "ray" / "manifest.json").read_text())["sessions"][-1]
+    assert session["backend"] == "ray" and session["workers"] == 2
+
+
+STALLING = "tests.stall_strategy:StallOnMarkedNode"  # greedy, but stuck for ever on the node marked to be lost
+
+
+def _node_processes(pgid: int) -> dict[int, str]:
+    """The processes of the Ray node started as process group ``pgid`` by their pid, with their titles: the group
+    (raylet, agents, log monitor) and their children (the raylet's workers, each in a process group of its own)."""
+    procs = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            title = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+        except (OSError, IndexError):
+            continue  # ended meanwhile
+        procs[int(stat.parent.name)] = (int(fields[1]), int(fields[2]), title)  # parent, group, title
+    group = {pid for pid, (_, g, _) in procs.items() if g == pgid}
+    return {pid: title for pid, (parent, g, title) in procs.items() if g == pgid or parent in group}
+
+
+def _kill_node(pgid: int) -> None:
+    """SIGKILL every process of the node (a machine lost at once), by pid."""
+    import signal
+
+    for pid in _node_processes(pgid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _wait_for_cpus(address: str, cpus: int, env: dict) -> None:
+    """Until the cluster has ``cpus`` CPUs (its second node registered), asked by a driver of its own."""
+    code = (
+        "import sys, time\nfrom palais_sim.tournament import ray_backend\n"
+        f"ray = ray_backend.require_ray(); ray_backend.connect({address!r}, None)\n"
+        "deadline = time.monotonic() + 60\n"
+        f"while ray.cluster_resources().get('CPU', 0) < {cpus} and time.monotonic() < deadline:\n    time.sleep(0.2)\n"
+        f"sys.exit(int(ray.cluster_resources().get('CPU', 0) < {cpus}))\n"
+    )
+    assert subprocess.run([sys.executable, "-c", code], env=env, timeout=120).returncode == 0, "no second node"
+
+
+CLOCKS = ("seconds", "cpu_seconds", "cores")  # study.json's clocks of a skill level: wall and CPU time, cores
+
+
+def _without_timing(page: dict) -> dict:
+    """study.json without what differs between any two runs: the command (its --out, --backend) and the clocks."""
+    page = {k: v for k, v in page.items() if k != "command"}
+    page["games"] = {
+        s: {k: v for k, v in g.items() if k not in ("seconds", "cpu_seconds", "cores")}
+        for s, g in page["games"].items()
+    }
+    return page
+
+
+def _markdown_without_timing(text: str) -> list[str]:
+    """study.md without its command line and its games table's wall time column."""
+    import re
+
+    kept = []
+    for line in text.splitlines():
+        if line.startswith("palais "):  # the command (a CliRunner run shows pytest's arguments)
+            continue
+        if re.fullmatch(r"\| `[^`]+` \| [\d,]+ \| [\d,]+ \| [^|]+ \|", line):
+            line = line.rsplit("|", 2)[0]
+        kept.append(line)
+    return kept
+
+
+def test_a_node_lost_mid_arm_loses_nothing(tmp_path):
+    """Two nodes of one CPU each; the second is killed (its process group: raylet and workers) while it plays a chunk
+    of the study's arm: the chunk is played again on the head, counted once, and the study's pages are the local
+    run's."""
+    import json
+
+    args = ["study", "seats", "--players", "2", "--groups", "60", "--strategy", STALLING, "--seed", "5"]
+    res = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "local")])
+    assert res.exit_code == 0, res.output
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # `tests` importable everywhere
+    port = _free_port()
+    head = _ray_node(port, 1, head=True, env=env)
+    second = None
+    try:
+        _wait_for_head(head, port)
+        address = f"127.0.0.1:{port}"
+        second = _ray_node(port, 1, head=False, env={**env, "PALAIS_TEST_STALL": "1"})
+        _wait_for_cpus(address, 2, env)
+        out = tmp_path / "ray"
+        driver = subprocess.Popen(
+            [str(RAY.with_name("palais")), *args, "--out", str(out), "--backend", "ray", "--address", address],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        busy: list[str] = []
+        while not busy:  # the second node plays a chunk (stuck) and the arm has chunks done on the head
+            assert driver.poll() is None and time.monotonic() < deadline, "no chunk ran on the second node"
+            arm = next(out.glob("runs/*/*/*/ledger.jsonl"), None)
+            if arm is not None and arm.read_text().strip():
+                titles = _node_processes(second.pid).values()  # a worker's title: the task it runs, or ray::IDLE
+                busy = [t for t in titles if t.startswith("ray::") and "Agent" not in t and t != "ray::IDLE"]
+            time.sleep(0.1)
+        _kill_node(second.pid)
+        second.wait(timeout=30)
+        output, _ = driver.communicate(timeout=180)
+        assert driver.returncode == 0, output
+    finally:
+        if second is not None and second.poll() is None:
+            _kill_node(second.pid)
+        _stop_node(head)
+
+    pages = [tmp_path / d for d in ("local", "ray")]
+    local, on_ray = (json.loads((p / "study.json").read_text()) for p in pages)
+    assert _without_timing(on_ray) == _without_timing(local)
+    assert on_ray["games"][STALLING]["played_now"] == 60  # not 60 plus the lost chunk's games
+    assert _markdown_without_timing((out / "study.md").read_text()) == _markdown_without_timing(
+        (tmp_path / "local" / "study.md").read_text()
+    )
+    run_dir = arm.parent
+    entries = [json.loads(line) for line in (run_dir / "ledger.jsonl").read_text().splitlines()]
+    assert sorted(e["chunk"] for e in entries) == sorted({e["chunk"] for e in entries})  # each chunk done once
+    assert sum(e["games"] for e in entries) == 60
+    log = (run_dir / "run.log").read_text()
+    lost = [int(t.split()[1]) for t in busy if t.startswith("ray::chunk ")]
+    assert len(lost) == 1, busy
+    assert [line for line in log.splitlines() if f"chunk {lost[0]}: 10 games" in line], log  # played again
+    session = json.loads((run_dir / "manifest.json").read_text())["sessions"][-1]
     assert session["backend"] == "ray" and session["workers"] == 2

@@ -150,6 +150,26 @@ def test_interrupted_in_process_run_resumes_to_identical_tables(tmp_path, monkey
     assert_same_tables(tmp_path / "whole", tmp_path / "cut")
 
 
+def test_a_chunk_reported_twice_is_counted_once(tmp_path, monkeypatch):
+    """A backend that plays a chunk again (a retry whose first attempt had finished) reports it twice: the ledger,
+    the totals and the games played now count it once."""
+    from palais_sim.tournament import runner
+
+    real = runner.make_executor
+
+    def reporting_twice(*args, **kwargs):
+        executor = real(*args, **kwargs)
+        imap = executor.imap_unordered
+        executor.imap_unordered = lambda fn, tasks: (rep for rep in imap(fn, tasks) for _ in range(2))
+        return executor
+
+    monkeypatch.setattr(runner, "make_executor", reporting_twice)
+    summary = run(small(games=20), tmp_path / "twice", workers=1, chunk_size=5)
+    assert summary.games == summary.played_now == 20
+    ledger = [json.loads(line)["chunk"] for line in (tmp_path / "twice" / "ledger.jsonl").read_text().splitlines()]
+    assert sorted(ledger) == [0, 1, 2, 3]
+
+
 @pytest.mark.parametrize("first", [24, 20])  # a run of whole chunks; one whose last chunk is short
 def test_a_run_resumed_with_more_games_grows_to_the_longer_runs_tables(tmp_path, first):
     s = small(games=40)

@@ -1,19 +1,22 @@
 """``--backend ray``: the runner's chunks on a Ray cluster, behind the same executor seam as the local pool.
 
-The pool is ``ray.util.multiprocessing.Pool``; what this module adds is what that drop-in leaves to its user:
+Each chunk is a Ray task (not a call on a long-lived actor): a task is Ray's unit of fault tolerance, so a chunk whose
+worker process or node is lost is played again elsewhere (``max_retries``) and the run goes on. What this module adds:
 
 - *Where Ray runs.* ``--address`` (``auto`` joins the running cluster), else ``RAY_ADDRESS``, else a private local
   Ray of ``workers`` CPUs (``address="local"``, so a stray cluster on the machine is never joined by accident).
-- *Placement.* The pool's actors ask for no CPU by default, so Ray may pack them all on the driver's node; here
-  each actor reserves one CPU (``ray_remote_args``), which spreads the pool over the cluster.
-- *Static data once.* Settings and the component set are ``ray.put`` once; each actor fetches them from the
-  object store in its initializer (one copy per node, not one pickle per actor).
-- *Logs.* Worker records go through a ``ray.util.queue.Queue`` to the driver's ``QueueListener``: the console and
-  ``run.log`` get them exactly as with the local pool.
-- *Errors as values.* The pool's ``imap_unordered`` yields a task's exception instead of raising it; a lost
-  actor (killed, node gone) becomes :class:`WorkerLost`, so the run stops cleanly and ``--resume`` finishes it.
-- *Storage.* Every worker must see ``--out`` at the same path: :meth:`RayExecutor.check_storage` has each actor read
-  a probe the driver wrote and write one back, before any chunk runs.
+- *Placement.* Each chunk task reserves one CPU and at most ``workers`` are in flight, so the chunks spread over
+  the cluster and ``--workers N`` takes N of its CPUs.
+- *A lost node loses nothing.* A chunk task lost with its worker or node is retried by Ray (:data:`CHUNK_RETRIES`
+  times) on any node left; the driver gets exactly one result per chunk, so a chunk is counted once, and its files
+  are written under temporary names and renamed (the same bytes whichever attempt wrote them). Only a chunk that
+  exhausts its retries becomes :class:`WorkerLost`: the run stops cleanly and ``--resume`` finishes it.
+- *Static data once.* Settings and the component set are ``ray.put`` once; a worker process fetches them from the
+  object store before its first chunk of the run and keeps them (one copy per node, not one pickle per chunk).
+- *Logs.* Worker records go through a ``ray.util.queue.Queue`` (its actor on the driver's node, so it outlives any
+  other node) to the driver's ``QueueListener``: the console and ``run.log`` get them exactly as with the local pool.
+- *Storage.* Every node must see ``--out`` at the same path: :meth:`RayExecutor.check_storage` has a task on each
+  node read a probe the driver wrote and write one back, before any chunk runs.
 
 Chunks stay coarse (the runner's automatic size is up to 500 games, seconds of work) and results come back in
 completion order, so a slow chunk never holds up the progress bar.
@@ -35,6 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from palais_sim.tournament.executor_protocol import WorkerLost, default_workers
+
+CHUNK_RETRIES = 3  # times a chunk lost with its worker or node is played again before the run stops
+# one CPU each; retried when lost with its worker or node, never for an exception of its own (that fails the run)
+CHUNK_OPTIONS = {"num_cpus": 1, "max_retries": CHUNK_RETRIES, "retry_exceptions": False}
 
 INSTALL_HINT = "--backend ray needs Ray: pip install 'palais-sim[ray]'"
 SHARED_STORAGE = (
@@ -127,8 +134,12 @@ def _use_token_if_any() -> None:
     maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
-def _init_actor(static: Any, log_queue: Any) -> None:
-    """In each Ray actor: one core for polars, the static data from the object store, logs to the driver."""
+# what the worker process holds for the run whose static data it last fetched (a process serves many chunks)
+_PROCESS: dict[str, str] = {}
+
+
+def _init_process(static: Any, log_queue: Any) -> None:
+    """In a Ray worker process: one core for polars, the static data from the object store, logs to the driver."""
     os.environ["POLARS_MAX_THREADS"] = "1"  # before polars is first imported in this process
     ray = require_ray()
     initializer, initargs = ray.get(static)
@@ -139,8 +150,18 @@ def _init_actor(static: Any, log_queue: Any) -> None:
     pkg.setLevel(logging.INFO)
 
 
+def _chunk_task(static_box: list, log_queue: Any, fn: Callable, task: Any) -> Any:
+    """The Ray task of one chunk: the run's static data once per worker process (``static_box`` holds its
+    ObjectRef inside a list, so Ray passes the reference and does not fetch the data for every chunk), then ``fn``."""
+    static = static_box[0]
+    if _PROCESS.get("static") != static.hex():
+        _init_process(static, log_queue)
+        _PROCESS["static"] = static.hex()
+    return fn(task)
+
+
 def _probe(task: tuple[str, str]) -> tuple[str, str | None]:
-    """In an actor: read the driver's probe in the run directory and write one back; (host, error or None)."""
+    """On a node: read the driver's probe in the run directory and write one back; (host, error or None)."""
     out, token = task
     host = socket.gethostname()
     try:
@@ -209,66 +230,98 @@ class _LogBridge:
 
 
 class RayExecutor:
-    """A ``ray.util.multiprocessing.Pool`` of ``workers`` actors with the local pool's interface."""
+    """Chunks as Ray tasks, ``workers`` of them in flight, with the local pool's interface."""
 
     def __init__(self, workers: int | None, initializer: Callable, initargs: tuple, address: str | None = None) -> None:
         ray = require_ray()
-        from ray.util.multiprocessing import Pool
         from ray.util.queue import Queue
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         self.workers = connect(address, workers)
-        remote_queue = Queue(actor_options={"num_cpus": 0})
-        self.log_queue = _LogBridge(remote_queue)
-        static = ray.put((initializer, initargs))
-        self._pool = Pool(
-            processes=self.workers,
-            initializer=_init_actor,
-            initargs=(static, remote_queue),
-            ray_remote_args={"num_cpus": 1},
-        )
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        self._remote_queue = Queue(actor_options={"num_cpus": 0, "scheduling_strategy": here})
+        self.log_queue = _LogBridge(self._remote_queue)
+        self._static = ray.put((initializer, initargs))
+        self._chunk = ray.remote(_chunk_task)
+        self._in_flight: dict[Any, Any] = {}  # ObjectRef -> task
         self._down = False
 
     def check_storage(self, out: Path) -> None:
-        """Every actor reads a probe the driver wrote under ``out`` and writes one back; raise if any cannot."""
+        """A task on each node reads a probe the driver wrote under ``out`` and writes one back; raise if any fails."""
+        ray = require_ray()
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
         token = uuid.uuid4().hex
         out = out.resolve()
         driver_probe = out / f".probe-{token}"
         driver_probe.write_text(token, encoding="utf-8")
+        nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"] and n["Resources"].get("CPU", 0) > 0]
+        probe = ray.remote(_probe)
         try:
-            results = self._pool.map(_probe, [(str(out), token)] * self.workers, chunksize=1)
+            refs = [
+                probe.options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
+                    (str(out), token)
+                )
+                for node in nodes
+            ]
+            results = ray.get(refs)
             problems = [f"{host}: {err}" for host, err in results if err]
             back = list(out.glob(f".probe-{token}-*"))
-            if not problems and len(back) < self.workers:
-                missing = self.workers - len(back)
+            if not problems and len(back) < len(nodes):
+                missing = len(nodes) - len(back)
                 problems.append(f"{missing} probe file(s) written by workers are not visible to the driver")
             if problems:
                 raise StorageError(
                     f"Ray workers cannot use the run directory {out} ({'; '.join(problems[:3])}); {SHARED_STORAGE}"
                 )
         finally:
-            for probe in [driver_probe, *out.glob(f".probe-{token}-*")]:
-                probe.unlink(missing_ok=True)
+            for probe_file in [driver_probe, *out.glob(f".probe-{token}-*")]:
+                probe_file.unlink(missing_ok=True)
 
     def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator:
-        """Results in completion order; one task per actor in flight (the pool submits the next as one finishes)."""
-        from ray.exceptions import RayError
-        from ray.util.multiprocessing.pool import PoolTaskError
+        """Results in completion order, one per task; ``workers`` tasks in flight (the next is submitted as one
+        finishes). A task lost with its worker or node is retried by Ray; one lost more often is :class:`WorkerLost`.
+        """
+        ray = require_ray()
+        from ray.exceptions import RayError, RayTaskError
 
-        for result in self._pool.imap_unordered(fn, iter(tasks), chunksize=1):
-            if isinstance(result, PoolTaskError):
-                raise result.underlying
-            if isinstance(result, RayError):
-                raise WorkerLost(f"a Ray worker was lost ({type(result).__name__}: {str(result).splitlines()[0]})")
+        todo = iter(tasks)
+
+        def submit() -> None:
+            task = next(todo, None)
+            if task is not None:
+                name = f"chunk {task.chunk}" if hasattr(task, "chunk") else "palais task"  # the worker's process title
+                chunk = self._chunk.options(name=name, **CHUNK_OPTIONS)
+                ref = chunk.remote([self._static], self._remote_queue, fn, task)
+                self._in_flight[ref] = task
+
+        for _ in range(self.workers):
+            submit()
+        while self._in_flight:
+            (ref,), _ = ray.wait(list(self._in_flight), num_returns=1)
+            del self._in_flight[ref]
+            try:
+                result = ray.get(ref)
+            except RayTaskError as exc:  # the chunk's own exception, raised as in the local pool
+                raise exc.cause from None
+            except RayError as exc:
+                raise WorkerLost(
+                    f"a Ray worker was lost {CHUNK_RETRIES + 1} times in one chunk "
+                    f"({type(exc).__name__}: {str(exc).splitlines()[0]})"
+                ) from None
+            submit()
             yield result
 
     def terminate(self) -> None:
-        """Kill the actors now (chunks in flight are lost; finished chunks are safe on disk)."""
-        self._pool.terminate()
+        """Cancel the chunks in flight now, killing their workers (finished chunks are safe on disk)."""
+        ray = require_ray()
+        for ref in self._in_flight:
+            with contextlib.suppress(Exception):  # finished meanwhile, or gone with its node
+                ray.cancel(ref, force=True)
+        self._in_flight.clear()
         self._shutdown()
 
     def close(self) -> None:
-        self._pool.close()
-        self._pool.join()
         self._shutdown()
 
     def _shutdown(self) -> None:
@@ -278,5 +331,5 @@ class RayExecutor:
         ray = require_ray()
         self.log_queue.detach()
         with contextlib.suppress(Exception):  # already gone with the cluster
-            ray.kill(self.log_queue.remote.actor)
+            ray.kill(self._remote_queue.actor)
         release()

@@ -442,6 +442,9 @@ def _run(
                 for rep in executor.imap_unordered(run_chunk, tasks):
                     if rep.stopped:
                         raise _FailFast(rep)
+                    if rep.chunk in manifest.done:  # reported again (a backend that played it twice): counted once
+                        log.info("chunk %d reported again: counted once", rep.chunk)
+                        continue
                     manifest.mark_done(rep.chunk, rep.games, rep.errors, rep.decisions)  # one ledger line
                     played_now += rep.games
                     cpu_total += rep.cpu_seconds
