@@ -324,15 +324,15 @@ def _without_timing(page: dict) -> dict:
 
 
 def _markdown_without_timing(text: str) -> list[str]:
-    """study.md without its command line and its games table's wall time column."""
+    """study.md without its command line and its games table's timing columns (wall time, CPU time, machine)."""
     import re
 
     kept = []
     for line in text.splitlines():
         if line.startswith("palais "):  # the command (a CliRunner run shows pytest's arguments)
             continue
-        if re.fullmatch(r"\| `[^`]+` \| [\d,]+ \| [\d,]+ \| [^|]+ \|", line):
-            line = line.rsplit("|", 2)[0]
+        if re.fullmatch(r"\| `[^`]+` \| [\d,]+ \| [^|]+ \| [^|]+ \| [^|]+ \|", line):
+            line = line.rsplit("|", 4)[0]  # skill level and games kept
         kept.append(line)
     return kept
 

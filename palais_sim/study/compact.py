@@ -3,10 +3,10 @@
 ``STUDY/evidence/`` holds, for every arm the study played, a *compact run* at the arm's own path under ``runs/``:
 its manifest.json as recorded (settings, code fingerprint, components hash, sessions and timings), rewritten as one
 chunk; per table ONE Parquet file (zstd) with every game's rows but only the columns the studies read
-(:data:`KEPT`; a game's seed is implied by the root seed and the game number and is left out); and run.log's
-session summaries (the wall and CPU times a page prints). ``evidence/MANIFEST.json`` lists each arm (path, settings
-summary, code fingerprint, components hash, games, its verification record) and the study's command;
-``evidence/COLUMNS.md`` says what each kept column means.
+(:data:`COMMON_COLUMNS` and the game's own, :class:`EvidenceColumns`; a game's seed is implied by the root seed and
+the game number and is left out); and run.log's session summaries (the wall and CPU times a page prints).
+``evidence/MANIFEST.json`` lists each arm (path, settings summary, code fingerprint, components hash, games, its
+verification record) and the study's command; ``evidence/COLUMNS.md`` says what each kept column means.
 
 A compact run is a run directory every analysis opens as it opens the run itself (``analytics.runs.open_run``), so
 the study's own code renders the page from it: the recorded command, with ``--out`` the evidence directory, under
@@ -30,14 +30,16 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from palais_sim.analytics.runs import open_run
+from palais_sim.core.game import Game, load_attribute
 from palais_sim.study.arms import RENDER_ONLY_ENV
 from palais_sim.tournament import records
 from palais_sim.tournament.ledger import COUNTS, LEDGER, read_ledger
@@ -50,25 +52,25 @@ INDEX = "MANIFEST.json"
 COLUMNS_FILE = "COLUMNS.md"
 PAGE_FILES = ("study.md", "study.json", "balance.md", "balance.json", "balanced.toml")  # a study's or a search's
 
-# The columns the studies' analyses read, by game and table (nobles: focus groups and take rates from seats and
-# recruits; seats and layouts: seats' totals, ranks and wins; balance: nobles' arms; persons: seats and the noted
-# tie-break), plus what identifies a row (game, group, rotation, seat) and what every analysis filters on (error).
-# Not kept: the seed (implied by the root seed and the game number), the engine version, the component set's name,
-# per-seat details no study reads.
-_GAMES = ["game", "group", "rotation", "players", "rounds", "finished", "error", "max_rounds"]
-_SEATS = ["game", "group", "seat", "strategy", "total", "rank", "win", "strategy_notes"]
-KEPT: dict[str, dict[str, list[str]]] = {
-    "palais-royal": {
-        "games": [*_GAMES, "layout"],
-        "seats": [*_SEATS, "gold", "cardinal"],  # cardinal: the tie column (``GAME.tie_column``)
-        "recruits": [],  # no study reads it (take rates come from the strategies' notes): kept empty
-    },
-    "palastgefluester": {
-        "games": [*_GAMES, "tiebreak"],
-        "seats": [*_SEATS, "noted", "display"],  # the tie column under either tie-break
-        "round_ends": [],  # no study reads it: kept empty
-    },
+# The columns every study's analysis reads, by table, whatever the game: what identifies a row (game, group, rotation,
+# seat), what every analysis filters on (error) and the outcome (total, rank, win, the strategies' notes). A game adds
+# its own (``EvidenceColumns`` on its study pages, ``GAME.study_pages``): the columns its studies read beyond these, and
+# its tables no study reads (kept empty). Not kept: the seed (implied by the root seed and the game number), the engine
+# version, the component set's name, per-seat details no study reads. A game that does not say keeps every column.
+COMMON_COLUMNS: dict[str, tuple[str, ...]] = {
+    "games": ("game", "group", "rotation", "players", "rounds", "finished", "error", "max_rounds"),
+    "seats": ("game", "group", "seat", "strategy", "total", "rank", "win", "strategy_notes"),
 }
+
+
+@runtime_checkable
+class EvidenceColumns(Protocol):
+    """What a game's study pages say about its evidence: per table, the columns its studies read beyond
+    :data:`COMMON_COLUMNS` (an empty tuple for a table no study reads: kept as an empty file)."""
+
+    evidence_columns: Mapping[str, tuple[str, ...]]
+
+
 RUN_LOG_KEPT = re.compile(r"Wall time ")  # run.log's session summaries (wall and CPU time, cores)
 
 
@@ -87,10 +89,14 @@ def arm_dirs(study: Path) -> list[Path]:
     return sorted(p for p in found if p.relative_to(study).parts[0] != EVIDENCE)
 
 
-def kept_columns(game_name: str, table: str, present: Iterable[str]) -> list[str]:
-    """The columns of ``table`` the evidence keeps, in the table's order (every one for a game not listed)."""
-    wanted = KEPT.get(game_name, {}).get(table)
-    return [c for c in present if wanted is None or c in wanted]
+def kept_columns(game: Game, table: str, present: Iterable[str]) -> list[str]:
+    """The columns of ``table`` the evidence keeps, in the table's order (every one for a game that does not say)."""
+    pages = load_attribute(game.study_pages) if game.study_pages else None
+    if not isinstance(pages, EvidenceColumns) or table not in pages.evidence_columns:
+        return list(present)
+    own = pages.evidence_columns[table]
+    wanted = set(own) | set(COMMON_COLUMNS.get(table, ())) if own else set()
+    return [c for c in present if c in wanted]
 
 
 def export_arm(run_dir: Path, target: Path) -> dict:
@@ -103,7 +109,7 @@ def export_arm(run_dir: Path, target: Path) -> dict:
     columns: dict[str, list[str]] = {}
     for table in records.columns(game):
         frame = pl.concat([records.read_table(f) for f in run.files(table)], how="vertical_relaxed")
-        columns[table] = kept_columns(game.name, table, frame.columns)
+        columns[table] = kept_columns(game, table, frame.columns)
         (target / table).mkdir(parents=True)
         _write_compact(frame.select(columns[table]) if columns[table] else frame.select("game").head(0),
                        target / table / chunk_name(0))  # fmt: skip

@@ -232,6 +232,9 @@ class StudyPages:
     """Palais Royal's study pages facet (``GAME.study_pages``; :class:`palais_sim.core.game.StudyPages`)."""
 
     subjects = SUBJECTS
+    # the columns its studies read beyond the common ones (``study.compact``): the layout, each seat's gold and the
+    # tie column; the recruits table no study reads (the take rates come from the strategies' notes)
+    evidence_columns = {"games": ("layout",), "seats": ("gold", "cardinal"), "recruits": ()}
 
     def overview(self, studies: list[Source], searches: list[Source]) -> list[str]:
         return subject_table(studies, searches)

@@ -90,6 +90,9 @@ class StudyPages:
     """Palastgeflüster's study pages facet (``GAME.study_pages``; :class:`palais_sim.core.game.StudyPages`)."""
 
     subjects = SUBJECTS
+    # the columns its studies read beyond the common ones (``study.compact``): the tie-break and the tie column under
+    # either; the round_ends table no study reads
+    evidence_columns = {"games": ("tiebreak",), "seats": ("noted", "display"), "round_ends": ()}
 
     def overview(self, studies: list[Source], searches: list[Source]) -> list[str]:
         return overview(studies)
