@@ -123,8 +123,8 @@ SEAT_GROUPS_GREEDY := 12000
 # Layouts: random-layout games and first-game-layout setups. 12,000 of each left 4 of 13 rows undecided at expert
 # (1,230 CPU-s: gate_to_madame -3.0 [-4.0, -2.0], the first-game layout +2.7 [+1.5, +3.9], two blocks' spreads) and
 # 3 at greedy (16 CPU-s); 30,000 left 3 at expert on 2026-11-27. 20,000 (expert about 2,050 CPU-s).
-LAYOUT_GAMES := 20000
-FIRST_GAME_SETUPS := 20000
+LAYOUT_GAMES := 30000
+FIRST_GAME_SETUPS := 30000
 # The nobles study: every noble and privilege at greedy (6,000 groups in 10 looks; about 540 CPU-s). At expert every
 # subject would cost about 9 CPU-hours (most rows need 3,000 to 6,000 groups to decide at +-2 pp), so expert studies
 # the subjects chosen before these games were played: those decided at expert on 2026-11-27 at least 3.4 pp from zero
