@@ -14,7 +14,20 @@ from palais_sim.cli import app
 from palais_sim.cli.options import RECORDED_COMMAND
 from palais_sim.study import compact, publish
 
-STUDY = ["study", "seats", "--players", "2", "--strategy", "greedy", "--groups", "6", "--workers", "1"]
+# the start gold permuted over the seats: the study reads each seat's start gold, a column the evidence must keep
+STUDY = [
+    "study",
+    "seats",
+    "--players",
+    "2",
+    "--strategy",
+    "greedy",
+    "--groups",
+    "6",
+    "--workers",
+    "1",
+    "--gold-factorial",
+]
 
 
 def play_study(runs: Path, extra: tuple[str, ...] = ()) -> Path:
@@ -59,7 +72,7 @@ def test_pages_re_render_byte_identically_from_the_evidence_alone(published: Pat
 def test_evidence_is_one_compact_file_per_table_with_the_read_columns(published: Path) -> None:
     evidence = published / "seats" / "evidence"
     index = json.loads((evidence / "MANIFEST.json").read_text())
-    assert index["command"].startswith("palais study seats") and len(index["arms"]) == 1
+    assert index["command"].startswith("palais study seats") and len(index["arms"]) == 2  # the two start golds' arms
     arm = evidence / index["arms"][0]["path"]
     assert index["arms"][0]["code_fingerprint"] and index["arms"][0]["components_hash"]
     assert index["arms"][0]["games"] == 6

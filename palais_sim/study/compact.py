@@ -96,6 +96,8 @@ def kept_columns(game: Game, table: str, present: Iterable[str]) -> list[str]:
         return list(present)
     own = pages.evidence_columns[table]
     wanted = set(own) | set(COMMON_COLUMNS.get(table, ())) if own else set()
+    if own and table == "seats" and game.seat_values is not None:
+        wanted.add(game.seat_values.option)  # the seats study's values per seat (its factorial's columns)
     return [c for c in present if c in wanted]
 
 
