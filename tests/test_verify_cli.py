@@ -108,3 +108,35 @@ def test_a_restored_arm_that_must_grow_is_played_again_whole(published: Path, tm
     assert result.exit_code == 0, result.output
     games = json.loads((tmp_path / "runs" / "seats" / "study.json").read_text())["games"]["greedy"]
     assert games["played_now"] == games["games"] == 16
+
+
+def test_an_arm_listed_but_not_on_disk_fails_and_none_at_all_is_no_proof(published: Path, tmp_path: Path) -> None:
+    """A clone that lost its arms (an ignore rule dropped them from the commit) must not read as holding."""
+    copy = tmp_path / "reports"
+    shutil.copytree(published, copy)
+    arms = compact.evidence_arms(copy / "seats")
+    shutil.rmtree(arms[0])
+    result = palais("verify", str(copy))
+    assert result.exit_code == 1 and ": missing (listed in its MANIFEST.json, not on disk)" in result.output
+    assert result.output.splitlines()[-1] == "1 of 2 arms hold"
+    for arm in arms[1:]:
+        shutil.rmtree(arm)
+    index = copy / "seats" / "evidence" / "MANIFEST.json"
+    index.write_text(json.dumps({**json.loads(index.read_text()), "arms": []}))
+    empty = palais("verify", str(copy))
+    assert empty.exit_code == 1 and empty.output.splitlines()[-1] == "0 of 0 arms hold"
+
+
+def test_the_committed_evidence_is_not_ignored_by_git() -> None:
+    """The standard set's arms live under evidence/.../runs/ and are Parquet: both patterns the repository ignores
+    elsewhere (runs/, *.parquet); a clone without them could verify nothing."""
+    git = shutil.which("git")
+    root = Path(__file__).resolve().parents[1]
+    if git is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    import subprocess
+
+    evidence = "reports/standard/nobles/evidence/runs/greedy/base/forbid-N01/look-1"
+    paths = [f"{evidence}/games/chunk-000000.parquet", f"{evidence}/manifest.json"]
+    ignored = subprocess.run([git, "check-ignore", "--no-index", *paths], cwd=root, capture_output=True, text=True)
+    assert ignored.stdout.strip() == "", f"ignored by .gitignore: {ignored.stdout}"

@@ -36,6 +36,9 @@ def verify(
     held = total = 0
     for study in studies:
         records: dict[str, dict] = {}
+        for lost in compact.missing_arms(study):
+            typer.echo(f"{study.name}/{lost}: missing (listed in its MANIFEST.json, not on disk)")
+            total += 1
         for arm in compact.evidence_arms(study):
             name = f"{study.name}/{arm.relative_to(study / compact.EVIDENCE).as_posix()}"
             try:
@@ -60,5 +63,5 @@ def verify(
         if record:
             compact.record_verification(study, records)
     typer.echo(f"{held} of {total} arms hold")
-    if held != total:
+    if held != total or total == 0:  # no arm checked is no evidence that anything holds
         raise typer.Exit(1)

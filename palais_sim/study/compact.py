@@ -238,6 +238,14 @@ def evidence_arms(study: Path) -> list[Path]:
     return arm_dirs(study / EVIDENCE)
 
 
+def missing_arms(study: Path) -> list[str]:
+    """The arms the study's MANIFEST.json lists whose compact run is not there (a clone that lost them: an ignore
+    rule, a partial copy), by their path under ``evidence/``."""
+    path = study / EVIDENCE / INDEX
+    listed = json.loads(path.read_text(encoding="utf-8")).get("arms", []) if path.is_file() else []
+    return [arm["path"] for arm in listed if not (study / EVIDENCE / arm["path"] / "manifest.json").is_file()]
+
+
 def record_verification(study: Path, checks: dict[str, dict]) -> None:
     """Write each arm's check by replay (``palais verify --record``) and the study's latest into MANIFEST.json."""
     path = study / EVIDENCE / INDEX
