@@ -296,7 +296,8 @@ def test_a_full_change_list_does_not_skip_the_nobles_already_changed(stand_in, t
     run_balance(plan, tmp_path / "b")
     doc = json.loads((tmp_path / "b" / "balance.json").read_text())
     assert [(c["round"], c["noble"]) for c in doc["changes"]] == [(1, "N01"), (2, "N02"), (2, "N01")]
-    proposal = load_components(doc["balanced"])
+    assert doc["balanced"] == "balanced.toml"  # beside the page, the same on every machine
+    proposal = load_components(tmp_path / "b" / doc["balanced"])
     gold = {n: COMPS.nobles[COMPS.noble_index[n]].gold for n in ("N01", "N02", "N03")}
     assert [proposal.nobles[proposal.noble_index[n]].gold - gold[n] for n in ("N01", "N02", "N03")] == [2, 1, 0]
 
@@ -312,7 +313,7 @@ def test_before_and_after_are_compared_on_the_same_fresh_seeds(stand_in, tmp_pat
     run_balance(plan, tmp_path / "b")
     doc = json.loads((tmp_path / "b" / "balance.json").read_text())
     fresh = [c for c in stand_in if c["seed"] == doc["validation_seed"]]
-    assert {c["hash"] for c in fresh} == {COMPS.hash, load_components(doc["balanced"]).hash}
+    assert {c["hash"] for c in fresh} == {COMPS.hash, load_components(tmp_path / "b" / doc["balanced"]).hash}
     again = next(c for c in fresh if c["hash"] == COMPS.hash)
     assert set(again["subjects"]) >= {"N01"}
     assert {r["key"] for r in doc["before_fresh"]} >= {"N01"}

@@ -358,7 +358,7 @@ def _write(plan, out, ledger, before, validation, changes, skipped, spent, balan
         "validation_groups": vplan.spec.groups, "validation_looks": vplan.looks,
         "players": plan.players, "strategies": list(spec.strategies), "budget": plan.budget, "games_spent": spent,
         "max_changes": plan.max_changes, "rounds": plan.rounds, "limits": vars(plan.limits),
-        "balanced": str(balanced), "changes": changes, "unbalanced": unbalanced, "skipped": skipped,
+        "balanced": _beside(balanced, out), "changes": changes, "unbalanced": unbalanced, "skipped": skipped,
         "before": before, "before_fresh": before_fresh, "validation": validation, "games": ledger.to_dict(),
     }  # fmt: skip
     return render.write(out, page, document, stem="balance")
@@ -397,3 +397,12 @@ def decided_text(validation: list[dict], levels: tuple[str, ...] | list[str]) ->
         detail = ", ".join(f"{n} {v}" for v, n in counts.items())
         parts.append(f"`{level}` {decided} of {len(mine)} ({detail})")
     return "Decided on validation: " + "; ".join(parts) + "."
+
+
+def _beside(path: Path, out: Path) -> str:
+    """A file of the search as its document names it: relative to the search's directory when inside it (the same
+    document on every machine and clone: the published page re-renders byte for byte), else as given."""
+    try:
+        return path.resolve().relative_to(out.resolve()).as_posix()
+    except ValueError:
+        return str(path)
