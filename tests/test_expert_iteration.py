@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 import shutil
 from pathlib import Path
 
@@ -48,6 +49,22 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             assert result.exit_code == 0, result.output
             out[game] = where / "it"
     return out
+
+
+@pytest.mark.parametrize("game", sorted(TINY))
+def test_the_gates_recorded_command_replays_it(game: str, finished: dict[str, Path], monkeypatch) -> None:
+    """The model's provenance names a `palais match` command that plays its gate again (its root seed is a reserved
+    one: `--iteration-gate` lets match take it, and without the flag it is refused)."""
+    gate = json.loads((finished[game] / "model.json").read_text(encoding="utf-8"))["iteration"]["gate"]
+    argv = shlex.split(gate["command"])
+    assert argv[:2] == ["palais", "match"] and "--iteration-gate" in argv
+    monkeypatch.chdir(finished[game].parent)
+    replayed = CliRunner().invoke(app, [*argv[1:], "--json"])
+    assert replayed.exit_code == 0, replayed.output
+    figures = json.loads(replayed.output)
+    assert (figures["games"], figures["score"], figures["seed"]) == (gate["games"], gate["score"], gate["seed"])
+    refused = CliRunner().invoke(app, [a for a in argv[1:] if a != "--iteration-gate"])
+    assert refused.exit_code == 2 and "reserved for fitting" in refused.output
 
 
 @pytest.mark.parametrize("game", sorted(TINY))

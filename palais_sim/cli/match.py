@@ -57,6 +57,13 @@ def match(
         None, "--out", "-o", help="Keep the batches' runs here (and resume from them) \\[default: a temporary one]"
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
+    iteration_gate: bool = typer.Option(
+        False,
+        "--iteration-gate",
+        is_eager=True,
+        help="Replay an expert iteration's gate (`palais train` records this command): its --seed lies in the range "
+        "reserved for fitting; its figures judge that fit, they are no evaluation",
+    ),  # fmt: skip
     allow_failures: bool = AllowFailuresOpt,
     rules: dict[str, str] = NO_RULES,
 ) -> None:

@@ -60,10 +60,11 @@ def game_option(default: str) -> Any:
 PositionGameOpt = game_option("the one whose position files have the file's format")
 
 
-def refuse_reserved_seed(seed: int | None) -> int | None:
+def refuse_reserved_seed(ctx: typer.Context, seed: int | None) -> int | None:
     """A root ``--seed`` in the range reserved for fitting value functions (core.seeds) is refused before any game:
-    a published verdict's games must never be a fit's."""
-    if seed is not None:
+    a published verdict's games must never be a fit's. A command with an eager ``--iteration-gate`` flag set (the
+    replay of a model iteration's gate, part of that fit) takes one."""
+    if seed is not None and not ctx.params.get("iteration_gate"):
         try:
             check_root_seed(seed)
         except ReservedSeed as exc:

@@ -266,7 +266,7 @@ class Iteration:
         command = [
             "palais match", spec_with_model(args.expert, self.out / "candidate.json"), shown_b,
             f"--game {self.pipe.game.name} --players {players} --no-sprt --max-games {args.gate_games}",
-            f"--batch {match.batch_groups} --seed {self.gate_seed}",
+            f"--batch {match.batch_groups} --seed {self.gate_seed} --iteration-gate",
         ]  # fmt: skip
         return {
             "command": " ".join(command), **{k: figures[k] for k in shown}, "gate_share": args.gate_share,
