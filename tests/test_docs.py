@@ -471,3 +471,17 @@ def test_no_code_line_is_wider_than_the_page_shows(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     wide = [line for block in FENCE.finditer(text) for line in block.group(0).splitlines() if len(line) > CODE_WIDTH]
     assert wide == [], f"{path.relative_to(REPO)}: code lines wider than {CODE_WIDTH}: {[w[:60] for w in wide]}"
+
+
+def test_every_command_of_the_cli_is_in_the_commands_table() -> None:
+    """The commands page's first table lists every top-level command the CLI registers (`palais train` and `palais
+    verify` were missing)."""
+    import typer.main
+
+    from palais_sim.cli import app
+
+    table = (DOCS / "commands.md").read_text(encoding="utf-8").split("## Exit codes")[0]
+    listed = set(re.findall(r"^\| `palais (\w+)", table, flags=re.MULTILINE))
+    assert listed and set(typer.main.get_command(app).commands) <= listed, sorted(
+        set(typer.main.get_command(app).commands) - listed
+    )
