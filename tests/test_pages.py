@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
+from matplotlib.collections import LineCollection
 from matplotlib.colors import to_hex
 from matplotlib.text import Text
 from PIL import Image
@@ -150,3 +152,30 @@ def test_a_forest_of_few_rows_keeps_its_rows_off_the_frame() -> None:
     ax = fig.axes[0]
     low, high = ax.get_ylim()
     assert fig.get_figheight() >= 3.0 and low <= -0.5 and high >= len(rows) - 0.5
+
+
+def _data_points(ax) -> np.ndarray:
+    """Every drawn point of the axes' lines and collections (interval bars sampled along their length), in pixels."""
+    points = [line.get_xydata() for line in ax.lines]
+    for collection in ax.collections:
+        if isinstance(collection, LineCollection):
+            points += [np.linspace(seg[0], seg[-1], 25) for seg in collection.get_segments() if len(seg)]
+        else:
+            points.append(collection.get_offsets())
+    return ax.transData.transform(np.vstack(points))
+
+
+def test_the_win_rate_legend_covers_no_point_or_interval() -> None:
+    """The demo report's win-rate chart put its legend ("best" place) over the lowest row's point and interval."""
+    rates = {"economy": (0.729, 0.611, 0.847), "greedy": (0.583, 0.456, 0.711), "park": (0.448, 0.31, 0.586),
+             "cards": (0.375, 0.25, 0.5), "seals": (0.365, 0.229, 0.5)}  # fmt: skip
+    strategies = pl.DataFrame([{"strategy": s, "players": 2, "seats": 48, "win_rate": r, "ci_low": lo, "ci_high": hi,
+                                "fair_share": 0.5} for s, (r, lo, hi) in rates.items()])  # fmt: skip
+    fig = charts.forest(strategies)
+    assert _fits(fig)
+    ax = fig.axes[0]
+    legend = fig.legends[0] if fig.legends else ax.get_legend()
+    box = legend.get_window_extent(fig.canvas.get_renderer())
+    covered = [p for p in _data_points(ax) if box.contains(*p)]
+    assert covered == [], f"the legend covers {len(covered)} drawn points"
+
