@@ -179,3 +179,21 @@ def test_the_win_rate_legend_covers_no_point_or_interval() -> None:
     covered = [p for p in _data_points(ax) if box.contains(*p)]
     assert covered == [], f"the legend covers {len(covered)} drawn points"
 
+
+def test_the_castle_colour_bar_is_drawn_over_its_whole_scale() -> None:
+    """The demo report's castle chart showed an empty white colour bar: ticks beyond the colour scale's ends (+-6 pp
+    for a largest cell of 5 pp) stretched the bar's axis past the two-slope scale, which maps them to nothing."""
+    import warnings
+
+    from palais_sim.games.palais_royal.analysis import charts as pr_charts
+
+    rows = [{"code": code, "cell": cell, "effect": 0.05 * (cell % 3 - 1), "games": 10, "ci_low": -0.2, "ci_high": 0.2,
+             "distinguishable": cell == 4 and code in "MK"} for code in "GPSMKDOBC" for cell in range(9)]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # the empty bar came with "invalid value" from its transform
+        fig = pr_charts.castle(pl.DataFrame(rows))
+        fig.canvas.draw()
+    bar = fig.axes[-1]
+    assert bar.get_ylim() == (-5.0, 5.0)
+    ticks = [t for t in bar.get_yticks() if np.isfinite(t)]
+    assert len(ticks) >= 3 and all(-5.0 <= t <= 5.0 for t in ticks)
