@@ -197,3 +197,24 @@ def test_the_castle_colour_bar_is_drawn_over_its_whole_scale() -> None:
     assert bar.get_ylim() == (-5.0, 5.0)
     ticks = [t for t in bar.get_yticks() if np.isfinite(t)]
     assert len(ticks) >= 3 and all(-5.0 <= t <= 5.0 for t in ticks)
+
+
+def test_an_option_in_a_command_line_is_kept_whole_on_the_pages_and_in_the_manual() -> None:
+    """The manual broke "--max-games 400 --workers 1" after a hyphen ("... -" / "-workers 1") and "--validation-looks"
+    in running text: each option of an inline code span is wrapped in a span the CSS keeps on one line."""
+    import importlib.util
+
+    from palais_sim.analytics import report_render
+
+    text = report_render.inline_html("`palais match a b --max-games 400 --workers 1` and `first-game`")
+    assert '<span class="option">--max-games</span> 400 <span class="option">--workers</span> 1' in text
+    assert '<code class="word">first-game</code>' in text and "code .option { white-space: nowrap; }" in (
+        report_render.CSS
+    )
+    spec = importlib.util.spec_from_file_location("code_words", Path(__file__).parents[1] / "docs/hooks/code_words.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    assert hook.OPTION.pattern == report_render.OPTION.pattern
+    page = hook.keep_options_whole("<p><code>x --out d</code></p><pre><code>palais --out d</code></pre>")
+    assert page == '<p><code>x <span class="option">--out</span> d</code></p><pre><code>palais --out d</code></pre>'
