@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
+from matplotlib.collections import LineCollection
 from matplotlib.colors import to_hex
 from matplotlib.text import Text
 from PIL import Image
@@ -150,3 +152,69 @@ def test_a_forest_of_few_rows_keeps_its_rows_off_the_frame() -> None:
     ax = fig.axes[0]
     low, high = ax.get_ylim()
     assert fig.get_figheight() >= 3.0 and low <= -0.5 and high >= len(rows) - 0.5
+
+
+def _data_points(ax) -> np.ndarray:
+    """Every drawn point of the axes' lines and collections (interval bars sampled along their length), in pixels."""
+    points = [line.get_xydata() for line in ax.lines]
+    for collection in ax.collections:
+        if isinstance(collection, LineCollection):
+            points += [np.linspace(seg[0], seg[-1], 25) for seg in collection.get_segments() if len(seg)]
+        else:
+            points.append(collection.get_offsets())
+    return ax.transData.transform(np.vstack(points))
+
+
+def test_the_win_rate_legend_covers_no_point_or_interval() -> None:
+    """The demo report's win-rate chart put its legend ("best" place) over the lowest row's point and interval."""
+    rates = {"economy": (0.729, 0.611, 0.847), "greedy": (0.583, 0.456, 0.711), "park": (0.448, 0.31, 0.586),
+             "cards": (0.375, 0.25, 0.5), "seals": (0.365, 0.229, 0.5)}  # fmt: skip
+    strategies = pl.DataFrame([{"strategy": s, "players": 2, "seats": 48, "win_rate": r, "ci_low": lo, "ci_high": hi,
+                                "fair_share": 0.5} for s, (r, lo, hi) in rates.items()])  # fmt: skip
+    fig = charts.forest(strategies)
+    assert _fits(fig)
+    ax = fig.axes[0]
+    legend = fig.legends[0] if fig.legends else ax.get_legend()
+    box = legend.get_window_extent(fig.canvas.get_renderer())
+    covered = [p for p in _data_points(ax) if box.contains(*p)]
+    assert covered == [], f"the legend covers {len(covered)} drawn points"
+
+
+def test_the_castle_colour_bar_is_drawn_over_its_whole_scale() -> None:
+    """The demo report's castle chart showed an empty white colour bar: ticks beyond the colour scale's ends (+-6 pp
+    for a largest cell of 5 pp) stretched the bar's axis past the two-slope scale, which maps them to nothing."""
+    import warnings
+
+    from palais_sim.games.palais_royal.analysis import charts as pr_charts
+
+    rows = [{"code": code, "cell": cell, "effect": 0.05 * (cell % 3 - 1), "games": 10, "ci_low": -0.2, "ci_high": 0.2,
+             "distinguishable": cell == 4 and code in "MK"} for code in "GPSMKDOBC" for cell in range(9)]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # the empty bar came with "invalid value" from its transform
+        fig = pr_charts.castle(pl.DataFrame(rows))
+        fig.canvas.draw()
+    bar = fig.axes[-1]
+    assert bar.get_ylim() == (-5.0, 5.0)
+    ticks = [t for t in bar.get_yticks() if np.isfinite(t)]
+    assert len(ticks) >= 3 and all(-5.0 <= t <= 5.0 for t in ticks)
+
+
+def test_an_option_in_a_command_line_is_kept_whole_on_the_pages_and_in_the_manual() -> None:
+    """The manual broke "--max-games 400 --workers 1" after a hyphen ("... -" / "-workers 1") and "--validation-looks"
+    in running text: each option of an inline code span is wrapped in a span the CSS keeps on one line."""
+    import importlib.util
+
+    from palais_sim.analytics import report_render
+
+    text = report_render.inline_html("`palais match a b --max-games 400 --workers 1` and `first-game`")
+    assert '<span class="option">--max-games</span> 400 <span class="option">--workers</span> 1' in text
+    assert '<code class="word">first-game</code>' in text and "code .option { white-space: nowrap; }" in (
+        report_render.CSS
+    )
+    spec = importlib.util.spec_from_file_location("code_words", Path(__file__).parents[1] / "docs/hooks/code_words.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    assert hook.OPTION.pattern == report_render.OPTION.pattern
+    page = hook.keep_options_whole("<p><code>x --out d</code></p><pre><code>palais --out d</code></pre>")
+    assert page == '<p><code>x <span class="option">--out</span> d</code></p><pre><code>palais --out d</code></pre>'

@@ -105,8 +105,8 @@ def forest(strategies: pl.DataFrame) -> Figure:
     ax.set_yticks(y, labels)
     _pct_axis(ax.xaxis)
     ax.set_xlabel("win rate (a shared win counts as a share)")
-    ax.legend(loc="best")
     ax.grid(axis="x", alpha=0.3)
+    fig.legend(loc="outside lower center", ncols=2)  # below the axes: inside ("best") it covered a row's interval
     suptitle(fig, "Win rate by strategy and player count", width)
     return fig
 

@@ -92,7 +92,7 @@ th { background: #f0f3f6; } td:first-child, th:first-child { text-align: left; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; } figcaption { color: #555; font-size: 0.9em; }
 code, pre { font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace; background: #f4f4f4;
   padding: 0 0.2em; font-size: 0.9em; } pre { padding: 0.5em; overflow-x: auto; }
-td code, th code { font-size: 1em; } code.word { white-space: nowrap; }
+td code, th code { font-size: 1em; } code.word { white-space: nowrap; } code .option { white-space: nowrap; }
 """
 # A chart is shown at CHART_PX_PER_INCH of its figure size (its PNG is at charts.PNG_DPI), at most the page width:
 # its 9-point text is about 15 pixels high on screen, as legible as the page's own.
@@ -103,9 +103,20 @@ CHART_PX_PER_INCH = 120
 _EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
 
 
+# an option in a code span's HTML: a browser may break a line after any hyphen ("--validation-" / "groups")
+OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w=:,-]*)")
+
+
+def whole_options(code: str) -> str:
+    """The HTML of a code span with each option in a ``<span class="option">`` that the CSS keeps on one line: the
+    command line around it still breaks at its spaces (the manual's hook docs/hooks/code_words.py does the same)."""
+    return OPTION.sub(r'<span class="option">\1</span>', code)
+
+
 def _code(text: str) -> str:
-    """A code span; one without spaces (an option, a name) does not break at its hyphens (--validation-groups)."""
-    return f'<code class="word">{text}</code>' if " " not in text else f"<code>{text}</code>"
+    """A code span; one without spaces (an option, a name) does not break at its hyphens (--validation-groups), nor
+    does an option in one with spaces (a command line)."""
+    return f'<code class="word">{text}</code>' if " " not in text else f"<code>{whole_options(text)}</code>"
 
 
 def inline_html(text: str) -> str:

@@ -145,7 +145,9 @@ def castle(positions: pl.DataFrame, centre: float = 0.0, title: str = CASTLE_TIT
         ax.set_title(f"{ROOM_LABEL[code]} ({code})")
     if image is not None:
         bar = fig.colorbar(image, ax=axes, shrink=0.6)
-        ticks = bar.get_ticks()
+        # only the ticks on the scale: one beyond its ends (+-6 pp for a largest cell of 5) stretched the bar's axis
+        # past the two-slope scale, which maps it to nothing, and the bar was drawn empty
+        ticks = [tick for tick in bar.get_ticks() if -limit <= tick <= limit]
         bar.set_ticks(ticks, labels=signed_labels(ticks, "pp"))
         bar.set_label("start player's win share when the room stands in the cell (percentage points)")
     if has_ci:
