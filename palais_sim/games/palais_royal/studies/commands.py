@@ -138,8 +138,10 @@ def layouts(
     groups: int = typer.Option(600, "--groups", "-g", help="Games with a random layout each (the joint model)"),
     n_layouts: int = typer.Option(12, "--layouts", help="Fixed random layouts for the share of variance"),
     setups: int = typer.Option(100, "--setups", help="Setups each fixed layout is played on"),
-    first_game_setups: int = typer.Option(
-        1000, "--first-game-setups", help="Games of the first-game layout (against the random-layout games' mean)"
+    first_game_setups: int | None = typer.Option(
+        None,
+        "--first-game-setups",
+        help="Games of the first-game layout (against the random-layout games' mean) \\[default: --groups]",
     ),
     seed: int = SeedOpt,
     margin: float = MarginOpt,
@@ -155,10 +157,13 @@ def layouts(
     room in the centre and the Stairway's neighbours add beyond them (a row per block), the first-game layout against
     random ones, and the share of variance the layout explains.
 
-    Size: (groups + first-game-setups + layouts x setups) games per player count and skill level; the defaults play
-    2,800 games per skill level: at one player count about 25 s at greedy with --workers 2 and about 3.6
-    CPU-minutes at expert (13 games a CPU-second at 2 players), nearly all of it the expert level. A first look:
-    --groups 200 --first-game-setups 100 --layouts 6 --setups 40 (540 games a level), about 45 CPU-seconds.
+    Size: (groups + first-game-setups + layouts x setups) games per player count and skill level, the first-game
+    layout's games as many as --groups unless given; the defaults play 2,400 games per skill level: at one player
+    count a few seconds at greedy (about 1,000 games a CPU-second) and about 3 CPU-minutes at expert (13 games a
+    CPU-second at 2 players), nearly all of it the expert level. 600 random-layout games give intervals of about
+    +-4.5 pp per step of a distance: the largest distance effects at greedy (about -5 pp per step) decide from
+    about 2,000, a balanced distance from about 5,000. A first look: --strategy greedy --groups 5000 (about 12
+    CPU-seconds).
     """
     from palais_sim.games.palais_royal.studies.layouts import LayoutsPlan, run_study
 
