@@ -34,6 +34,7 @@ from palais_sim.cli.studies import (
     SeedOpt,
     StrategyOpt,
     WorkersOpt,
+    echo_balance_verdicts,
     played,
     player_counts,
     require_study,
@@ -257,5 +258,6 @@ def balance_nobles(
         return run_balance(plan, out)
 
     paths = played(go)
+    echo_balance_verdicts(paths["md"].parent / "balance.json")
     typer.echo(f"balance written to {paths['md'].parent}: balanced.toml, balance.json, balance.md, balance.html")
     exit_for_failures(paths["md"].parent, "the search's arms", allow_failures)
