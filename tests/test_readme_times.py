@@ -42,6 +42,44 @@ def test_the_readme_states_a_time_for_each_command_of_its_tour() -> None:
     assert len(STATED) >= 15 and any(timed.command.startswith("palais balance nobles") for timed in STATED)
 
 
+def test_only_runs_first_the_commands_that_make_what_it_reads() -> None:
+    """`readme_times.py --only "balance nobles"` ran the balance line alone, and it failed: my-set.toml is made by
+    `palais components show`, an earlier line. A selected command comes after the earlier ones that write a path it
+    reads (run, not recorded), a resumed run after the run it resumes; an unrelated command alone."""
+    every = BENCHMARK["readme_times"](SAMPLE_CHAIN)
+    plan = BENCHMARK["with_dependencies"]
+
+    def only(text: str) -> list[tuple[str, bool]]:
+        return [(timed.command, chosen) for timed, chosen in plan([t for t in every if text in t.command], every)]
+
+    assert only("balance") == [("palais components show --out my-set.toml", False),
+                               ("palais balance nobles --out b --components my-set.toml", True)]  # fmt: skip
+    assert only("score") == [("palais play --log g.jsonl --positions positions/", False),
+                             ("palais score positions/turn-0020.json", True)]  # fmt: skip
+    assert only("--games 24000") == [("palais simulate --out runs/w --games 100", False),
+                                     ("palais simulate --out runs/w --resume", False),
+                                     ("palais simulate --out runs/w --resume --games 24000", True)]  # fmt: skip
+    assert only("ladder") == [("palais ladder", True)]
+    # the README itself: its balance line reads the component set its components line writes
+    readme = [(t.command.split(" --")[0], chosen) for t, chosen in plan([t for t in STATED if "balance" in t.command],
+                                                                          STATED)]  # fmt: skip
+    assert readme == [("palais components show", False), ("palais balance nobles", True)]
+
+
+SAMPLE_CHAIN = """
+```bash
+palais play --log g.jsonl --positions positions/   # 1 s
+palais score positions/turn-0020.json              # 1 s
+palais simulate --out runs/w --games 100           # 1 s
+palais simulate --out runs/w --resume              # 1 s
+palais ladder                                      # 1 s
+palais simulate --out runs/w --resume --games 24000  # 1 s
+palais components show --out my-set.toml           # 1 s
+palais balance nobles --out b --components my-set.toml  # 1 s
+```
+"""
+
+
 def test_every_readme_time_has_a_recorded_measurement() -> None:
     assert RECORD.exists(), f"no {RECORD.relative_to(REPO)}: measure on an idle machine with `{MEASURE}`"
     recorded = json.loads(RECORD.read_text(encoding="utf-8"))["commands"]
