@@ -8,8 +8,9 @@ directory it reads (``palais balance ... --components my-set.toml`` after ``pala
 my-set.toml``, a ``--resume`` after the run it resumes), which are run but not recorded.
 
 Run it on an idle machine with the compiled engine (`make build` first): the README's times are that machine's, and
-tests/test_readme_times.py fails when a stated time is not within 1.5x of the recorded wall time, or a timed
-command of the README has no recorded figure. A time is stated as a comment at the start of a command's comment
+tests/test_readme_times.py fails when a stated time is not within 1.5x of the recorded wall time, a timed command
+of the README has no recorded figure, or a study of the tour decided no row at its size (each study's verdict
+line, ``verdicts: N of M rows decided``, is recorded). A time is stated as a comment at the start of a command's comment
 (``# 30 s``, ``# 13 s: ...``) or in a comment line of its own before the command (``# the seat edge (65 s)``).
 """
 
@@ -66,6 +67,7 @@ def readme_times(text: str) -> list[TimedCommand]:
     return found
 
 
+_VERDICTS = re.compile(r"verdicts: (\d+) of (\d+) rows decided")  # a study's summary line on the terminal
 _WRITES = ("--out", "-o", "--log", "--positions")  # the options whose value a README command writes
 
 
@@ -106,11 +108,21 @@ def run(command: str, cwd: Path) -> dict:
     load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "load_before": round(load, 2), "rc": done.returncode}
+    figures = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "load_before": round(load, 2), "rc": done.returncode,
+               "measured": _now()}  # fmt: skip
+    verdicts = _VERDICTS.findall(done.stdout)
+    if verdicts:  # a study's verdict line (a balance search's two): what the tour's size decides
+        figures["decided_rows"] = sum(int(decided) for decided, _ in verdicts)
+        figures["rows"] = sum(int(rows) for _, rows in verdicts)
+    return figures
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def main() -> None:
@@ -136,8 +148,10 @@ def main() -> None:
                   + ("" if chosen else "  [needed by a later one: not recorded]"), flush=True)  # fmt: skip
             if chosen:
                 record["commands"][timed.command] = {"readme_s": timed.seconds, **figures}
+    order = {timed.command: k for k, timed in enumerate(every)}  # the README's order, whatever was measured last
+    record["commands"] = dict(sorted(record["commands"].items(), key=lambda item: order[item[0]]))
     record["machine"] = {"cores": os.cpu_count(), "engine": version, "python": sys.version.split()[0]}
-    record["measured"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    record["measured"] = _now()  # the last run; a command measured alone has its own time
     args.out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"written to {args.out}")
 
