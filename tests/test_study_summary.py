@@ -39,3 +39,13 @@ def test_the_study_command_prints_its_verdicts_before_where_it_wrote(tmp_path: P
     run_study_command(lambda: paths)
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("verdicts: 1 of 1 rows decided") and out[-1].startswith("study written to")
+
+
+def test_a_row_of_a_player_count_says_which_and_a_small_cost_is_in_cpu_seconds() -> None:
+    """The seats study over 2-4 players printed "start_gold 0 at greedy" twice; a cost under a minute and a half
+    read "about 0 CPU-min more"; a balance search grows its validation with another option."""
+    rows = [dict(row("1", -5.0, -6.0, -4.0, "disfavoured"), players=3), row("2", 3.0, 0.0, 6.0, "undecided")]
+    cheap = {"margin_pp": 2.0, "games": {"greedy": {"cpu_seconds": 4.0}}, "rows": rows}
+    lines = verdict_lines(cheap, grow="--validation-groups")
+    assert lines[1] == "  seat 1 (3p) at greedy: disfavoured -5.0 pp [-6.0, -4.0]"
+    assert "(9.0x these, about 32 CPU-s more)" in lines[2] and "a larger --validation-groups, same --out" in lines[2]

@@ -153,6 +153,26 @@ def _echo_verdicts(paths: dict[str, Path]) -> None:
             typer.echo(line)
 
 
+def echo_balance_verdicts(document: Path) -> None:
+    """A balance search's verdicts in a few lines (``balance.json``): the proposal's on the validation's fresh seeds
+    and, for the nobles it changed, the given set's on the same seeds (the before and after of one comparison)."""
+    import json
+
+    from palais_sim.study.summary import verdict_lines
+
+    if not document.exists():
+        return
+    search = json.loads(document.read_text(encoding="utf-8"))
+    for title, key in (("the given set", "before_fresh"), (f"the proposal ({search.get('balanced')})", "validation")):
+        # no cost of more groups: the ledger's CPU time is the whole search's, not these rows' share of it
+        rows = {"margin_pp": search.get("margin_pp", 0.0), "rows": search.get(key) or []}
+        lines = verdict_lines(rows, grow="--validation-groups")
+        if lines:
+            typer.echo(f"{title}, on the validation's seeds: {lines[0]}")
+            for line in lines[1:]:
+                typer.echo(line)
+
+
 def _warn_ladder(paths: dict[str, Path]) -> None:
     """One line on stderr when the study's strength ladder does not climb: the study is complete and written (exit
     status as ever), but nothing settled on it."""

@@ -13,6 +13,8 @@ SHOWN = 4  # decided rows named on the terminal; the page lists them all
 def _label(row: dict) -> str:
     subject, key, level = row.get("subject", ""), row.get("key", ""), row.get("strategy")
     name = f"{subject} {key}".strip() if str(key) not in str(subject) else str(subject)
+    if row.get("players"):  # a study over player counts: "start_gold 0 at greedy" twice told them apart no more
+        name += f" ({row['players']}p)"
     return f"{name} at {level}" if level else name
 
 
@@ -32,8 +34,9 @@ def groups_to_decide(row: dict, margin: float) -> float | None:
     return row["n_groups"] * (half / distance) ** 2
 
 
-def verdict_lines(study: dict) -> list[str]:
-    """The end of a study on the terminal (``study.json`` as its argument); no lines for a study without rows."""
+def verdict_lines(study: dict, grow: str = "--groups") -> list[str]:
+    """The end of a study on the terminal (``study.json`` as its argument); no lines for a study without rows.
+    ``grow``: the option whose larger value plays more groups of these rows."""
     rows = [row for row in study.get("rows") or [] if row.get("verdict") and _finite(row)]
     if not rows:
         return []
@@ -56,9 +59,12 @@ def verdict_lines(study: dict) -> list[str]:
         line = f"  {len(undecided)} undecided"
         if needs:
             nearest, factor = needs[0], needs[0] / have
-            cost = f", about {(factor - 1) * cpu / 60:,.0f} CPU-min more" if cpu and factor > 1 else ""
+            more = (factor - 1) * cpu
+            cost = "" if not cpu or factor <= 1 else (
+                f", about {more / 60:,.0f} CPU-min more" if more >= 90 else f", about {more:,.0f} CPU-s more"
+            )  # fmt: skip
             line += (f"; the nearest needs about {nearest:,.0f} groups ({factor:.1f}x these{cost}) if its estimate "
-                     "holds: a larger --groups, same --out, plays only the new ones")  # fmt: skip
+                     f"holds: a larger {grow}, same --out, plays only the new ones")  # fmt: skip
         else:
             line += "; their estimates sit on the margin: more groups would not tell soon"
         lines.append(line)

@@ -56,6 +56,21 @@ def balanced(balanced_run: tuple[Path, Result]) -> tuple[Path, dict]:
     return out, json.loads((out / "balance.json").read_text())
 
 
+def test_the_search_ends_with_its_verdicts_on_the_terminal(
+    balanced: tuple[Path, dict], balanced_run: tuple[Path, Result]
+) -> None:
+    """The proposal's verdicts on the validation's seeds and the given set's on the same seeds, in a few lines
+    before where it wrote (the tour's balance line printed only "balance written to ...")."""
+    _, search = balanced
+    out = balanced_run[1].stdout.splitlines()
+    given = next(k for k, line in enumerate(out) if line.startswith("the given set, on the validation's seeds: "))
+    proposal = next(k for k, line in enumerate(out) if line.startswith("the proposal (balanced.toml), on the "))
+    assert given < proposal and out[-1].startswith("balance written to ")
+    decided = sum(r["verdict"] != "undecided" for r in search["validation"])
+    assert f": verdicts: {decided} of {len(search['validation'])} rows decided" in out[proposal]
+    assert all("--validation-groups" in line for line in out if " undecided; the nearest needs " in line)
+
+
 def test_the_search_says_on_stderr_what_it_does(balanced_run: tuple[Path, Result]) -> None:
     """A search of hours at the expert level shows its stages, each noble's outcome and each arm played (on stderr,
     timed), as the studies do."""

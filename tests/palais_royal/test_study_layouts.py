@@ -90,6 +90,21 @@ def test_cli_layouts_end_to_end(tmp_path: Path) -> None:
     assert [r["n_groups"] for r in grown["rows"] if r["subject"] == "layout"] == [20, 20]
 
 
+def test_the_first_game_arm_plays_as_many_games_as_groups_unless_given(tmp_path: Path) -> None:
+    """A study sized by --groups plays no more first-game games than it asked for: the README's tour line once
+    played a 1,000-game first-game arm at expert beside its 200 random-layout games (the old fixed default)."""
+    args = ["study", "layouts", "--out", str(tmp_path / "l"), "--strategy", "greedy", "--groups", "30",
+            "--layouts", "3", "--setups", "4"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "l" / "study.json").read_text())
+    assert data["first_game_setups"] == 30
+    assert [r["n_groups"] for r in data["rows"] if r["subject"] == "layout"] == [30]
+    assert data["games"]["greedy"]["games"] == 30 + 30 + 3 * 4
+    shown = CliRunner().invoke(app, ["study", "layouts", "--help"], env={"COLUMNS": "240"}).output
+    assert "[default: --groups]" in shown
+
+
 def test_the_first_game_setups_are_checked(tmp_path: Path) -> None:
     args = ["study", "layouts", "--out", str(tmp_path / "l"), "--strategy", "greedy", "--first-game-setups", "1"]
     res = CliRunner().invoke(app, args)

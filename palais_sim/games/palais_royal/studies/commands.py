@@ -34,6 +34,7 @@ from palais_sim.cli.studies import (
     SeedOpt,
     StrategyOpt,
     WorkersOpt,
+    echo_balance_verdicts,
     played,
     player_counts,
     require_study,
@@ -138,8 +139,10 @@ def layouts(
     groups: int = typer.Option(600, "--groups", "-g", help="Games with a random layout each (the joint model)"),
     n_layouts: int = typer.Option(12, "--layouts", help="Fixed random layouts for the share of variance"),
     setups: int = typer.Option(100, "--setups", help="Setups each fixed layout is played on"),
-    first_game_setups: int = typer.Option(
-        1000, "--first-game-setups", help="Games of the first-game layout (against the random-layout games' mean)"
+    first_game_setups: int | None = typer.Option(
+        None,
+        "--first-game-setups",
+        help="Games of the first-game layout (against the random-layout games' mean) \\[default: --groups]",
     ),
     seed: int = SeedOpt,
     margin: float = MarginOpt,
@@ -155,10 +158,13 @@ def layouts(
     room in the centre and the Stairway's neighbours add beyond them (a row per block), the first-game layout against
     random ones, and the share of variance the layout explains.
 
-    Size: (groups + first-game-setups + layouts x setups) games per player count and skill level; the defaults play
-    2,800 games per skill level: at one player count about 25 s at greedy with --workers 2 and about 3.6
-    CPU-minutes at expert (13 games a CPU-second at 2 players), nearly all of it the expert level. A first look:
-    --groups 200 --first-game-setups 100 --layouts 6 --setups 40 (540 games a level), about 45 CPU-seconds.
+    Size: (groups + first-game-setups + layouts x setups) games per player count and skill level, the first-game
+    layout's games as many as --groups unless given; the defaults play 2,400 games per skill level: at one player
+    count a few seconds at greedy (about 1,000 games a CPU-second) and about 3 CPU-minutes at expert (13 games a
+    CPU-second at 2 players), nearly all of it the expert level. 600 random-layout games give intervals of about
+    +-4.5 pp per step of a distance: the largest distance effects at greedy (about -5 pp per step) decide from
+    about 2,000, a balanced distance from about 5,000. A first look: --strategy greedy --groups 5000 (about 12
+    CPU-seconds).
     """
     from palais_sim.games.palais_royal.studies.layouts import LayoutsPlan, run_study
 
@@ -232,7 +238,8 @@ def balance_nobles(
     the validation alone decides whether the proposal holds, so give it the size of a decisive nobles study
     (--validation-groups 6000 --validation-looks 10: each arm stops at its first decided look). The question (every
     noble of a set within the margin at every skill level, the expert one included) takes hours on 2 cores (make
-    reports runs it). A first look: --nobles N17,N18 --strategy greedy --groups 50, about 7 s.
+    reports runs it). A first look: --nobles N19,N20 --strategy greedy --groups 300 --validation-groups 1000,
+    about 16 CPU-seconds (N19 moves from 0 to 1 gold and is balanced on the validation's seeds).
     """
     from palais_sim.games.palais_royal.studies.balance import BalancePlan, run_balance
 
@@ -252,5 +259,6 @@ def balance_nobles(
         return run_balance(plan, out)
 
     paths = played(go)
+    echo_balance_verdicts(paths["md"].parent / "balance.json")
     typer.echo(f"balance written to {paths['md'].parent}: balanced.toml, balance.json, balance.md, balance.html")
     exit_for_failures(paths["md"].parent, "the search's arms", allow_failures)

@@ -10,8 +10,8 @@ Three designs per skill level and player count, all on the setups 0..n-1 of the 
   from one model of the distances and both blocks: the block's *spread*, the root-mean-square over random layouts of
   its part of the predicted share, with an interval (``layout_models.spread_interval``). Balanced: beyond the
   distances, the block moves a random layout's share by less than the margin (root-mean-square).
-- *the first-game layout*: ``first_game_setups`` games, its mean against the random-layout arm's (the average
-  layout), a Welch interval.
+- *the first-game layout*: ``first_game_setups`` games (as many as the random-layout arm unless given), its mean
+  against the random-layout arm's (the average layout), a Welch interval.
 - *fixed layouts*: ``layouts`` random layouts (drawn from the root seed), each played on the same ``setups`` setups
   (a crossed design). A two-way analysis of variance (layout x setup) gives the share of the variance of the start
   player's result that the layout explains at all (with an interval from the F distribution).
@@ -45,7 +45,13 @@ class LayoutsPlan:
     players: tuple[int, ...] = (2,)
     layouts: int = 12  # fixed random layouts of the variance design
     setups: int = 100  # setups per fixed layout
-    first_game_setups: int = 1000  # games of the first-game layout, against the random-layout arm's mean
+    first_game_setups: int | None = None  # games of the first-game layout; None: as many as the random-layout arm
+
+    @property
+    def first_game_games(self) -> int:
+        """The first-game layout's games: as given, else the random-layout arm's (``spec.groups``), so that a study
+        sized by --groups plays no more of them than it asked for."""
+        return self.spec.groups if self.first_game_setups is None else self.first_game_setups
 
     def check(self) -> None:
         self.spec.check()
@@ -56,8 +62,8 @@ class LayoutsPlan:
             raise ValueError(f"--layouts must be at least 3, got {self.layouts}")
         if self.setups < 2:
             raise ValueError(f"--setups must be at least 2, got {self.setups}")
-        if self.first_game_setups < 2:
-            raise ValueError(f"--first-game-setups must be at least 2, got {self.first_game_setups}")
+        if self.first_game_games < 2:
+            raise ValueError(f"--first-game-setups must be at least 2, got {self.first_game_games}")
 
     def fixed_layouts(self) -> list[str]:
         """``layouts`` distinct random layout codes, drawn from the root seed (the same for every skill level)."""
@@ -206,7 +212,7 @@ def compute(plan: LayoutsPlan, out: Path, ledger: Ledger | None = None) -> tuple
                 r["verdict"] = "unbalanced" if r["verdict"] == "favoured" else r["verdict"]  # a spread is >= 0
                 rows.append(r)
             d = arm_dir(out, strategy, f"{p}p", "first-game-" + first_game.replace("/", ""))
-            ledger.play(spec, strategy, spec.settings(games=plan.first_game_setups, layout=first_game, **common), d)
+            ledger.play(spec, strategy, spec.settings(games=plan.first_game_games, layout=first_game, **common), d)
             diff = first_game_difference(_seat_one(d)["win"].to_numpy(), games["win"].to_numpy())
             rows.append(render.row("layout", "first-game " + first_game, strategy, diff, spec.margin, players=p))
             results = {}
@@ -235,7 +241,7 @@ def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
     header(page, spec, ledger, (
         "The same strategy in every seat. Outcome: the start player's (seat 1's) win share minus 1/P, in "
         f"percentage points. Random-layout games: {spec.groups} per skill level and player count (the distances "
-        f"and the blocks); the first-game layout {info['first_game']}: {plan.first_game_setups} games; fixed "
+        f"and the blocks); the first-game layout {info['first_game']}: {plan.first_game_games} games; fixed "
         f"layouts: {plan.layouts} random ones, each on the same {plan.setups} setups (the share of variance)."
     ), more=MORE_GROUPS.replace("`--groups`", "`--groups` (or `--first-game-setups`)"))  # fmt: skip
     page.h("Distances (the primary rows)")
@@ -306,7 +312,7 @@ def run_study(plan: LayoutsPlan, out: Path) -> dict[str, Path]:
         "study": "layouts", "command": spec.command, "seed": spec.seed, "groups": spec.groups,
         "margin_pp": spec.margin, "strategies": list(spec.strategies), "players": list(plan.players),
         "rules": spec.rule_dict(), "layouts": plan.layouts, "setups": plan.setups,
-        "first_game_setups": plan.first_game_setups, **info,
+        "first_game_setups": plan.first_game_games, **info,
         "games": ledger.to_dict(), "variance": variance, "rows": rows,
     }  # fmt: skip
     return render.write(out, page, document)

@@ -65,8 +65,10 @@ def persons(
     """Palastgeflüster: restricted play per person (never play it but to escape a repeat vs whenever it is safe).
 
     Size: 2 arms x groups x players games per person and skill level; the defaults (4 players, 200 groups, seven
-    persons, two skill levels) play 22,400 games, about 1.5 minutes on one core, with intervals of about +-3 to +-5 pp;
-    a balanced verdict within +-2 pp needs about 1,000 groups (five times the time).
+    persons, two skill levels) play 22,400 games, about 40 CPU-seconds, with intervals of about +-3 to +-5 pp;
+    a balanced verdict within +-2 pp needs about 1,000 groups (five times the time). At 4 players the persons'
+    values at the heuristic level are within about 3 pp, so the defaults decide none; a first look that decides
+    the largest: --players 3 --strategy heuristic --groups 400 (about 40 CPU-seconds).
     """
     from palais_sim.games.palastgefluester.studies.persons import PersonsPlan, run_study
 
