@@ -485,3 +485,16 @@ def test_every_command_of_the_cli_is_in_the_commands_table() -> None:
     assert listed and set(typer.main.get_command(app).commands) <= listed, sorted(
         set(typer.main.get_command(app).commands) - listed
     )
+
+
+def test_the_games_page_shows_what_palais_games_prints() -> None:
+    """docs/games.md quotes `palais games`; its strategies and study levels change as the games do."""
+    from typer.testing import CliRunner
+
+    from palais_sim.cli import app
+
+    shown = re.search(
+        r"`palais games` lists them:\n\n```\n(.*?)```", (DOCS / "games.md").read_text(encoding="utf-8"), re.S
+    )
+    printed = CliRunner().invoke(app, ["games"])
+    assert shown is not None and printed.exit_code == 0 and shown.group(1) == printed.output

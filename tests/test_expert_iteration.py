@@ -32,6 +32,12 @@ def tiny(game: str, *more: str) -> list[str]:
             "--expert", "expert:budget=0", *TINY[game], *more]  # fmt: skip
 
 
+def shipped_iteration(game: str) -> int:
+    """The iteration number of the game's shipped model (0: fitted before `palais train`)."""
+    pipe = iteration.pipeline(get_game(game))
+    return int(pipe.load(pipe.model).meta.get("iteration", {}).get("number", 0))
+
+
 def run_in(path: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Result:
     path.mkdir(parents=True, exist_ok=True)
     monkeypatch.chdir(path)  # the same relative --out in every directory: the same command, the same model bytes
@@ -75,9 +81,10 @@ def test_an_iteration_runs_end_to_end_and_records_its_gate_and_provenance(game: 
     pipe = iteration.pipeline(get_game(game))
     shipped = pipe.load(pipe.model)
     provenance = model["iteration"]
-    # iteration 1 from the shipped model, its seeds from the reserved range, each chunk entered with its data size
-    chunk_seeds, gate_seed = iteration.seeds(1, 2)
-    assert provenance["number"] == 1 and provenance["chunk_seeds"] == chunk_seeds
+    # one iteration after the shipped model's, its seeds from the reserved range, each chunk entered with its data size
+    number = shipped_iteration(game) + 1
+    chunk_seeds, gate_seed = iteration.seeds(number, 2)
+    assert provenance["number"] == number and provenance["chunk_seeds"] == chunk_seeds
     assert all(s in iteration.ITERATION_SEEDS for s in [*chunk_seeds, gate_seed])
     assert [c["seed"] for c in state["chunks"].values()] == chunk_seeds and provenance["games"] == 2
     assert provenance["candidates"] == sum(c["candidates"] for c in state["chunks"].values()) > 0
@@ -93,7 +100,8 @@ def test_an_iteration_runs_end_to_end_and_records_its_gate_and_provenance(game: 
     assert policy.features == shipped.features and type(policy) is type(shipped)
     head = value_head(policy)
     assert head is not None and len(head.weights) == len(shipped.features)
-    assert value_head(shipped) is None  # the shipped models play as before: no head, nothing else read
+    # a shipped model from `palais train` carries its head (no player reads it); one fitted before carries none
+    assert (value_head(shipped) is None) == (shipped_iteration(game) == 0)
     # every recorded candidate carries its seat's share of the game's win
     table = pl.read_parquet(out / "chunk-0000.parquet")
     shares = table.group_by("game", "seat").agg(pl.col("win_share").unique())
@@ -116,7 +124,7 @@ def test_a_resumed_iteration_replays_no_finished_chunk_and_gives_the_same_model(
 
     monkeypatch.setattr(iteration, "generate", killed_at_the_second_chunk)
     assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 130  # interrupted
-    chunk_seeds, _ = iteration.seeds(1, 2)
+    chunk_seeds, _ = iteration.seeds(shipped_iteration(game) + 1, 2)
     state = json.loads((tmp_path / "it" / "state.json").read_text(encoding="utf-8"))
     assert list(state["chunks"]) == ["0"] and not (tmp_path / "it" / "chunk-0001.parquet").exists()
     played.clear()
@@ -133,7 +141,7 @@ def test_an_accepted_model_is_installed_and_the_next_iteration_is_the_same_comma
     finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With --install, an accepted model replaces the one it started from; the same command again is done, and
-    with a new --out it is iteration 2, on the next block of seeds."""
+    with a new --out it is the iteration after, on the next block of seeds."""
     current = tmp_path / "current.json"
     current.write_bytes(iteration.pipeline(get_game("palastgefluester")).model.read_bytes())
     # a gate share of 0.01 accepts what the tiny gate's few games say (the acceptance, not the strength, is tested)
@@ -148,7 +156,7 @@ def test_an_accepted_model_is_installed_and_the_next_iteration_is_the_same_comma
     monkeypatch.setattr(iteration, "generate", lambda *a, **k: played.append(int(a[4])) or [])
     argv[argv.index("it")] = "next"
     run_in(tmp_path, argv, monkeypatch)  # stopped by the empty data: the seeds are what matters here
-    assert played == iteration.seeds(2, 2)[0]
+    assert played == iteration.seeds(shipped_iteration("palastgefluester") + 2, 2)[0]
 
 
 def test_an_iteration_of_other_settings_in_the_same_directory_is_refused_in_one_line(
@@ -174,7 +182,8 @@ def test_a_model_file_of_other_features_is_refused_in_one_line(tmp_path: Path, m
     pipe = iteration.pipeline(get_game("palastgefluester"))
     data = json.loads(pipe.model.read_text(encoding="utf-8"))
     renamed = tmp_path / "renamed.json"
-    renamed.write_text(json.dumps({**data, "features": ["renamed", *data["features"][1:]]}), encoding="utf-8")
+    policy_only = {key: value for key, value in data.items() if key != "value"}  # the policy's own check
+    renamed.write_text(json.dumps({**policy_only, "features": ["renamed", *data["features"][1:]]}), encoding="utf-8")
     # a value head of other features than its policy's
     headed = tmp_path / "headed.json"
     head = ValueHead([0.5] * (len(data["features"]) - 1), 0.0).to_json(data["features"][1:])

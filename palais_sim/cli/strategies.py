@@ -86,11 +86,16 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="Print the lis
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
         return
+    import textwrap
+
+    indent = " " * 19
     for item in listing:
         low, high = item["players"]
         typer.echo(f"{item['name']:<18} {item['title']}, {low} to {high} players")
-        typer.echo(f"{'':<18} strategies: {', '.join(item['strategies'])}")
-        typer.echo(f"{'':<18} ladder: {', '.join(item['ladder'])}; study levels: {', '.join(item['skill_levels'])}")
+        for label, names in (("strategies", "strategies"), ("ladder", "ladder"), ("study levels", "skill_levels")):
+            line = f"{label}: {', '.join(item[names])}"
+            # a long list goes on under itself: the lines stay readable in an 80-column terminal
+            typer.echo(textwrap.fill(line, width=79, initial_indent=indent, subsequent_indent=indent + "  "))
 
 
 def first_sentence(doc: str) -> str:

@@ -22,7 +22,7 @@ StrategyOpt = typer.Option(
     None,
     "--strategy",
     help="A skill level (repeat for several) \\[default: the game's study levels (palais games): greedy and expert; "
-    "heuristic and random]",
+    "heuristic and expert]",
 )
 SeedOpt = root_seed_option(1, "Root seed: every arm plays the groups 0..G-1 of it")
 MarginOpt = typer.Option(2.0, "--margin", help="Equivalence margin in percentage points of win share")

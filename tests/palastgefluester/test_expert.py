@@ -35,7 +35,8 @@ GOLDEN_SEATS = "expert:budget=0,heuristic,heuristic"  # the policy alone (its fe
 def test_the_shipped_model_loads_with_todays_features_and_says_how_it_was_made() -> None:
     policy = load_policy(MODEL)
     assert policy.features == FEATURES
-    assert {"play", ""} <= set(policy.weights)
+    # a score per decision kind (a network's nets or a linear policy's weights), with the shared one
+    assert {"play", ""} <= set(policy.nets if isinstance(policy, MlpPolicy) else policy.weights)
     for key in ("command", "seed", "games", "decisions", "held_out", "target"):
         assert key in policy.meta, key
     assert policy.meta["decisions"] > 1000

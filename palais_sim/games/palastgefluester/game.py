@@ -112,7 +112,7 @@ class Palastgefluester:
     comparison_players = 4
     ladder = ("random", "heuristic", "search")
     tune_pool = "heuristic"
-    skill_levels = ("heuristic", "random")  # no search player at study speed yet: its heuristic, and random play
+    skill_levels = ("heuristic", "expert")  # its heuristic, and the distilled search at study speed
     rule_options: tuple[RuleOption, ...] = OPTIONS  # tiebreak (rule_options.py)
     report_sections = "palais_sim.games.palastgefluester.analysis.sections:SECTIONS"
     setup_columns = ()

@@ -43,7 +43,7 @@ def persons(
     game: Game | None = game_option("the game whose persons these are"),
     players: int = typer.Option(4, "--players", "-p", help="Players, 3 to 5"),
     strategies: list[str] | None = typer.Option(
-        None, "--strategy", help="A skill level (repeat for several) \\[default: heuristic and random]"
+        None, "--strategy", help="A skill level (repeat for several) \\[default: heuristic and expert]"
     ),
     groups: int = typer.Option(200, "--groups", "-g", help="Seat-rotation groups per arm"),
     subjects: str | None = typer.Option(
@@ -65,10 +65,11 @@ def persons(
     """Palastgeflüster: restricted play per person (never play it but to escape a repeat vs whenever it is safe).
 
     Size: 2 arms x groups x players games per person and skill level; the defaults (4 players, 200 groups, seven
-    persons, two skill levels) play 22,400 games, about 40 CPU-seconds, with intervals of about +-3 to +-5 pp;
-    a balanced verdict within +-2 pp needs about 1,000 groups (five times the time). At 4 players the persons'
-    values at the heuristic level are within about 3 pp, so the defaults decide none; a first look that decides
-    the largest: --players 3 --strategy heuristic --groups 400 (about 40 CPU-seconds).
+    persons, two skill levels) play 22,400 games with intervals of about +-3 to +-5 pp: about 40 CPU-seconds at its
+    heuristic and about 40 CPU-minutes at its expert (5.6, 4.6 and 4.2 games a CPU-second at 3, 4 and 5 players),
+    20 minutes on 2 cores; a balanced verdict within +-2 pp needs about 1,000 groups (five times the time). At 4
+    players the persons' values at the heuristic level are within about 3 pp, so the defaults decide none there; a
+    first look that decides the largest: --players 3 --strategy heuristic --groups 400 (about 40 CPU-seconds).
     """
     from palais_sim.games.palastgefluester.studies.persons import PersonsPlan, run_study
 
