@@ -125,8 +125,13 @@ def help_texts() -> Iterable[tuple[str, str]]:
 
     from palais_sim.cli import app
 
+    # a registered game's study commands are its own, wherever its package lives (the toy race's in tests/): the app
+    # registers them when the game is registered at its first import
+    own = {spec.split(":")[0] for name in game_names() for spec in get_game(name).studies.values()}
+
     def walk(command: click.Command, path: str) -> Iterable[tuple[str, str]]:
-        if (getattr(command.callback, "__module__", "") or "").startswith("palais_sim.games."):
+        module = getattr(command.callback, "__module__", "") or ""
+        if module.startswith("palais_sim.games.") or module in own:
             return
         yield path, command.help or ""
         for param in command.params:

@@ -155,7 +155,7 @@ def _echo_verdicts(paths: dict[str, Path]) -> None:
 
 def echo_balance_verdicts(document: Path) -> None:
     """A balance search's verdicts in a few lines (``balance.json``): the proposal's on the validation's fresh seeds
-    and, for the nobles it changed, the given set's on the same seeds (the before and after of one comparison)."""
+    and, for the subjects it changed, the given set's on the same seeds (the before and after of one comparison)."""
     import json
 
     from palais_sim.study.summary import verdict_lines

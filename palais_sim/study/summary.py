@@ -13,7 +13,7 @@ SHOWN = 4  # decided rows named on the terminal; the page lists them all
 def _label(row: dict) -> str:
     subject, key, level = row.get("subject", ""), row.get("key", ""), row.get("strategy")
     name = f"{subject} {key}".strip() if str(key) not in str(subject) else str(subject)
-    if row.get("players"):  # a study over player counts: "start_gold 0 at greedy" twice told them apart no more
+    if row.get("players"):  # a study over player counts: the same subject and level at each count, told apart
         name += f" ({row['players']}p)"
     return f"{name} at {level}" if level else name
 
