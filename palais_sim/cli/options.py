@@ -25,6 +25,7 @@ from palais_sim.core.game import Game
 from palais_sim.core.games import DEFAULT_GAME, GAMES, UnknownGame, get_game, registered
 from palais_sim.core.rule_options import RuleOption
 from palais_sim.core.seeds import ReservedSeed, check_root_seed
+from palais_sim.study.environment import RECORDED_COMMAND_ENV
 
 RULES_PANEL = "Rule options"
 NO_RULES: Mapping[str, str] = MappingProxyType({})  # a command's ``rules`` default (with_rule_options fills it)
@@ -121,9 +122,8 @@ def check_backend(backend: str, address: str | None) -> None:
 
 
 # The command a study records on its page, when not the one being run: a study rendered again from its evidence
-# (``study.compact``) records the command that played it (in this environment variable), a test's in-process study
+# (``study.compact``) records the command that played it (in ``RECORDED_COMMAND_ENV``), a test's in-process study
 # the command it stands for (in this context variable).
-RECORDED_COMMAND_ENV = "PALAIS_RECORDED_COMMAND"
 RECORDED_COMMAND: contextvars.ContextVar[str | None] = contextvars.ContextVar("recorded_command", default=None)
 
 

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from palais_sim import __version__
+from palais_sim.study.environment import RENDER_ONLY_ENV
 from palais_sim.study.verify import check_arm
 from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import Manifest, now
@@ -18,10 +19,6 @@ from palais_sim.tournament.schedule import Settings
 log = logging.getLogger(__name__)
 
 VERIFIED = "verified"  # a run manifest's record of a check by replay (:func:`verify_arm`)
-
-# Set (to "1") in the environment of a study rendered from its committed evidence (``study.compact``): every arm
-# must be there, done; nothing is played, resumed, verified or written.
-RENDER_ONLY_ENV = "PALAIS_RENDER_ONLY"
 
 
 class MissingArm(ValueError):

@@ -40,13 +40,12 @@ import pyarrow.parquet as pq
 
 from palais_sim.analytics.runs import open_run
 from palais_sim.core.game import Game, load_attribute
-from palais_sim.study.arms import RENDER_ONLY_ENV
+from palais_sim.study.environment import RECORDED_COMMAND_ENV, RENDER_ONLY_ENV
 from palais_sim.tournament import records
 from palais_sim.tournament.ledger import COUNTS, LEDGER, read_ledger
 from palais_sim.tournament.records import game_of
 from palais_sim.tournament.worker import chunk_name
 
-RECORDED_COMMAND_ENV = "PALAIS_RECORDED_COMMAND"  # the command a rendered page records (the one that played it)
 EVIDENCE = "evidence"
 INDEX = "MANIFEST.json"
 COLUMNS_FILE = "COLUMNS.md"

@@ -40,9 +40,7 @@ class Check:
 def sample(settings: Settings) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The games (run indices) of the arm's first and last rotation group, and those groups' numbers."""
     schedule = Schedule(settings)
-    size = schedule.group_size
-    ends = sorted({0, schedule.groups - 1})
-    games = tuple(g for end in ends for g in range(end * size, min((end + 1) * size, schedule.total)))
+    games = tuple(g for block in sampled_blocks(schedule, 0, 0) for g in block_games(schedule, block))
     groups = tuple(dict.fromkeys(schedule.game(g).group for g in games))
     return games, groups
 
@@ -107,14 +105,20 @@ class ArmCheck:
     difference: str | None
 
 
-def sampled_blocks(settings: Settings, extra: int, seed: int) -> list[int]:
+def sampled_blocks(schedule: Schedule, extra: int, seed: int) -> list[int]:
     """The rotation groups to replay: the first and the last, and ``extra`` more drawn from the others with
     ``random.Random(seed)`` (the same seed draws the same groups on every machine)."""
-    blocks = Schedule(settings).groups
+    blocks = schedule.groups
     ends = sorted({0, blocks - 1})
     middle = [b for b in range(blocks) if b not in ends]
     drawn = random.Random(seed).sample(middle, min(max(extra, 0), len(middle)))
     return sorted({*ends, *drawn})
+
+
+def block_games(schedule: Schedule, block: int) -> list[int]:
+    """The games (run indices) of one rotation group of the run."""
+    size = schedule.group_size
+    return list(range(block * size, min((block + 1) * size, schedule.total)))
 
 
 def check_compact(arm: Path, extra: int = 0, seed: int = 1) -> ArmCheck:
@@ -126,15 +130,14 @@ def check_compact(arm: Path, extra: int = 0, seed: int = 1) -> ArmCheck:
     if kept:  # the arm's component file, kept beside it (the path it was played from may not exist here)
         settings = replace(settings, components=str(arm / kept))
     schedule = Schedule(settings)
-    size = schedule.group_size
-    blocks = sampled_blocks(settings, extra, seed)
-    games = [g for b in blocks for g in range(b * size, min((b + 1) * size, schedule.total))]
+    blocks = sampled_blocks(schedule, extra, seed)
+    games = [g for b in blocks for g in block_games(schedule, b)]
     stored = manifest["evidence"]["columns"]
     recorded = _stored_columns(stored, stored_games(arm, settings, games, int(manifest["chunk_size"])))
     today = _stored_columns(stored, replay_games(settings, games))
-    groups = tuple(schedule.game(b * size).group for b in blocks)
+    groups = tuple(schedule.game(b * schedule.group_size).group for b in blocks)
     for block, group in zip(blocks, groups, strict=True):
-        wanted = list(range(block * size, min((block + 1) * size, schedule.total)))
+        wanted = block_games(schedule, block)
         difference = first_difference(_games(recorded, wanted), _games(today, wanted))
         if difference:
             return ArmCheck(arm, groups, len(games), f"group {group}: {difference}")
