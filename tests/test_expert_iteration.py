@@ -224,6 +224,69 @@ def test_the_value_head_learns_the_win_share_from_the_played_moves() -> None:
         fit_value(pl.DataFrame(rows).drop("win_share"), ("lead", "a", "b"))
 
 
+def test_the_anchored_gate_plays_both_models_against_the_anchor_on_the_same_seeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --gate-anchor both models play the anchor on the gate's seeds: the same groups in both matches, the
+    paired difference their score shares' difference, each recorded command plays its match again, and the decision
+    is the interval's (a gate whose interval is undefined or touches 0 rejects)."""
+    argv = tiny("palais-royal", "--gate-anchor", "greedy")
+    argv[argv.index("--gate-games") + 1] = "6"  # three seat-rotation groups
+    result = run_in(tmp_path, argv, monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert "against greedy: new model" in result.output and "paired difference" in result.output
+    gate = json.loads((tmp_path / "it" / "model.json").read_text(encoding="utf-8"))["iteration"]["gate"]
+    candidate, current, difference = gate["candidate"], gate["current"], gate["difference"]
+    assert gate["anchor"] == "greedy" and candidate["seed"] == current["seed"] == gate_seed("palais-royal")
+    assert candidate["groups"] == current["groups"] == difference["groups"] == 3
+    assert difference["mean"] == pytest.approx(candidate["score"] - current["score"])
+    low = difference["ci"][0]
+    assert gate["decision"] == ("accepted" if low is not None and low > 0 else "rejected")
+    for command, figures in zip(gate["commands"], (candidate, current), strict=True):
+        argv_match = shlex.split(command)
+        assert argv_match[3] == "greedy" and "--iteration-gate" in argv_match
+        replayed = CliRunner().invoke(app, [*argv_match[1:], "--json"])
+        assert replayed.exit_code == 0, replayed.output
+        assert json.loads(replayed.output)["score"] == figures["score"]
+
+
+def gate_seed(game: str) -> int:
+    return iteration.seeds(shipped_iteration(game) + 1, 2)[1]
+
+
+@pytest.mark.parametrize(
+    ("ci", "decision"),
+    [
+        ([0.004, 0.06], "accepted"),  # above 0: stronger against the anchor
+        ([-0.01, 0.06], "rejected"),  # a gain the games do not show
+        ([0.0, 0.0], "rejected"),  # the same games (an unchanged model): no interval to decide on
+        ([float("nan"), float("nan")], "rejected"),  # one group: no interval
+    ],
+)
+def test_the_anchored_gate_accepts_only_a_difference_whose_interval_lies_above_0(
+    ci: list[float], decision: str, tmp_path: Path
+) -> None:
+    run = iteration.Iteration(get_game("palastgefluester"), iteration.Options(out=tmp_path, gate_anchor="heuristic"),
+                              "palais train")  # fmt: skip
+    figures = {k: 0 for k in iteration.SHOWN} | {"failed_games": 0, "score": 0.4, "score_ci": [0.3, 0.5]}
+    played: list[tuple[str, str, int]] = []
+
+    def compare(first: iteration.GateMatch, second: iteration.GateMatch) -> dict:
+        played.extend((m.a, m.b, m.seed) for m in (first, second))
+        mean = sum(ci) / 2
+        return {"candidate": figures, "current": figures,
+                "difference": {"mean": mean, "se": 0.01, "ci": ci, "n_groups": 100}}  # fmt: skip
+
+    gate = run.gate_against_anchor(tmp_path / "candidate.json", compare)
+    assert gate["decision"] == decision
+    assert [(b, seed) for _, b, seed in played] == [("heuristic", run.gate_seed)] * 2
+    assert played[0][0].endswith("candidate.json") and played[1][0].endswith(run.current.name)
+    with pytest.raises(ValueError, match="failed games"):
+        run.gate_against_anchor(
+            tmp_path / "c.json", lambda a, b: compare(a, b) | {"current": {**figures, "failed_games": 1}}
+        )
+
+
 @pytest.mark.parametrize(
     ("argv", "why"),
     [
@@ -232,6 +295,7 @@ def test_the_value_head_learns_the_win_share_from_the_played_moves() -> None:
         (["--game", "palais-royal", "--play", "both"], "--play must be student or teacher"),
         (["--game", "palais-royal", "--model", "missing.json"], "no model at"),
         (["--game", "chess"], "chess"),
+        (["--game", "palais-royal", "--gate-anchor", " "], "--gate-anchor must name a strategy spec"),
     ],
 )
 def test_bad_input_is_one_line_and_a_non_zero_exit(

@@ -34,6 +34,13 @@ def train(
     expert: str = typer.Option("expert", "--expert", help="The spec the gate plays both models with"),
     gate_games: int = typer.Option(400, "--gate-games", help="Games of the gate match"),
     gate_share: float = typer.Option(0.5, "--gate-share", help="The score share the new model must reach"),
+    gate_anchor: str | None = typer.Option(
+        None,
+        "--gate-anchor",
+        metavar="SPEC",
+        help="Gate against a fixed player instead: both models play SPEC on the same seeds, and the new model is "
+        "accepted where the 95% interval of its paired score difference lies above 0 (--gate-share is not used)",
+    ),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes of the gate match"),
     install: bool = typer.Option(False, "--install", help="Write an accepted model over --model (or the shipped one)"),
 ) -> None:
@@ -46,19 +53,30 @@ def train(
     from polars.exceptions import PolarsError  # a chunk's table that does not read (edited, truncated by hand)
 
     from palais_sim.analytics.runs import RunError
-    from palais_sim.study.match import MatchPlan, play_match
+    from palais_sim.study.match import MatchPlan, MatchResult, play_match, score_difference
     from palais_sim.tournament.manifest import RunDirError
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError, Settings
     from strategies.common.iteration import GateMatch, Iteration, Options
 
-    def gate(match: GateMatch) -> dict:
+    def played(match: GateMatch) -> MatchResult:
         base = Settings(seed=match.seed, max_rounds=game.default_max_rounds, game=game)
         plan = MatchPlan(a=match.a, b=match.b, players=match.players, sprt=False, max_games=match.games,
                          batch_groups=match.batch_groups, base=base)  # fmt: skip
         result = play_match(plan, match.out, workers)
         typer.echo(result.text(), err=True)
+        return result
+
+    def figures(result: MatchResult) -> dict:
         return result.to_dict() | {"failed_games": result.failed_games}
+
+    def gate(match: GateMatch) -> dict:
+        return figures(played(match))
+
+    def compare(candidate: GateMatch, current: GateMatch) -> dict:
+        first, second = played(candidate), played(current)
+        difference = score_difference(first, second)
+        return {"candidate": figures(first), "current": figures(second), "difference": difference.to_dict()}
 
     try:
         if workers < 1:
@@ -66,14 +84,34 @@ def train(
         options = Options(out=out, model=model, teacher=teacher, players=players, play=play, chunks=chunks,
                           chunk_games=chunk_games, student=student, hidden=hidden, target=target, l2=l2,
                           fit_seed=fit_seed, expert=expert, gate_games=gate_games, gate_share=gate_share,
-                          install=install)  # fmt: skip
+                          gate_anchor=gate_anchor, install=install)  # fmt: skip
         command = shlex.join(["palais", *COMMAND_LINE])
-        result = Iteration(game, options, command).run(gate, lambda text: typer.echo(text, err=True))
+        result = Iteration(game, options, command).run(gate, lambda text: typer.echo(text, err=True), compare)
     except RunStopped as exc:
         stopped(exc)
     except (RunDirError, RunError, ScheduleError, KeyError, PolarsError, *USER_ERRORS) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    low, high = result["score_ci"]
-    interval = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
-    typer.echo(f"{out / 'model.json'}: {result['decision']} (score share {result['score']:.3f}{interval} over "
-               f"{result['games']} games)")  # fmt: skip
+    typer.echo(f"{out / 'model.json'}: {result['decision']} ({gate_summary(result)})")
+
+
+def _share(value: float | None, interval: list[float | None], signed: bool = False) -> str:
+    """A share (or a difference of shares) with its interval, in points where ``signed``."""
+    if value is None:
+        return "no estimate"
+    low, high = interval
+    if signed:
+        shown = f"{100 * value:+.1f} points"
+        return shown + (f" [{100 * low:+.1f}, {100 * high:+.1f}]" if low is not None and high is not None else "")
+    return f"{value:.3f}" + (f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else "")
+
+
+def gate_summary(gate: dict) -> str:
+    """The gate's figures in one line: the score share against the current model, or against the anchor the paired
+    difference and each model's share."""
+    if "difference" not in gate:
+        return f"score share {_share(gate['score'], gate['score_ci'])} over {gate['games']} games"
+    d = gate["difference"]
+    return (f"against {gate['anchor']}: new model {_share(gate['candidate']['score'], gate['candidate']['score_ci'])},"
+            f" current {_share(gate['current']['score'], gate['current']['score_ci'])}, paired difference "
+            f"{_share(d['mean'], d['ci'], signed=True)} over {d['groups']} groups of {gate['candidate']['games']} "
+            "games each")  # fmt: skip

@@ -76,6 +76,7 @@ class MatchResult:
     distribution: dict
     batches: int
     stopped: sprt.Stopped | None = None  # the SPRT's own estimate (None for a fixed-length match)
+    group_scores: pl.DataFrame | None = None  # A's score in each complete group (``group``, ``score``)
 
     @property
     def elo(self) -> tuple[float, float, float]:
@@ -232,6 +233,17 @@ def play_match(
         dist = {"group_scores": {f"{v:g}": int(c) for v, c in zip(values, counts, strict=True)}}
     return MatchResult(
         plan=plan, result=state.result, games=played_groups * plan.players, groups=len(scores), failed_games=failed,
-        score=paired.mean_interval(scores, plan.confidence), llr=state.llr, lower=state.lower, upper=state.upper,
+        score=paired.mean_interval(scores, plan.confidence, within=(0.0, 1.0)), llr=state.llr, lower=state.lower, upper=state.upper,
         seconds=time.perf_counter() - start, distribution=dist, batches=batch, stopped=stopped_estimate(plan, scores),
+        group_scores=pl.concat(frames).select("group", "score") if frames else None,
     )  # fmt: skip
+
+
+def score_difference(first: MatchResult, second: MatchResult) -> paired.Estimate:
+    """``first``'s score share minus ``second``'s over the seat-rotation groups both played, with a t interval cut
+    to [-1, 1]. Two fixed-length matches of the same root seed and length against the same opponent play the same
+    setups in the same rotations: a paired design, each group's difference one observation."""
+    if first.group_scores is None or second.group_scores is None:
+        return paired.mean_interval(np.array([]))
+    return paired.paired_difference(first.group_scores, second.group_scores, "score", first.plan.confidence,
+                                    within=(-1.0, 1.0))  # fmt: skip
