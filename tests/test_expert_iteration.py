@@ -19,6 +19,7 @@ from palais_sim.cli import app
 from palais_sim.core.games import get_game
 from strategies.common import iteration
 from strategies.common.distill import ValueHead, fit_value, load_model, value_head
+from strategies.palastgefluester.expert_train import main as train_main
 
 # tiny settings: a teacher of two rollouts, one game a chunk, the policy alone in a gate of one seat rotation
 TINY = {
@@ -222,6 +223,37 @@ def test_the_value_head_learns_the_win_share_from_the_played_moves() -> None:
     assert again.weights == head.weights and again.bias == head.bias
     with pytest.raises(ValueError, match="win_share"):
         fit_value(pl.DataFrame(rows).drop("win_share"), ("lead", "a", "b"))
+
+
+def test_an_iteration_fits_on_earlier_iterations_chunks_too_first_and_recorded(
+    finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--with-data DIR: the fit reads DIR's chunks before its own (the same model as the game's training command
+    fitted on both sets of files in that order), and the provenance names them; a directory that is no iteration, or
+    of another game, is refused in one line."""
+    earlier = finished["palastgefluester"]
+    shutil.copytree(earlier, tmp_path / "earlier")
+    argv = tiny("palastgefluester", "--with-data", "earlier", "--target", "value")
+    result = run_in(tmp_path, argv, monkeypatch)
+    assert result.exit_code == 0, result.output
+    model = json.loads((tmp_path / "it" / "model.json").read_text(encoding="utf-8"))
+    provenance = model["iteration"]
+    (with_data,) = provenance["with_data"]
+    state = json.loads((earlier / "state.json").read_text(encoding="utf-8"))
+    assert with_data["dir"] == "earlier" and with_data["iteration"] == state["settings"]["iteration"]
+    assert with_data["chunk_seeds"] == [c["seed"] for c in state["chunks"].values()] and with_data["games"] == 2
+    assert model["games"] == 4 and "with 2 games of iteration" in model["data"]
+    files = [*(tmp_path / "earlier").glob("chunk-*.parquet"), *(tmp_path / "it").glob("chunk-*.parquet")]
+    by_hand = tmp_path / "by-hand.json"
+    assert train_main(["fit", *map(str, sorted(files[:2]) + sorted(files[2:])), "--target", "value",
+                       "--student", model["model"], "--write", "--model", str(by_hand)]) == 0  # fmt: skip
+    assert json.loads(by_hand.read_text(encoding="utf-8"))["nets"] == model["nets"]
+    for bad, why in (("nowhere", "no iteration there"), ("it", "this iteration's own directory")):
+        refused = run_in(tmp_path, tiny("palastgefluester", "--with-data", bad), monkeypatch)
+        assert refused.exit_code != 0 and refused.output.count("\n") == 1 and why in refused.output, refused.output
+    shutil.copytree(finished["palais-royal"], tmp_path / "other")
+    refused = run_in(tmp_path / "more", [*tiny("palastgefluester", "--with-data", "../other")], monkeypatch)
+    assert refused.exit_code != 0 and "another game" in refused.output, refused.output
 
 
 def test_the_anchored_gate_plays_both_models_against_the_anchor_on_the_same_seeds(

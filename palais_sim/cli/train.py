@@ -41,6 +41,12 @@ def train(
         help="Gate against a fixed player instead: both models play SPEC on the same seeds, and the new model is "
         "accepted where the 95% interval of its paired score difference lies above 0 (--gate-share is not used)",
     ),
+    with_data: list[Path] = typer.Option(
+        [],
+        "--with-data",
+        metavar="DIR",
+        help="An earlier iteration's directory whose chunks the fit reads too, before this one's (repeatable)",
+    ),  # fmt: skip
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes of the gate match"),
     install: bool = typer.Option(False, "--install", help="Write an accepted model over --model (or the shipped one)"),
 ) -> None:
@@ -84,7 +90,7 @@ def train(
         options = Options(out=out, model=model, teacher=teacher, players=players, play=play, chunks=chunks,
                           chunk_games=chunk_games, student=student, hidden=hidden, target=target, l2=l2,
                           fit_seed=fit_seed, expert=expert, gate_games=gate_games, gate_share=gate_share,
-                          gate_anchor=gate_anchor, install=install)  # fmt: skip
+                          gate_anchor=gate_anchor, install=install, with_data=tuple(with_data))  # fmt: skip
         command = shlex.join(["palais", *COMMAND_LINE])
         result = Iteration(game, options, command).run(gate, lambda text: typer.echo(text, err=True), compare)
     except RunStopped as exc:

@@ -15,7 +15,9 @@ The steps, each resumable from ``OUT/state.json`` (the iteration's settings and 
    (``OUT/chunk-NNNN.parquet``) and then entered in the state; a killed run starts again at the first chunk not
    entered, and a finished chunk is never played again.
 2. **Fit**: the policy (the current model's form, linear or a network, unless ``--student``) and the value head
-   (``distill.fit_value``) on every chunk, into ``OUT/candidate.json``.
+   (``distill.fit_value``) on every chunk, into ``OUT/candidate.json``. ``--with-data DIR`` (repeatable) adds the
+   chunks of earlier iterations' directories, first and in the order given: the teacher's labels are the expensive
+   part, and an earlier iteration's positions are as good a lesson for the next student.
 3. **Gate**: ``palais match``'s machinery (``palais_sim.study.match``, played by the command), the candidate
    against the current model on paired, seat-rotated games, a fixed length (``--gate-games``); its batches are
    kept in ``OUT/gate`` and resumed.
@@ -81,6 +83,7 @@ class Options:
     gate_share: float = 0.5  # the score share the new model must reach
     gate_anchor: str | None = None  # a fixed opponent both models play instead (the paired difference decides)
     install: bool = False  # write an accepted model over the current one
+    with_data: tuple[Path, ...] = ()  # earlier iterations' directories whose chunks the fit reads too
 
     def check(self) -> None:
         for name in ("chunks", "chunk_games", "gate_games"):
@@ -241,14 +244,43 @@ class Iteration:
             say(f"chunk {k + 1}/{len(self.chunk_seeds)}: {len(rows)} candidates, {self.args.chunk_games} games, "
                 f"{time.process_time() - start:.0f} CPU-s")  # fmt: skip
 
+    def earlier_data(self) -> list[tuple[Path, dict]]:
+        """The chunk files of every ``--with-data`` directory (each an iteration of this game and player count whose
+        chunks are all written), with what its state says of it."""
+        found = []
+        for where in self.args.with_data:
+            path = where / STATE
+            if where.resolve() == self.out.resolve():
+                raise ValueError(f"--with-data {where} is this iteration's own directory")
+            if not path.is_file():
+                raise ValueError(f"--with-data {where}: no iteration there (no {STATE})")
+            state = json.loads(path.read_text(encoding="utf-8"))
+            settings = state["settings"]
+            for key in ("game", "players"):
+                if settings.get(key) != self.settings[key]:
+                    raise ValueError(f"--with-data {where} holds an iteration of another {key} ({settings.get(key)}, "
+                                     f"not {self.settings[key]})")  # fmt: skip
+            chunks = [state["chunks"][k] for k in sorted(state["chunks"], key=int)]
+            missing = [c["file"] for c in chunks if not (where / c["file"]).is_file()]
+            if not chunks or missing:
+                raise ValueError(f"--with-data {where}: {'no chunks' if not chunks else 'missing ' + missing[0]}")
+            summary = {"dir": str(where), "iteration": settings["iteration"], "teacher": settings["teacher"],
+                       "play": settings["play"], "chunk_seeds": [c["seed"] for c in chunks],
+                       "games": sum(c["games"] for c in chunks), "decisions": sum(c["decisions"] for c in chunks),
+                       "candidates": sum(c["candidates"] for c in chunks)}  # fmt: skip
+            found.extend((where / c["file"], summary) for c in chunks)
+        return found
+
     def fit(self) -> dict:
-        """The candidate model (policy and value head) fitted on every chunk, with the iteration's provenance."""
+        """The candidate model (policy and value head) fitted on every chunk (``--with-data``'s first), with the
+        iteration's provenance."""
         import polars as pl
 
         args = self.args
-        frames = [pl.read_parquet(self.out / self.state["chunks"][str(k)]["file"]).with_columns(file=pl.lit(k))
-                  for k in range(len(self.chunk_seeds))]  # fmt: skip
-        table = pl.concat(frames)
+        earlier = self.earlier_data()
+        own = [self.out / self.state["chunks"][str(k)]["file"] for k in range(len(self.chunk_seeds))]
+        files = [path for path, _ in earlier] + own
+        table = pl.concat([pl.read_parquet(path).with_columns(file=pl.lit(k)) for k, path in enumerate(files)])
         features = self.policy.features
         table = table.with_columns(pl.col("features").list.head(len(features)))  # a model on the first features
         student = args.student or self.policy.meta.get("model", "linear")
@@ -258,11 +290,14 @@ class Iteration:
         head = fit_value(table, features, args.l2, args.fit_seed)
         chunks = [self.state["chunks"][str(k)] for k in range(len(self.chunk_seeds))]
         games = sum(c["games"] for c in chunks)
+        with_data = list({id(summary): summary for _, summary in earlier}.values())
+        also = "".join(f"; with {d['games']} games of iteration {d['iteration']} ({d['dir']}, teacher {d['teacher']})"
+                       for d in with_data)  # fmt: skip
         policy.meta.update({
-            "command": self.command, "games": games,
+            "command": self.command, "games": games + sum(d["games"] for d in with_data),
             "data": f"{len(chunks)} chunks of {args.chunk_games} games, seeds {chunks[0]['seed']}..{chunks[-1]['seed']}"
                     f" ({self.settings['play']} play, teacher {self.settings['teacher']}, {self.settings['players']}"
-                    f" players; {sum(c['candidates'] for c in chunks)} candidates)",
+                    f" players; {sum(c['candidates'] for c in chunks)} candidates){also}",
             "value": head.to_json(features),
             "iteration": {
                 "number": self.number, "from_sha256": self.settings["model_sha256"],
@@ -270,6 +305,7 @@ class Iteration:
                 "players": self.settings["players"], "chunk_seeds": [c["seed"] for c in chunks],
                 "games": games, "decisions": sum(c["decisions"] for c in chunks),
                 "candidates": sum(c["candidates"] for c in chunks), "fit_seed": args.fit_seed,
+                **({"with_data": with_data} if with_data else {}),
             },
         })  # fmt: skip
         return policy.to_json()
