@@ -213,3 +213,19 @@ def test_expert_with_a_search_plays_a_full_game() -> None:
     assert result.finished
     with pytest.raises(ValueError, match="top"):
         ExpertStrategy(top=1)
+
+
+def test_the_next_candidate_model_reads_as_expert_reads_it_and_records_its_anchored_gate() -> None:
+    """The candidate kept for the next install (docs/notes/2026-11-28-value-target.md): a model of today's features
+    and value head, its provenance the one `palais train` command that fits it and the gate that accepted it against
+    a fixed player; it plays a game through `expert:model=...`."""
+    path = MODEL.parent / "candidates" / "expert-iteration-2.json"
+    policy = load_policy(path)
+    assert isinstance(policy, MlpPolicy) and policy.meta["target"] == "value"
+    provenance = policy.meta["iteration"]
+    assert provenance["number"] == 2 and provenance["with_data"][0]["iteration"] == 1
+    gate = provenance["gate"]
+    assert gate["anchor"] == "ismcts:budget=100,horizon=2" and gate["decision"] == "accepted"
+    assert gate["difference"]["ci"][0] > 0 and "--gate-anchor" in policy.meta["command"]
+    strategy = load_strategy(f"expert:budget=0,model={path}", get_game("palais-royal"))
+    assert play_game(COMPONENTS, RuleOptions(players=2), 7, [strategy, strategy]).finished
