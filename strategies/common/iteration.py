@@ -245,8 +245,8 @@ class Iteration:
                 f"{time.process_time() - start:.0f} CPU-s")  # fmt: skip
 
     def earlier_data(self) -> list[tuple[Path, dict]]:
-        """The chunk files of every ``--with-data`` directory (each an iteration of this game and player count whose
-        chunks are all written), with what its state says of it."""
+        """The chunk files every ``--with-data`` directory's state has entered (an iteration of this game and player
+        count; a stopped one gives the chunks it finished), each with what that state says of its directory."""
         found = []
         for where in self.args.with_data:
             path = where / STATE
