@@ -233,7 +233,8 @@ def play_match(
         dist = {"group_scores": {f"{v:g}": int(c) for v, c in zip(values, counts, strict=True)}}
     return MatchResult(
         plan=plan, result=state.result, games=played_groups * plan.players, groups=len(scores), failed_games=failed,
-        score=paired.mean_interval(scores, plan.confidence, within=(0.0, 1.0)), llr=state.llr, lower=state.lower, upper=state.upper,
+        score=paired.mean_interval(scores, plan.confidence, within=(0.0, 1.0)), llr=state.llr, lower=state.lower,
+        upper=state.upper,
         seconds=time.perf_counter() - start, distribution=dist, batches=batch, stopped=stopped_estimate(plan, scores),
         group_scores=pl.concat(frames).select("group", "score") if frames else None,
     )  # fmt: skip
