@@ -77,7 +77,8 @@ CHECKS = r"""
     if (parent && !parent.closest("pre, code, kbd, samp, script, style, textarea") && shown(parent)) texts.push(node);
   }
   const markdown = [[/`/, "a backtick"], [/\*\*\S/, "**bold**"], [/(^|[\s(])\*[^\s*][^*]*\*(?=$|[\s).,;:])/,
-                    "*emphasis*"], [/\]\([^)\s]+\)/, "[link](target)"]];
+                    "*emphasis*"], [/\]\([^)\s]+\)/, "[link](target)"],
+                    [/\n\s*(-|\d+\.) \S/, "a list run into a paragraph"]];
   for (const node of texts)
     for (const [pattern, what] of markdown)
       if (pattern.test(node.textContent))
@@ -158,6 +159,8 @@ PLANTED = {
     "raw Markdown (**bold**)": "<p>the noble is **favoured**</p>",
     "raw Markdown (*emphasis*)": "<p>the focus player never plays it (*without*)</p>",
     "raw Markdown ([link](target))": "<p>see [the manual](docs/studies.md)</p>",
+    # Python-Markdown renders a list with no blank line before it as the paragraph's text
+    "raw Markdown (a list run into a paragraph)": "<p><strong>In short</strong>:\n- the first point;\n- the second</p>",
     "empty table": TABLE.format("value", ""),
     "blank column header": TABLE.format("", "<tr><td>N01</td><td>+1.0</td></tr>"),
     "option broken across lines": '<div style="width: 140px"><code>--validation-groups</code> and more words</div>',
