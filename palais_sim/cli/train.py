@@ -46,7 +46,7 @@ def train(
         "--with-data",
         metavar="DIR",
         help="An earlier iteration's directory whose chunks the fit reads too, before this one's (repeatable)",
-    ),  # fmt: skip
+    ),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes of the gate match"),
     install: bool = typer.Option(False, "--install", help="Write an accepted model over --model (or the shipped one)"),
 ) -> None:

@@ -225,7 +225,8 @@ def play_match(
         state = sprt.decide(scores, plan.elo0, plan.elo1, plan.alpha, plan.beta)
         if plan.sprt and state.result != "undecided":
             break
-    scores = pl.concat(frames)["score"].to_numpy() if frames else np.array([])
+    group_scores = pl.concat(frames).select("group", "score") if frames else None
+    scores = group_scores["score"].to_numpy() if group_scores is not None else np.array([])
     if plan.players == 2:
         dist: dict = {"pentanomial": sprt.pentanomial(scores)}
     else:
@@ -236,7 +237,7 @@ def play_match(
         score=paired.mean_interval(scores, plan.confidence, within=(0.0, 1.0)), llr=state.llr, lower=state.lower,
         upper=state.upper,
         seconds=time.perf_counter() - start, distribution=dist, batches=batch, stopped=stopped_estimate(plan, scores),
-        group_scores=pl.concat(frames).select("group", "score") if frames else None,
+        group_scores=group_scores,
     )  # fmt: skip
 
 
