@@ -11,8 +11,11 @@ records its commands, data size, seed and held-out figures).
 Where the policy's best score leads its second by less than ``margin`` (3.0; 0 searches every decision), the
 ``top`` (2) candidates it scores best are searched by ``ismcts``' sequential-halving root with ``budget`` (2)
 rollouts of ``horizon`` (2) rounds, the policy's own choice played unless another is clearly better.
-``budget=0`` plays the policy's choice alone. From round ``base_after`` the base style alone plays (``ismcts``'
-safety net). Strength and cost: ``docs/notes/2026-11-26-expert.md``.
+``budget=0`` plays the policy's choice alone, and so does every game of a player count in ``alone``: ``model`` (the
+default) reads the counts the model file declares (``play.alone_players``: where its policy alone was measured
+stronger than with the race; a model that declares none races at every count), ``none`` races everywhere, ``2/3``
+names them. From round ``base_after`` the base style alone plays (``ismcts``' safety net). Strength and cost:
+``docs/notes/2026-11-26-expert.md``, ``docs/notes/2026-11-28-value-target.md``, ``docs/notes/2026-11-29-install.md``.
 
 Fair play: everything is read from the seat's view; the other hands are a determinization's.
 """
@@ -36,6 +39,27 @@ from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 MODEL = Path(str(resources.files("strategies.palais_royal").joinpath("expert.json")))
 
 
+def parse_player_counts(text: str) -> frozenset[int]:
+    """``2/3`` as the player counts {2, 3}; ``none`` (or nothing) as none."""
+    if text.strip() in ("", "none"):
+        return frozenset()
+    try:
+        counts = frozenset(int(part) for part in text.split("/") if part.strip())
+    except ValueError:
+        raise ValueError(f"alone is model, none or player counts separated by '/' (e.g. 2/3), not {text!r}") from None
+    if any(count < 2 for count in counts):
+        raise ValueError(f"alone names player counts (2 or more), not {text!r}")
+    return counts
+
+
+def declared_alone_counts(meta: dict[str, Any], path: str | Path) -> frozenset[int]:
+    """The player counts a model file declares its policy plays alone (``play.alone_players``; none if absent)."""
+    declared = meta.get("play", {}).get("alone_players", [])
+    if not isinstance(declared, list) or not all(isinstance(n, int) and n >= 2 for n in declared):
+        raise ValueError(f"{path}: play.alone_players must be a list of player counts, not {declared!r}")
+    return frozenset(declared)
+
+
 def load_policy(path: str | Path = MODEL) -> LinearPolicy | MlpPolicy:
     """The fitted policy at ``path`` (linear or a small network), read once per process."""
     return load_model(path, *FEATURE_SETS)
@@ -52,7 +76,7 @@ class ExpertStrategy:
 
     def __init__(
         self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,
-        model: str = "", search: str = "move/recruit",
+        model: str = "", search: str = "move/recruit", alone: str = "model",
     ) -> None:  # fmt: skip
         check_prior_search(budget, top)
         if margin < 0:
@@ -67,6 +91,8 @@ class ExpertStrategy:
         unknown = sorted(self.searched - set(DECISION_KINDS))
         if unknown:
             raise ValueError(f"search names decision kinds: {', '.join(DECISION_KINDS)}; not {', '.join(unknown)}")
+        self.alone = alone
+        self._alone_counts: frozenset[int] | None = None if alone == "model" else parse_player_counts(alone)
         self._search = IsmctsStrategy(budget=max(1, self.budget), horizon=horizon, base_after=base_after)
         self._base = self._search._rollout
         self._styles = len(self._search.styles)
@@ -74,6 +100,8 @@ class ExpertStrategy:
         # read at the first decision (data generation needs none); a model named is read now: one of other features
         # is refused where the strategy is made, in one line
         self._policy: LinearPolicy | MlpPolicy | None = load_policy(model) if model else None
+        if self._policy is not None and self._alone_counts is None:
+            self._alone_counts = declared_alone_counts(self._policy.meta, model)
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:
@@ -81,7 +109,7 @@ class ExpertStrategy:
         class has no inspectable signature)."""
         return {
             "budget": 2, "top": 2, "margin": 3.0, "horizon": 2, "base_after": 40, "model": "",
-            "search": "move/recruit",
+            "search": "move/recruit", "alone": "model",
         }  # fmt: skip
 
     @property
@@ -89,6 +117,13 @@ class ExpertStrategy:
         if self._policy is None:
             self._policy = load_policy(self.model)
         return self._policy
+
+    @property
+    def alone_counts(self) -> frozenset[int]:
+        """The player counts whose games the policy plays alone (``alone``, or what the model file declares)."""
+        if self._alone_counts is None:
+            self._alone_counts = declared_alone_counts(self.policy.meta, self.model)
+        return self._alone_counts
 
     def featurize(
         self, view: PlayerView, decision: Decision, rng: random.Random, replies: bool = True
@@ -113,7 +148,7 @@ class ExpertStrategy:
             return self._base.choose(view, decision)
         choices, rows = described
         scores = policy.scores(decision.kind, rows)
-        if self.budget == 0:
+        if self.budget == 0 or view.n in self.alone_counts:
             return choices[best_index(scores)]
         order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))[: self.top]
         if self.margin > 0.0 and scores[order[0]] - scores[order[1]] >= self.margin:

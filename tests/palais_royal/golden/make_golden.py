@@ -23,6 +23,7 @@ GOLDEN_GAMES: dict[str, tuple[int, int, str, str, int]] = {
     "random-vs-greedy-3p": (3, 3, "random,greedy,greedy", "PMS/KGD/COB", 100),
     "random-2p-short": (2, 4, "random", "random", 12),
     "expert-vs-greedy-2p": (2, 5, "expert,greedy", "random", 100),  # the distilled player and its model file
+    "expert-vs-greedy-3p": (3, 6, "expert,greedy,greedy", "random", 100),  # its race (the policy alone at 2 players)
 }
 
 
