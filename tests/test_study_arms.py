@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import sys
 from pathlib import Path
 
@@ -258,6 +259,28 @@ def test_the_component_check_comes_first(tmp_path: Path, counted) -> None:
     play_arm(settings, out, 1)
     played_by_other_code(out, components_hash="another set")
     assert play_arm(settings, out, 1) == 15 and counted == {"replayed": 0, "runs": 2}
+
+
+def test_an_arm_whose_component_file_lay_elsewhere_is_the_same_arm(tmp_path: Path, counted) -> None:
+    """An arm restored from published evidence into another checkout names the component file where it was played;
+    the study names today's file of the same content: the arm is kept (verified where other code played it), not
+    refused as a different run; a file of other content is still played again."""
+    from palais_sim.games.palais_royal.components import load_components
+    from palais_sim.games.palais_royal.studies.variants import write_variant
+
+    there = write_variant(load_components(None), tmp_path / "there" / "set.toml")
+    out = tmp_path / "arm"
+    play_arm(arm_settings(components=str(there)), out, 1)
+    here = tmp_path / "here" / "set.toml"
+    here.parent.mkdir()
+    shutil.copy(there, here)
+    shutil.rmtree(there.parent)  # the checkout it was played in is gone
+    played_by_other_code(out)
+    settings = arm_settings(components=str(here))
+    assert play_arm(settings, out, 1) == 0 and counted == {"replayed": 6, "runs": 1}
+    assert Manifest.load(out).settings == settings and VERIFIED in Manifest.load(out).data
+    here.write_text(here.read_text(encoding="utf-8").replace("gold = 0", "gold = 1", 1), encoding="utf-8")
+    assert play_arm(settings, out, 1) == 15 and counted["runs"] == 2
 
 
 def test_first_difference_names_table_column_and_game() -> None:

@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from palais_sim import __version__
@@ -15,6 +16,7 @@ from palais_sim.tournament.fingerprint import code_fingerprint
 from palais_sim.tournament.manifest import Manifest, now
 from palais_sim.tournament.runner import longer_run, run
 from palais_sim.tournament.schedule import Settings
+from palais_sim.tournament.shards import schedule_hash
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +34,31 @@ def stored_arm(settings: Settings, out: Path) -> int:
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
     if stored is None or stored.data.get("state") != "done":
         raise MissingArm(f"{out}: no finished arm there (rendering from evidence plays nothing)")
+    if not same_run_wherever_its_components(stored, settings):
+        raise MissingArm(f"{out}: the arm there was played with other settings or components than the study asks")
+    return 0
+
+
+def same_run_wherever_its_components(stored: Manifest, settings: Settings) -> bool:
+    """Whether ``stored`` is the run of ``settings`` but perhaps for where its component file lay: the settings
+    equal without the file's path, and the content hash recorded equal to that of the file named today."""
     recorded, wanted = stored.settings.to_dict(), settings.to_dict()
     recorded.pop("components", None)
     wanted.pop("components", None)
-    if recorded != wanted or stored.data.get("components_hash") != components_hash(settings):
-        raise MissingArm(f"{out}: the arm there was played with other settings or components than the study asks")
-    return 0
+    return recorded == wanted and stored.data.get("components_hash") == components_hash(settings)
+
+
+def relocate(stored: Manifest, settings: Settings, out: Path) -> None:
+    """A run whose component file lay at another path of the same content (an arm restored from published evidence
+    in another checkout, whose study writes its variants under today's run directory) is the same run: its manifest
+    is made to name today's path, so it is kept, verified or resumed like any other, and not refused as another."""
+    if stored.settings == settings or not same_run_wherever_its_components(stored, settings):
+        return
+    log.info("%s: its component file is now %s (the same content)", out, settings.components)
+    stored.data["settings"] = replace(stored.settings, components=settings.components).to_dict()
+    if "schedule_hash" in stored.data:
+        stored.data["schedule_hash"] = schedule_hash(stored.data)
+    stored.save(out)
 
 
 def slug(text: str) -> str:
@@ -63,6 +84,8 @@ def play_arm(
     if os.environ.get(RENDER_ONLY_ENV) == "1":
         return stored_arm(settings, out)
     stored = Manifest.load(out) if (out / "manifest.json").exists() else None
+    if stored is not None:
+        relocate(stored, settings, out)
     # the same run, or its first games (a study asked for more groups: the run grows, nothing is played twice)
     ours = stored is not None and (stored.settings == settings or longer_run(stored.settings, settings))
     if ours and stored.data.get("evidence") and stored.settings != settings:
