@@ -30,7 +30,7 @@ TINY = {
 
 def tiny(game: str, *more: str) -> list[str]:
     return ["train", "--game", game, "--out", "it", "--chunks", "2", "--chunk-games", "1",
-            "--expert", "expert:budget=0", *TINY[game], *more]  # fmt: skip
+            "--expert", "expert:budget=0", "--self-play-games", "2", *TINY[game], *more]  # fmt: skip
 
 
 def shipped_iteration(game: str) -> int:
@@ -335,3 +335,20 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(
 ) -> None:
     result = run_in(tmp_path, ["train", "--out", "it", *argv], monkeypatch)
     assert result.exit_code != 0 and result.output.count("\n") == 1 and why in result.output, result.output
+
+
+def test_a_candidate_that_stalls_in_self_play_fails_the_check_and_an_equal_one_passes(tmp_path: Path) -> None:
+    """Planted: a linear policy that passes every movement and recruitment it decides. Against itself no noble is
+    recruited until the safety net hands the game to the base style at round 40, three times the shipped model's
+    median: it fails the self-play check; the shipped model against itself passes it."""
+    from strategies.palais_royal.expert_features import FEATURES
+
+    passer = tmp_path / "passer.json"
+    weights = [10.0 if name == "passes" else 0.0 for name in FEATURES]
+    passer.write_text(json.dumps({"features": list(FEATURES), "weights": {"": weights}}), encoding="utf-8")
+    options = iteration.Options(out=tmp_path / "it", expert="expert:budget=0", self_play_games=3)
+    run = iteration.Iteration(get_game("palais-royal"), options, "palais train")
+    check = run.self_play(passer)
+    assert check["decision"] == "failed" and check["candidate"]["stalled"] == 3 > check["current"]["stalled"]
+    assert check["candidate"]["median_rounds"] > check["stalled_above_rounds"] >= 2 * 10
+    assert run.self_play(run.current)["decision"] == "passed"

@@ -34,6 +34,12 @@ def train(
     expert: str = typer.Option("expert", "--expert", help="The spec the gate plays both models with"),
     gate_games: int = typer.Option(400, "--gate-games", help="Games of the gate match"),
     gate_share: float = typer.Option(0.5, "--gate-share", help="The score share the new model must reach"),
+    self_play_games: int = typer.Option(
+        100,
+        "--self-play-games",
+        help="Games of each model against itself: a new model that stalls (a game longer "
+        "than twice the current's median) more often than the current one is rejected",
+    ),
     gate_anchor: str | None = typer.Option(
         None,
         "--gate-anchor",
@@ -90,7 +96,8 @@ def train(
         options = Options(out=out, model=model, teacher=teacher, players=players, play=play, chunks=chunks,
                           chunk_games=chunk_games, student=student, hidden=hidden, target=target, l2=l2,
                           fit_seed=fit_seed, expert=expert, gate_games=gate_games, gate_share=gate_share,
-                          gate_anchor=gate_anchor, install=install, with_data=tuple(with_data))  # fmt: skip
+                          gate_anchor=gate_anchor, install=install, with_data=tuple(with_data),
+                          self_play_games=self_play_games)  # fmt: skip
         command = shlex.join(["palais", *COMMAND_LINE])
         result = Iteration(game, options, command).run(gate, lambda text: typer.echo(text, err=True), compare)
     except RunStopped as exc:
@@ -113,11 +120,20 @@ def _share(value: float | None, interval: list[float | None], signed: bool = Fal
 
 def gate_summary(gate: dict) -> str:
     """The gate's figures in one line: the score share against the current model, or against the anchor the paired
-    difference and each model's share."""
+    difference and each model's share; then the self-play check's stalled games."""
     if "difference" not in gate:
-        return f"score share {_share(gate['score'], gate['score_ci'])} over {gate['games']} games"
-    d = gate["difference"]
-    return (f"against {gate['anchor']}: new model {_share(gate['candidate']['score'], gate['candidate']['score_ci'])},"
-            f" current {_share(gate['current']['score'], gate['current']['score_ci'])}, paired difference "
-            f"{_share(d['mean'], d['ci'], signed=True)} over {d['groups']} groups of {gate['candidate']['games']} "
-            "games each")  # fmt: skip
+        shown = f"score share {_share(gate['score'], gate['score_ci'])} over {gate['games']} games"
+    else:
+        d = gate["difference"]
+        shown = (f"against {gate['anchor']}: new model "
+                 f"{_share(gate['candidate']['score'], gate['candidate']['score_ci'])}, current "
+                 f"{_share(gate['current']['score'], gate['current']['score_ci'])}, paired difference "
+                 f"{_share(d['mean'], d['ci'], signed=True)} over {d['groups']} groups of {gate['candidate']['games']} "
+                 "games each")  # fmt: skip
+    check = gate.get("self_play")
+    if check is None:  # an iteration recorded before the check
+        return shown
+    return (
+        f"{shown}; self-play {check['decision']}: stalled {check['candidate']['stalled']} of {check['games']} "
+        f"games, current {check['current']['stalled']} (longer than {check['stalled_above_rounds']:g} rounds)"
+    )

@@ -28,6 +28,12 @@ The steps, each resumable from ``OUT/state.json`` (the iteration's settings and 
    0. Head to head a new policy can beat its predecessor by exploiting it and still be no stronger against the
    player it is meant to catch (Palais Royal's first iteration: 57% against its predecessor, +1 point against
    ``ismcts:budget=100``), and "at least 0.50" passes an equal model half the time.
+   **Self-play**: studies play the expert against itself, and a policy can be strong against another player and
+   still stall against itself (Palais Royal's iteration 2 alone: both seats passed their movements until the
+   safety net ended 5 of 60 games at round 40). The candidate and the current model each play
+   ``--self-play-games`` games against themselves on the gate's seed; a game longer than twice the current model's
+   median length is stalled, and a candidate that stalls more often than the current model is rejected whatever
+   its gate.
 4. **The model**, ``OUT/model.json``: the candidate with its ``iteration`` provenance (the command, the seeds, the
    data size, the gate's figures and decision); with ``--install`` an accepted one is also written over the model
    it started from (the shipped one by default), so the same command with a new ``--out`` runs the next iteration.
@@ -43,6 +49,8 @@ import hashlib
 import json
 import math
 import os
+import random
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,7 +59,7 @@ from typing import Any
 
 from palais_sim.core.game import Game
 from palais_sim.core.seeds import ITERATION_ROOT_SEEDS
-from palais_sim.registry import resolve
+from palais_sim.registry import load_strategy, resolve
 from strategies.common.distill import STUDENTS, TARGETS, fit, fit_value, generate, write_table
 
 # the root seeds reserved for the iterations (palais_sim/core/seeds.py: no study's or test's, refused by the CLI)
@@ -84,9 +92,10 @@ class Options:
     gate_anchor: str | None = None  # a fixed opponent both models play instead (the paired difference decides)
     install: bool = False  # write an accepted model over the current one
     with_data: tuple[Path, ...] = ()  # earlier iterations' directories whose chunks the fit reads too
+    self_play_games: int = 100  # each model against itself: a candidate that stalls more often is rejected
 
     def check(self) -> None:
-        for name in ("chunks", "chunk_games", "gate_games"):
+        for name in ("chunks", "chunk_games", "gate_games", "self_play_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.gate_anchor is not None and not self.gate_anchor.strip():
@@ -354,6 +363,29 @@ class Iteration:
             "decision": "accepted" if accepted else "rejected",
         }  # fmt: skip
 
+    def self_play(self, candidate: Path) -> dict:
+        """Each model's self-play lengths on the gate's seed; stalled: a game longer than twice the current model's
+        median; the candidate passes where it stalls no more often than the current model."""
+        game, players = self.pipe.game, self.settings["players"]
+        context = game.context({"players": players})
+
+        def rounds(model: Path) -> list[int]:
+            spec, rng = spec_with_model(self.args.expert, model), random.Random(self.gate_seed)
+            return [game.play(context, rng.getrandbits(63), [load_strategy(spec, game) for _ in range(players)]).rounds
+                    for _ in range(self.args.self_play_games)]  # fmt: skip
+
+        lengths = {"candidate": rounds(candidate), "current": rounds(self.current)}
+        limit = 2 * statistics.median(lengths["current"])
+        figures = {role: {"median_rounds": statistics.median(r), "max_rounds": max(r),
+                          "stalled": sum(n > limit for n in r)} for role, r in lengths.items()}  # fmt: skip
+        passed = figures["candidate"]["stalled"] <= figures["current"]["stalled"]
+        return {
+            "games": self.args.self_play_games, "seed": self.gate_seed, "stalled_above_rounds": limit, **figures,
+            "rule": "a game longer than twice the current model's median is stalled; the candidate may stall no more "
+                    "often than the current model",
+            "decision": "passed" if passed else "failed",
+        }  # fmt: skip
+
     def _shown_current(self) -> str:
         """The current model's spec as a recorded command shows it (the shipped model by the expert's own name)."""
         return self.args.expert if self.args.model is None else spec_with_model(self.args.expert, self.args.model)
@@ -385,6 +417,9 @@ class Iteration:
             raise ValueError("--gate-anchor needs a gate that plays two matches")
         else:
             gate = self.gate_against_anchor(candidate, compare)
+        gate["self_play"] = self.self_play(candidate)
+        if gate["self_play"]["decision"] == "failed":
+            gate["decision"] = "rejected"  # a study level must end its own games as the rules end them
         model["iteration"]["gate"] = gate
         _write_json(self.out / "model.json", model)
         self.state.update(gate=gate, model="model.json")

@@ -15,7 +15,7 @@ rollouts of ``horizon`` (2) rounds, the policy's own choice played unless anothe
 default) reads the counts the model file declares (``play.alone_players``: where its policy alone was measured
 stronger than with the race; a model that declares none races at every count), ``none`` races everywhere, ``2/3``
 names them. From round ``base_after`` the base style alone plays (``ismcts``' safety net). Strength and cost:
-``docs/notes/2026-11-26-expert.md``, ``docs/notes/2026-11-28-value-target.md``, ``docs/notes/2026-11-29-install.md``.
+``docs/notes/2026-11-26-expert.md``, ``docs/notes/2026-11-28-value-target.md``.
 
 Fair play: everything is read from the seat's view; the other hands are a determinization's.
 """

@@ -51,6 +51,18 @@ def test_the_shipped_model_loads_with_todays_features_and_says_how_it_was_made()
     assert ExpertStrategy().alone_counts == {2}
 
 
+@pytest.mark.parametrize(("players", "games"), [(2, 40), (3, 15), (4, 10)])
+def test_the_shipped_experts_self_play_is_ended_by_the_rules(players: int, games: int) -> None:
+    """Studies play expert against itself: every game must end as the rules end it (12 nobles left), within about
+    twice a usual game's 14 rounds, not by the safety net that hands a stalled game to the base style at round
+    ``base_after`` (40). A model whose seats both pass their movements for rounds on end (iteration 2's policy alone
+    at 2 players: 5 of 60 games reached round 40, where the model it was to replace reached 21 at most) is not a
+    study level, whatever its score against another player."""
+    seats = [load_strategy("expert", get_game("palais-royal")) for _ in range(players)]
+    rounds = [play_game(COMPONENTS, RuleOptions(players=players), 1000 + seed, seats).rounds for seed in range(games)]
+    assert max(rounds) <= 30, sorted(rounds)[-5:]
+
+
 def test_the_policy_plays_alone_at_the_declared_counts_and_races_at_the_others(tmp_path: Path) -> None:
     """``alone``: ``model`` reads the model file's ``play.alone_players``; at those player counts expert plays the
     policy's choice as ``budget=0`` does, at the others it races its best two; a model declaring none races
