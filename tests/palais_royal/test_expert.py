@@ -34,21 +34,17 @@ def test_the_shipped_model_loads_with_todays_features_and_says_how_it_was_made()
     policy = load_policy(MODEL)
     assert isinstance(policy, MlpPolicy) and policy.features == FEATURES
     assert {"move", "recruit", ""} <= set(policy.nets)
-    for key in ("command", "seed", "games", "decisions", "held_out", "hidden", "why"):
+    for key in ("command", "seed", "games", "decisions", "held_out", "hidden"):
         assert key in policy.meta, key
-    assert policy.meta["decisions"] > 1000 and policy.meta["command"].startswith("palais train ")
-    # fitted on the teacher's candidate values: on held-out games its recruitments pick the teacher's noble more
-    # often than the base choice (greedy's) does, and its value head predicts the win share better than a constant
-    assert policy.meta["target"] == "value"
+    assert policy.meta["decisions"] > 1000 and "--student mlp" in policy.meta["command"]
+    # fitted on the teacher's choice: on held-out games it picks the teacher's noble more often than the base
+    # choice (greedy's) does, and the teacher's noble is among its best two in most recruitments
+    assert policy.meta["target"] == "played"
     held = policy.meta["held_out"]["recruit"]
-    assert held["agreement"] > held["base_agreement"] and held["decisions"] > 500
-    value = policy.meta["value"]["held_out"]
-    assert value["brier"] < 0.7 * value["constant_brier"]
-    # accepted by a gate against a fixed player, and where its policy plays alone is declared (expert reads it)
-    gate = policy.meta["iteration"]["gate"]
-    assert gate["decision"] == "accepted" and gate["difference"]["ci"][0] > 0
-    assert policy.meta["play"]["alone_players"] == [2] and policy.meta["play"]["why"]
-    assert ExpertStrategy().alone_counts == {2}
+    assert held["agreement"] > held["base_agreement"] and held["top2"] > 0.75
+    assert held["decisions"] > 500 and held["log_loss"] < 1.2
+    # it declares no player count where its policy plays alone: expert races at every count
+    assert "play" not in policy.meta and ExpertStrategy().alone_counts == frozenset()
 
 
 @pytest.mark.parametrize(("players", "games"), [(2, 40), (3, 15), (4, 10)])
@@ -56,8 +52,8 @@ def test_the_shipped_experts_self_play_is_ended_by_the_rules(players: int, games
     """Studies play expert against itself: every game must end as the rules end it (12 nobles left), within about
     twice a usual game's 14 rounds, not by the safety net that hands a stalled game to the base style at round
     ``base_after`` (40). A model whose seats both pass their movements for rounds on end (iteration 2's policy alone
-    at 2 players: 5 of 60 games reached round 40, where the model it was to replace reached 21 at most) is not a
-    study level, whatever its score against another player."""
+    at 2 players: 24 of 100 games past 28 rounds, up to 46, where the shipped model's longest was 21) is not a study
+    level, whatever its score against another player."""
     seats = [load_strategy("expert", get_game("palais-royal")) for _ in range(players)]
     rounds = [play_game(COMPONENTS, RuleOptions(players=players), 1000 + seed, seats).rounds for seed in range(games)]
     assert max(rounds) <= 30, sorted(rounds)[-5:]
@@ -68,13 +64,16 @@ def test_the_policy_plays_alone_at_the_declared_counts_and_races_at_the_others(t
     policy's choice as ``budget=0`` does, at the others it races its best two; a model declaring none races
     everywhere; a bad count is refused where the strategy is made, in one line."""
     data = json.loads(MODEL.read_text(encoding="utf-8"))
+    declaring = tmp_path / "declaring.json"
+    declaring.write_text(json.dumps({**data, "play": {"alone_players": [2]}}), encoding="utf-8")
+    game = get_game("palais-royal")
     for players in (2, 3):
         state = new_game(COMPONENTS, RuleOptions(players=players), 31 + players)
-        alone = load_strategy("expert:budget=0", get_game("palais-royal"))
-        declared = load_strategy("expert", get_game("palais-royal"))
-        racing = load_strategy("expert:alone=none", get_game("palais-royal"))
-        same = differ = 0
-        while not state.over and (same + differ) < 400:
+        alone = load_strategy(f"expert:budget=0,model={declaring}", game)
+        declared = load_strategy(f"expert:model={declaring}", game)
+        racing = load_strategy(f"expert:alone=none,model={declaring}", game)
+        decisions = differ = 0
+        while not state.over and decisions < 400:
             dec = rules.decision(state)
             mine = declared.choose(PlayerView(state, dec.seat), dec)  # a fresh view each: the same decision stream
             if players == 2:
@@ -82,23 +81,21 @@ def test_the_policy_plays_alone_at_the_declared_counts_and_races_at_the_others(t
             else:
                 assert mine == racing.choose(PlayerView(state, dec.seat), dec)
                 differ += mine != alone.choose(PlayerView(state, dec.seat), dec)
-            same += 1
+            decisions += 1
             rules.apply(state, mine)
-        assert same > 50
+        assert decisions > 50
         if players == 3:
             assert differ >= 1  # the race did decide otherwise than the policy somewhere
-    undeclared = tmp_path / "undeclared.json"
-    data.pop("play")
-    undeclared.write_text(json.dumps(data), encoding="utf-8")
-    assert ExpertStrategy(model=str(undeclared)).alone_counts == frozenset()
-    assert ExpertStrategy(model=str(undeclared), alone="2/4").alone_counts == {2, 4}
-    data["play"] = {"alone_players": ["two"]}
-    undeclared.write_text(json.dumps(data), encoding="utf-8")
+    assert ExpertStrategy(model=str(declaring)).alone_counts == {2}
+    assert ExpertStrategy(model=str(MODEL)).alone_counts == frozenset()  # the shipped model declares none
+    assert ExpertStrategy(model=str(MODEL), alone="2/4").alone_counts == {2, 4}
+    bad_file = tmp_path / "bad.json"
+    bad_file.write_text(json.dumps({**data, "play": {"alone_players": ["two"]}}), encoding="utf-8")
     with pytest.raises(ValueError, match="alone_players"):
-        ExpertStrategy(model=str(undeclared))
+        ExpertStrategy(model=str(bad_file))
     for bad in ("two", "1/2"):
         with pytest.raises(StrategySpecError, match="alone"):
-            load_strategy(f"expert:alone={bad}", get_game("palais-royal"))
+            load_strategy(f"expert:alone={bad}", game)
 
 
 @pytest.mark.parametrize("cls", [ExpertStrategy, IsmctsStrategy])
@@ -140,7 +137,7 @@ def test_a_policy_scores_linearly_and_refuses_a_model_of_other_features(tmp_path
 
 def test_a_network_model_of_other_features_or_value_head_is_refused_where_expert_is_made(tmp_path: Path) -> None:
     data = json.loads(MODEL.read_text(encoding="utf-8"))
-    data.pop("value")  # the shipped model's own head: each case below brings its own or none
+    data.pop("value", None)  # a shipped model's own head, if it has one: each case below brings its own or none
     renamed = tmp_path / "renamed.json"
     renamed.write_text(json.dumps({**data, "features": [*data["features"][:-1], "renamed"]}), encoding="utf-8")
     headed = tmp_path / "headed.json"
