@@ -270,9 +270,10 @@ def test_expert_with_a_search_plays_a_full_game() -> None:
 
 
 def test_the_next_candidate_model_reads_as_expert_reads_it_and_records_its_anchored_gate() -> None:
-    """The candidate kept for the next install (docs/notes/2026-11-28-value-target.md): a model of today's features
-    and value head, its provenance the one `palais train` command that fits it and the gate that accepted it against
-    a fixed player; it plays a game through `expert:model=...`."""
+    """The candidate the next lesson starts from (docs/notes/2026-11-28-value-target.md; not installed: its policy
+    stalls against itself, docs/notes/2026-11-28-self-play-stalls.md): a model of today's features and value head,
+    its provenance the one `palais train` command that fits it and the gate that accepted it against a fixed
+    player; it plays a game through `expert:model=...`."""
     path = MODEL.parent / "candidates" / "expert-iteration-2.json"
     policy = load_policy(path)
     assert isinstance(policy, MlpPolicy) and policy.meta["target"] == "value"
