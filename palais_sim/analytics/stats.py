@@ -9,32 +9,14 @@ never has to sit in memory row by row; ``bootstrap_ratio`` resamples whole group
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 import numpy as np
 from scipy import stats
 
+from palais_sim.core.blas import one_blas_thread as one_blas_thread  # re-exported: the reports' decorator
+
 Z95 = float(stats.norm.ppf(0.975))
-
-F = TypeVar("F", bound=Callable)
-
-
-def one_blas_thread(fn: F) -> F:
-    """Run ``fn`` with the BLAS library on one thread: the reports' matrix products are small and many, and a BLAS
-    pool spinning on a machine whose cores are busy (polars' own pool, other processes) makes them ten times
-    slower (measured: 35 s against 1 s for the cross-products of a regression on what 10 million seats took)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
-            return fn(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
 
 
 def wilson(successes: np.ndarray | float, n: np.ndarray | float, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,7 @@ from operator import mul
 from pathlib import Path
 from typing import Any
 
+from palais_sim.core.blas import one_blas_thread
 from palais_sim.core.games import get_game
 from palais_sim.registry import load_strategy
 from strategies.common.mlp import KIND as MLP
@@ -155,6 +156,7 @@ def value_head(policy: LinearPolicy | MlpPolicy) -> ValueHead | None:
     return None if data is None else ValueHead.from_json(data, policy.features)
 
 
+@one_blas_thread
 def fit_value(table: Any, features: Sequence[str], l2: float = 1e-3, seed: int = 1, holdout: float = 0.2) -> ValueHead:
     """A :class:`ValueHead` fitted on the played candidate of every decision of ``table`` (its ``win_share``
     column), on ``1 - holdout`` of the games (chosen from ``seed`` as :func:`fit` chooses); its held-out Brier score
@@ -300,6 +302,7 @@ def _targets(table: Any, target: str, temperature: float) -> Any:
     return out
 
 
+@one_blas_thread
 def fit(
     table: Any, features: Sequence[str], target: str = "played", l2: float = 1e-3, temperature: float = 0.02,
     seed: int = 1, holdout: float = 0.2, by_kind: bool = True, student: str = "linear", hidden: int = 32,

@@ -20,7 +20,7 @@ from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import StrategySpecError, load_strategy
 from palais_sim.tournament.fingerprint import sources
-from strategies.common.distill import LinearPolicy, ValueHead, fit, generate, write_table
+from strategies.common.distill import LinearPolicy, ValueHead, fit, fit_value, generate, write_table
 from strategies.common.mlp import MlpPolicy
 from strategies.palais_royal import expert_train
 from strategies.palais_royal.expert import MODEL, ExpertStrategy, load_policy
@@ -182,6 +182,33 @@ def test_the_pipeline_reproduces_a_small_model_from_a_fixed_seed(tmp_path: Path)
     assert load_policy(short).features == TURN_FEATURES
     seats = [ExpertStrategy(model=str(short)), load_strategy("greedy")]
     assert play_game(COMPONENTS, RuleOptions(players=2), 5, seats).finished
+
+
+def test_every_fit_runs_on_one_blas_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model's bytes must not depend on the machine's cores: a product split over BLAS threads adds in another
+    order, and a network's fit magnifies the last bits (Palais Royal's value model, fitted on 2 threads and on 1:
+    weights up to 2.0 apart). Every optimisation of a fit (the linear policy, the network, the value head) runs on
+    one thread, on a machine whose BLAS would use two."""
+    import scipy.optimize
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    threads: list[int] = []
+    real = scipy.optimize.minimize
+
+    def spy(*args, **kwargs):
+        threads.append(max([p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"], default=1))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scipy.optimize, "minimize", spy)
+    path = tmp_path / "data.parquet"
+    write_table(generate("palais-royal", "ismcts:budget=2,horizon=1", ExpertStrategy, 4, seed=3), path)
+    table = pl.read_parquet(path).with_columns(file=pl.lit(0))
+    with threadpool_limits(limits=2, user_api="blas"):
+        fit(table, FEATURES, seed=5, holdout=0.25, by_kind=False)
+        fit(table, FEATURES, seed=5, holdout=0.25, by_kind=False, student="mlp", hidden=4)
+        fit_value(table, FEATURES, seed=5, holdout=0.25)
+        assert max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas") == 2  # the machine's
+    assert len(threads) >= 3 and set(threads) == {1}
 
 
 def test_the_student_can_play_the_recorded_games() -> None:
