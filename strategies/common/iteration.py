@@ -31,9 +31,9 @@ The steps, each resumable from ``OUT/state.json`` (the iteration's settings and 
    **Self-play**: studies play the expert against itself, and a policy can be strong against another player and
    still stall against itself (Palais Royal's iteration 2 alone: both seats passed their movements for rounds on
    end in 24 of 100 two-player games, up to round 46; the shipped model none). The candidate and the current
-   model each play ``--self-play-games`` games against themselves on the gate's seed; a game longer than twice the
-   current model's median length is stalled, and a candidate that stalls more often than the current model is
-   rejected whatever its gate.
+   model each play ``--self-play-games`` games against themselves on the gate's seed, as studies play them
+   (``expert`` at its defaults, whatever ``--expert``); a game longer than twice the current model's median length
+   is stalled, and a candidate that stalls more often than the current model is rejected whatever its gate.
 4. **The model**, ``OUT/model.json``: the candidate with its ``iteration`` provenance (the command, the seeds, the
    data size, the gate's figures and decision); with ``--install`` an accepted one is also written over the model
    it started from (the shipped one by default), so the same command with a new ``--out`` runs the next iteration.
@@ -66,6 +66,7 @@ from strategies.common.distill import STUDENTS, TARGETS, fit, fit_value, generat
 ITERATION_SEEDS = ITERATION_ROOT_SEEDS
 SEEDS_PER_ITERATION = 10_000  # iteration n: chunk k plays from start + n * this + k; its gate from the block's last
 STATE = "state.json"
+STUDY_SPEC = "expert"  # how studies play a game's expert (its defaults): the self-play check plays each model so
 # what decides the data: another value in a directory's state is another iteration, refused
 DATA_SETTINGS = ("game", "model_sha256", "iteration", "teacher", "players", "play", "chunk_games")
 
@@ -364,13 +365,15 @@ class Iteration:
         }  # fmt: skip
 
     def self_play(self, candidate: Path) -> dict:
-        """Each model's self-play lengths on the gate's seed; stalled: a game longer than twice the current model's
-        median; the candidate passes where it stalls no more often than the current model."""
+        """Each model's self-play lengths on the gate's seed, played as studies play it (``expert`` at its defaults,
+        not ``--expert``: Palais Royal's shipped policy alone stalls in 3 of 100 games, its race in none); stalled: a
+        game longer than twice the current model's median; the candidate passes where it stalls no more often than
+        the current model."""
         game, players = self.pipe.game, self.settings["players"]
         context = game.context({"players": players})
 
         def rounds(model: Path) -> list[int]:
-            spec, rng = spec_with_model(self.args.expert, model), random.Random(self.gate_seed)
+            spec, rng = spec_with_model(STUDY_SPEC, model), random.Random(self.gate_seed)
             return [game.play(context, rng.getrandbits(63), [load_strategy(spec, game) for _ in range(players)]).rounds
                     for _ in range(self.args.self_play_games)]  # fmt: skip
 
