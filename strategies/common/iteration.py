@@ -320,13 +320,18 @@ class Iteration:
         })  # fmt: skip
         return policy.to_json()
 
+    def _gate_match(self, a: str, b: str, out: Path) -> GateMatch:
+        """A gate match of ``a`` against ``b``: the gate's games, seat rotations and seed, its batches in ``out``."""
+        players = self.settings["players"]
+        groups = max(1, math.ceil(self.args.gate_games / players))
+        return GateMatch(a=a, b=b, players=players, games=self.args.gate_games, batch_groups=min(50, groups),
+                         seed=self.gate_seed, out=out)  # fmt: skip
+
     def gate(self, candidate: Path, play: Gate) -> dict:
         """The candidate against the current model in a fixed-length paired match, its figures and decision."""
-        args, players = self.args, self.settings["players"]
-        groups = max(1, math.ceil(args.gate_games / players))
-        match = GateMatch(a=spec_with_model(args.expert, candidate), b=spec_with_model(args.expert, self.current),
-                          players=players, games=args.gate_games, batch_groups=min(50, groups), seed=self.gate_seed,
-                          out=self.out / "gate")  # fmt: skip
+        args = self.args
+        match = self._gate_match(spec_with_model(args.expert, candidate), spec_with_model(args.expert, self.current),
+                                 self.out / "gate")  # fmt: skip
         figures = _without_failures(play(match), match)
         accepted = figures["score"] is not None and figures["score"] >= args.gate_share
         command = self._command(spec_with_model(args.expert, self.out / "candidate.json"), self._shown_current(), match)
@@ -338,11 +343,9 @@ class Iteration:
     def gate_against_anchor(self, candidate: Path, compare: Compare) -> dict:
         """The candidate and the current model each against ``--gate-anchor`` on the same seeds; accepted where the
         lower bound of their paired score difference is above 0."""
-        args, players, anchor = self.args, self.settings["players"], str(self.args.gate_anchor)
-        groups = max(1, math.ceil(args.gate_games / players))
+        args, anchor = self.args, str(self.args.gate_anchor)
         matches = {
-            role: GateMatch(a=spec, b=anchor, players=players, games=args.gate_games, batch_groups=min(50, groups),
-                            seed=self.gate_seed, out=self.out / f"gate-{role}")
+            role: self._gate_match(spec, anchor, self.out / f"gate-{role}")
             for role, spec in (("candidate", spec_with_model(args.expert, candidate)),
                                ("current", spec_with_model(args.expert, self.current)))
         }  # fmt: skip
