@@ -96,6 +96,8 @@ def test_an_iteration_runs_end_to_end_and_records_its_gate_and_provenance(game: 
     assert gate["decision"] == ("accepted" if gate["score"] >= 0.5 else "rejected")
     assert gate["command"].startswith("palais match expert:budget=0,model=it/candidate.json expert:budget=0 ")
     assert "/tmp" not in (out / "model.json").read_text(encoding="utf-8")  # no machine's paths
+    # how the current model is played (Palais Royal's: alone at 2 players, no pass after 2 idle rounds) goes with it
+    assert model.get("play") == shipped.meta.get("play") and ("play" in model) == (game == "palais-royal")
     # the new model is the expert's: the same features and form as the shipped one, and a value head beside it
     policy = load_model((out / "model.json").resolve(), shipped.features)
     assert policy.features == shipped.features and type(policy) is type(shipped)

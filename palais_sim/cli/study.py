@@ -99,9 +99,9 @@ def seats(
     Size: groups x player counts x skill levels games (x P with --factorial). The question (is a seat within +-2 pp?)
     needs the default 1,000 groups: the intervals narrow as 1/sqrt(groups), from +-6 to +-11 pp at 40 groups to
     +-1.2 to +-2.2 pp at 1,000. At 2-4 players the defaults play 3,000 games a skill level (9,000 with --factorial):
-    in the default game, about 15 s at its heuristic with --workers 2 (10 CPU-seconds) and about 6 CPU-minutes at
-    its expert (13, 9 and 7 games a CPU-second at 2, 3 and 4 players; 18 with --factorial; --workers spreads each
-    arm over more cores), nearly all of it the expert level. A first look: --groups 50, about 1 CPU-minute with
+    in the default game, about 15 s at its heuristic with --workers 2 (10 CPU-seconds) and about 4 CPU-minutes at
+    its expert (28, 13 and 10 games a CPU-second at 2, 3 and 4 players; --workers spreads each arm over more
+    cores), nearly all of it the expert level. A first look: --groups 50, about 1 CPU-minute with
     --factorial. A ladder adds (rungs - 1) x elo-groups x 2 games and its top rungs are slow: mind --groups.
     """
     from palais_sim.study.seats import SeatsPlan, run_study

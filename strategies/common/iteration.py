@@ -309,6 +309,9 @@ class Iteration:
                     f" ({self.settings['play']} play, teacher {self.settings['teacher']}, {self.settings['players']}"
                     f" players; {sum(c['candidates'] for c in chunks)} candidates){also}",
             "value": head.to_json(features),
+            # how the current model is played (its model file's ``play``) goes with the candidate: the gate and the
+            # self-play check play the candidate as an installed one would be played
+            **({"play": self.policy.meta["play"]} if "play" in self.policy.meta else {}),
             "iteration": {
                 "number": self.number, "from_sha256": self.settings["model_sha256"],
                 "from_iteration": self.number - 1, "teacher": self.settings["teacher"], "play": self.settings["play"],

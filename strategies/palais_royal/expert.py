@@ -8,14 +8,18 @@ other seats' replies and the move itself (``expert_features``), and scores it wi
 (``python -m strategies.palais_royal.expert_train``; the model file ``expert.json`` beside this module
 records its commands, data size, seed and held-out figures).
 
-Where the policy's best score leads its second by less than ``margin`` (3.0; 0 searches every decision), the
-``top`` (2) candidates it scores best are searched by ``ismcts``' sequential-halving root with ``budget`` (2)
-rollouts of ``horizon`` (2) rounds, the policy's own choice played unless another is clearly better.
-``budget=0`` plays the policy's choice alone, and so does every game of a player count in ``alone``: ``model`` (the
-default) reads the counts the model file declares (``play.alone_players``: where its policy alone was measured
-stronger than with the race; a model that declares none races at every count), ``none`` races everywhere, ``2/3``
-names them. From round ``base_after`` the base style alone plays (``ismcts``' safety net). Strength and cost:
-``docs/notes/2026-11-26-expert.md``, ``docs/notes/2026-11-28-value-target.md``.
+Where the policy's best score leads its second by less than ``margin`` (3.0; 0 searches every decision), the ``top``
+(2) candidates it scores best are searched by ``ismcts``' sequential-halving root with ``budget`` (2) rollouts of
+``horizon`` (2) rounds, the policy's own choice played unless another is clearly better. ``budget=0`` plays the
+policy's choice alone, and so does every game of a player count in ``alone``: ``model`` (the default) reads the counts
+the model file declares (``play.alone_players``: where its policy alone was measured stronger than with the race; a
+model that declares none races at every count), ``none`` races everywhere, ``2/3`` names them. After ``no_pass_after``
+rounds in which no noble was recruited, ``expert`` never passes (neither an empty movement nor recruiting none, where
+the search's candidates hold another): ``model`` (the default) reads the model file's ``play.no_pass_after`` (none
+declared: off), ``off``, or a number of rounds; the guard against two seats of a value-trained policy passing to each
+other for the rest of the game (``docs/notes/2026-11-29-no-pass.md``). From round ``base_after`` the base style alone
+plays (``ismcts``' safety net). Strength and cost: ``docs/notes/2026-11-26-expert.md``,
+``docs/notes/2026-11-28-value-target.md``.
 
 Fair play: everything is read from the seat's view; the other hands are a determinization's.
 """
@@ -32,8 +36,10 @@ from palais_sim.games.palais_royal.view import PlayerView
 from strategies.common.distill import LinearPolicy, best_index, check_prior_search, load_model
 from strategies.common.mlp import MlpPolicy
 from strategies.common.search import choice_key
-from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, candidate_features
+from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, TURN_FEATURES, candidate_features
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
+
+PASSES = TURN_FEATURES.index("passes")  # a candidate's row: 1.0 where it passes (no movement, no noble)
 
 # found through the package (a compiled module's __file__ is the shared library's, elsewhere)
 MODEL = Path(str(resources.files("strategies.palais_royal").joinpath("expert.json")))
@@ -60,6 +66,28 @@ def declared_alone_counts(meta: dict[str, Any], path: str | Path) -> frozenset[i
     return frozenset(declared)
 
 
+def parse_no_pass_after(text: str) -> int:
+    """``off`` (or nothing) as 0 (no guard), else a number of rounds (1 or more)."""
+    if text.strip() in ("", "off"):
+        return 0
+    try:
+        rounds = int(text)
+    except ValueError:
+        raise ValueError(f"no_pass_after is model, off or a number of rounds (e.g. 2), not {text!r}") from None
+    if rounds < 1:
+        raise ValueError(f"no_pass_after counts rounds (1 or more; off for none), not {text!r}")
+    return rounds
+
+
+def declared_no_pass_after(meta: dict[str, Any], path: str | Path) -> int:
+    """The rounds without a recruitment after which a model file declares its movements never pass
+    (``play.no_pass_after``; 0, no guard, if absent)."""
+    declared = meta.get("play", {}).get("no_pass_after", 0)
+    if not isinstance(declared, int) or isinstance(declared, bool) or declared < 0:
+        raise ValueError(f"{path}: play.no_pass_after must be a number of rounds, not {declared!r}")
+    return declared
+
+
 def load_policy(path: str | Path = MODEL) -> LinearPolicy | MlpPolicy:
     """The fitted policy at ``path`` (linear or a small network), read once per process."""
     return load_model(path, *FEATURE_SETS)
@@ -76,7 +104,7 @@ class ExpertStrategy:
 
     def __init__(
         self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,
-        model: str = "", search: str = "move/recruit", alone: str = "model",
+        model: str = "", search: str = "move/recruit", alone: str = "model", no_pass_after: str = "model",
     ) -> None:  # fmt: skip
         check_prior_search(budget, top)
         if margin < 0:
@@ -93,6 +121,11 @@ class ExpertStrategy:
             raise ValueError(f"search names decision kinds: {', '.join(DECISION_KINDS)}; not {', '.join(unknown)}")
         self.alone = alone
         self._alone_counts: frozenset[int] | None = None if alone == "model" else parse_player_counts(alone)
+        self.no_pass_after = no_pass_after
+        self._no_pass_after: int | None = None if no_pass_after == "model" else parse_no_pass_after(no_pass_after)
+        # per seat: the nobles left in the park when the seat last saw that number change, the round it saw it, and
+        # the round of its latest decision (a round that goes back is a new game)
+        self._park_seen: dict[int, tuple[int, int, int]] = {}
         self._search = IsmctsStrategy(budget=max(1, self.budget), horizon=horizon, base_after=base_after)
         self._base = self._search._rollout
         self._styles = len(self._search.styles)
@@ -102,6 +135,8 @@ class ExpertStrategy:
         self._policy: LinearPolicy | MlpPolicy | None = load_policy(model) if model else None
         if self._policy is not None and self._alone_counts is None:
             self._alone_counts = declared_alone_counts(self._policy.meta, model)
+        if self._policy is not None and self._no_pass_after is None:
+            self._no_pass_after = declared_no_pass_after(self._policy.meta, model)
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:
@@ -109,7 +144,7 @@ class ExpertStrategy:
         class has no inspectable signature)."""
         return {
             "budget": 2, "top": 2, "margin": 3.0, "horizon": 2, "base_after": 40, "model": "",
-            "search": "move/recruit", "alone": "model",
+            "search": "move/recruit", "alone": "model", "no_pass_after": "model",
         }  # fmt: skip
 
     @property
@@ -124,6 +159,23 @@ class ExpertStrategy:
         if self._alone_counts is None:
             self._alone_counts = declared_alone_counts(self.policy.meta, self.model)
         return self._alone_counts
+
+    @property
+    def no_pass_rounds(self) -> int:
+        """The rounds without a recruitment after which expert never passes where it has another candidate (0: it
+        may always pass)."""
+        if self._no_pass_after is None:
+            self._no_pass_after = declared_no_pass_after(self.policy.meta, self.model)
+        return self._no_pass_after
+
+    def rounds_without_recruitment(self, view: PlayerView) -> int:
+        """Rounds since the seat first saw the park's present number of nobles at one of its decisions (called at
+        each of them; a seat's own count, so a player shared between seats counts as separate ones do)."""
+        seen = self._park_seen.get(view.seat)
+        if seen is None or view.round < seen[2] or view.nobles_left != seen[0]:
+            seen = (view.nobles_left, view.round, view.round)
+        self._park_seen[view.seat] = (seen[0], seen[1], view.round)
+        return view.round - seen[1]
 
     def featurize(
         self, view: PlayerView, decision: Decision, rng: random.Random, replies: bool = True
@@ -141,12 +193,19 @@ class ExpertStrategy:
         return choices, candidate_features(view, choices, counts, self._styles, self._base, rng, replies)
 
     def choose(self, view: PlayerView, decision: Decision) -> object:
+        idle = self.rounds_without_recruitment(view)
         rng = random.Random(view.rng.getrandbits(64))
         policy = self.policy
         described = self.featurize(view, decision, rng, len(policy.features) == len(FEATURES))
         if described is None:
             return self._base.choose(view, decision)
         choices, rows = described
+        if 0 < self.no_pass_rounds <= idle:  # neither an empty movement nor stopping where a noble can be taken
+            moving = [i for i, row in enumerate(rows) if row[PASSES] < 0.5]
+            if moving and len(moving) < len(rows):
+                choices, rows = [choices[i] for i in moving], [rows[i] for i in moving]
+                if len(choices) == 1:
+                    return choices[0]
         scores = policy.scores(decision.kind, rows)
         if self.budget == 0 or view.n in self.alone_counts:
             return choices[best_index(scores)]

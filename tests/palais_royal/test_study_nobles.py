@@ -5,6 +5,7 @@ unaffordable goes one way, decided at both ends."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -426,6 +427,28 @@ def test_looks_stop_a_clear_subject_early_and_keep_the_close_ones(tmp_path: Path
         NoblesPlan(spec, looks=21).check(COMPS)
     with pytest.raises(ValueError, match="--spending"):
         NoblesPlan(spec, looks=2, spending="linear").check(COMPS)
+
+
+def test_a_decided_arm_drops_the_later_looks_another_run_left(tmp_path: Path) -> None:
+    """The standard set's replay with a stronger expert decided four nobles a look or two earlier than the run it
+    replaced: that run's later looks stayed in the study's runs, were published as its evidence and failed every
+    `palais verify` (and a ladder would read them as this study's). A decided arm now removes them; an undecided one
+    that played every look keeps all of its own."""
+    nobles = tuple(replace(n, gold=0, violet=0, turquoise=0) if n.id == "N17" else n for n in COMPS.nobles)
+    path = tmp_path / "free.toml"
+    path.write_text(to_toml(replace(COMPS, nobles=nobles, name="free-n17")))
+    spec = StudySpec(strategies=("greedy",), groups=80, seed=4, base=Settings(components=str(path)))
+    plan = NoblesPlan(spec, subjects=("N17", "N10"), reprice="none", looks=2)
+    first, _ = compute(plan, tmp_path / "seq")
+    decided = next((tmp_path / "seq").rglob("forbid-N17"))
+    assert sorted(p.name for p in decided.iterdir()) == ["look-1"]
+    shutil.copytree(decided / "look-1", decided / "look-2")  # what a run that went on to look 2 leaves
+    again, _ = compute(plan, tmp_path / "seq")
+    assert sorted(p.name for p in decided.iterdir()) == ["look-1"] and again == first
+    by = {r["key"]: r for r in again}
+    assert by["N17"]["stopped"] == "decided" and by["N17"]["looks"] == 1
+    if by["N10"]["stopped"] == "played":
+        assert sorted(p.name for p in next((tmp_path / "seq").rglob("forbid-N10")).iterdir()) == ["look-1", "look-2"]
 
 
 def test_a_budget_plays_looks_in_rounds_stops_the_study_and_a_larger_one_carries_on(tmp_path: Path) -> None:

@@ -24,6 +24,8 @@ GOLDEN_GAMES: dict[str, tuple[int, int, str, str, int]] = {
     "random-2p-short": (2, 4, "random", "random", 12),
     "expert-vs-greedy-2p": (2, 5, "expert,greedy", "random", 100),  # the distilled player and its model file
     "expert-vs-greedy-3p": (3, 6, "expert,greedy,greedy", "random", 100),  # its race (the policy alone at 2 players)
+    # the model against itself, as studies play it: its no-pass guard acts (with no_pass_after=off: 41 rounds, not 15)
+    "expert-2p-self-play": (2, 7, "expert", "random", 100),
 }
 
 

@@ -38,6 +38,7 @@ slope is surely negative).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -225,6 +226,21 @@ def play_rounds(plan: NoblesPlan, ledger: Ledger, out: Path, arms: list[Arm], bu
                 arm.state = "played"
     for arm in arms:
         finish_row(plan, arm)
+        if arm.state == "decided":
+            drop_later_looks(out, arm)
+
+
+def drop_later_looks(out: Path, arm: Arm) -> None:
+    """Remove the looks after the one a decided arm stopped at. Only a run of other code or settings leaves them
+    (the same games decide at the same look): kept, they would be published with the study's evidence, fail every
+    verification, and be read as this study's by the ladder's values (``subject_runs``)."""
+    d = arm_dir(out, arm.strategy, arm.tag, f"{ARM}-{arm.key}")
+    for later in sorted(d.glob("look-*")):
+        number = later.name.removeprefix("look-")
+        if later.is_dir() and number.isdigit() and int(number) > arm.row["looks"]:
+            progress.info("%s: %s was decided at look %d; look %s, left by another run, removed", arm.strategy,
+                          arm.label, arm.row["looks"], number)  # fmt: skip
+            shutil.rmtree(later)
 
 
 def play_look(plan: NoblesPlan, ledger: Ledger, out: Path, arm: Arm, look: int) -> None:
