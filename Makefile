@@ -110,14 +110,16 @@ STUDY_RUN ?= --workers $(STUDY_WORKERS)
 REPORTS_STAMP := $(if $(findstring ray,$(STUDY_RUN)),$(TEST_STAMP),$(STAMP))
 # The standard set is sized to be played in one working session: at most 2 hours on the developers' machine (2
 # cores), measured cost per level and study from the set of 2026-11-27 (CPU-seconds: greedy 2p about 630 games a
-# CPU-second in a study, expert 2p about 17, expert 3-4p about 10, ismcts:budget=25,horizon=2 2p about 3.9). Two skill
-# levels: greedy (cheap, every subject) and expert (the strongest affordable: about ismcts:budget=30's strength);
+# CPU-second in a study, expert 2p about 17, expert 3-4p about 10, ismcts:budget=25,horizon=2 2p about 3.9; the expert
+# of 2026-11-29 about 28 at 2p, 13 at 3p and 10 at 4p). Two skill levels: greedy (cheap, every subject) and expert
+# (the strongest affordable: above ismcts:budget=30, 66 Elo below ismcts:budget=100 at 2p);
 # lookahead:budget=8 is dropped (weaker than expert and as slow). Above them one rung, ismcts:budget=25,horizon=2, on
 # the subjects it can decide at this size: whether a verdict survives a stronger player.
 STUDY_LEVELS := --strategy greedy --strategy expert
 # Seats, 2-4 players, start gold permuted (the factorial). expert: 2,400 setups a player count (1,440 CPU-s; 1 of 18
-# rows undecided). greedy's seat effects lie near the margin (2 players: -2.2 pp [-3.5, -0.8] at 2,400 setups, 7 of
-# 18 rows undecided), and its games cost 1/100 of expert's: 12,000 setups, in a study of its own.
+# rows undecided; the expert of 2026-11-29: 1,749 CPU-s, 3 of 18). greedy's seat effects lie near the margin (2
+# players: -2.2 pp [-3.5, -0.8] at 2,400 setups, 7 of 18 rows undecided), and its games cost 1/100 of expert's: 12,000
+# setups, in a study of its own.
 SEAT_GROUPS := 2400
 SEAT_GROUPS_GREEDY := 12000
 # Layouts: random-layout games and first-game-layout setups. 12,000 of each left 4 of 13 rows undecided at expert
