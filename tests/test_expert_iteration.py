@@ -140,6 +140,31 @@ def test_a_resumed_iteration_replays_no_finished_chunk_and_gives_the_same_model(
     assert run_in(tmp_path, tiny(game), monkeypatch).exit_code == 0 and played == []
 
 
+def without_train_command(model: dict) -> dict:
+    """A model's JSON without the `palais train` command line it records (the only field ``--workers`` changes)."""
+    assert model["command"].startswith("palais train ")
+    return {key: value for key, value in model.items() if key != "command"}
+
+
+@pytest.mark.parametrize("game", sorted(TINY))
+def test_chunks_played_by_a_pool_of_workers_give_the_same_chunks_and_model(
+    game: str, finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = run_in(tmp_path, tiny(game, "--workers", "2"), monkeypatch)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "it"
+    for k in range(2):
+        name = f"chunk-{k:04d}.parquet"
+        assert pl.read_parquet(out / name).equals(pl.read_parquet(finished[game] / name))
+    state, alone = (json.loads((d / "state.json").read_text(encoding="utf-8")) for d in (out, finished[game]))
+    assert sorted(state["chunks"]) == ["0", "1"]
+    for k in ("0", "1"):  # the same entries, but the CPU time the chunk took
+        assert {**state["chunks"][k], "cpu_seconds": 0} == {**alone["chunks"][k], "cpu_seconds": 0}
+    models = [json.loads((d / "model.json").read_text(encoding="utf-8")) for d in (out, finished[game])]
+    assert "--workers 2" in models[0]["command"] and "--workers" not in models[1]["command"]
+    assert without_train_command(models[0]) == without_train_command(models[1])
+
+
 def test_an_accepted_model_is_installed_and_the_next_iteration_is_the_same_command(
     finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

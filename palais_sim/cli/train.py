@@ -4,6 +4,7 @@ with `palais match`'s machinery."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import typer
@@ -53,7 +54,9 @@ def train(
         metavar="DIR",
         help="An earlier iteration's directory whose chunks the fit reads too, before this one's (repeatable)",
     ),
-    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes of the gate match"),
+    workers: int = typer.Option(
+        1, "--workers", "-w", help="Worker processes of the data's chunks (one chunk each) and of the gate match"
+    ),
     install: bool = typer.Option(False, "--install", help="Write an accepted model over --model (or the shipped one)"),
 ) -> None:
     """One expert iteration: the current expert's games labelled by a stronger teacher, a new policy and value head
@@ -67,9 +70,26 @@ def train(
     from palais_sim.analytics.runs import RunError
     from palais_sim.study.match import MatchPlan, MatchResult, play_match, score_difference
     from palais_sim.tournament.manifest import RunDirError
+    from palais_sim.tournament.pools import WorkerLost, init_plain_worker, make_executor
     from palais_sim.tournament.runner import RunStopped
     from palais_sim.tournament.schedule import ScheduleError, Settings
-    from strategies.common.iteration import GateMatch, Iteration, Options
+    from strategies.common.iteration import DataChunk, GateMatch, Iteration, Options
+
+    def played_chunks(
+        play: Callable[[DataChunk], tuple[int, dict]], tasks: list[DataChunk]
+    ) -> Iterator[tuple[int, dict]]:
+        """The data's chunks, one per task of a pool of ``--workers`` processes (in this process with one): each
+        chunk is written whole by its worker and entered in the state here as it finishes."""
+        if workers <= 1 or len(tasks) <= 1:
+            yield from map(play, tasks)
+            return
+        executor = make_executor(min(workers, len(tasks)), init_plain_worker, ())
+        try:
+            yield from executor.imap_unordered(play, tasks)
+        except BaseException:
+            executor.terminate()
+            raise
+        executor.close()
 
     def played(match: GateMatch) -> MatchResult:
         base = Settings(seed=match.seed, max_rounds=game.default_max_rounds, game=game)
@@ -99,10 +119,12 @@ def train(
                           gate_anchor=gate_anchor, install=install, with_data=tuple(with_data),
                           self_play_games=self_play_games)  # fmt: skip
         command = shlex.join(["palais", *COMMAND_LINE])
-        result = Iteration(game, options, command).run(gate, lambda text: typer.echo(text, err=True), compare)
+        result = Iteration(game, options, command).run(
+            gate, lambda text: typer.echo(text, err=True), compare, played_chunks
+        )
     except RunStopped as exc:
         stopped(exc)
-    except (RunDirError, RunError, ScheduleError, KeyError, PolarsError, *USER_ERRORS) as exc:
+    except (RunDirError, RunError, ScheduleError, KeyError, PolarsError, WorkerLost, *USER_ERRORS) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     typer.echo(f"{out / 'model.json'}: {result['decision']} ({gate_summary(result)})")
 

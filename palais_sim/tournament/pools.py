@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
+import logging.handlers
 import multiprocessing
 import os
 import pickle
@@ -41,6 +42,7 @@ __all__ = [
     "ProcessExecutor",
     "WorkerLost",
     "default_workers",
+    "init_plain_worker",
     "kept",
     "make_executor",
     "watch_parent",
@@ -458,6 +460,15 @@ def _kept_executor(workers: int, initializer: Callable, initargs: tuple) -> Exec
             raise
     _KEPT.leased = True
     return _Lease(pool)
+
+
+def init_plain_worker(log_queue, in_worker: bool) -> None:  # noqa: ANN001 - the executor's queue-like channel
+    """A worker initializer with no static data: leave Ctrl-C to the parent (which stops the pool) and send log
+    records to it."""
+    if in_worker:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if log_queue is not None:
+            logging.getLogger().handlers[:] = [logging.handlers.QueueHandler(log_queue)]
 
 
 BACKENDS = ("local", "ray")

@@ -10,17 +10,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import logging
-import logging.handlers
 import math
-import signal
 from collections.abc import Callable
 
 import numpy as np
 
 from palais_sim.analytics.stats import cluster_mean
 from palais_sim.core.game import Game
-from palais_sim.tournament.pools import make_executor
+from palais_sim.tournament.pools import init_plain_worker, make_executor
 from palais_sim.tournament.schedule import Schedule, Settings
 
 # (group, the focus strategy's win: 1, 1/k for a shared win, 0; finished)
@@ -59,21 +56,13 @@ def _play_numbered(task: tuple[int, Settings, int, int]) -> tuple[int, list[Row]
     return index, play_games((settings, first, count))
 
 
-def init_worker(log_queue, in_worker: bool) -> None:  # noqa: ANN001 - the executor's queue-like channel
-    """Once per worker process: leave Ctrl-C to the parent (which stops the pool) and send log records to it."""
-    if in_worker:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        if log_queue is not None:
-            logging.getLogger().handlers[:] = [logging.handlers.QueueHandler(log_queue)]
-
-
 class Games:
     """Plays schedules with the tournament's executor, whole rotation groups per task, the rows in schedule order."""
 
     def __init__(self, workers: int, progress: Callable[[int], None]) -> None:
         self.workers = workers
         self.progress = progress
-        self._executor = make_executor(workers, init_worker, ())
+        self._executor = make_executor(workers, init_plain_worker, ())
 
     def play(self, settings: Settings) -> list[Row]:
         schedule = Schedule(settings)

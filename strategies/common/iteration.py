@@ -52,12 +52,13 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from palais_sim.core.game import Game
+from palais_sim.core.games import get_game
 from palais_sim.core.seeds import ITERATION_ROOT_SEEDS
 from palais_sim.registry import load_strategy, resolve
 from strategies.common.distill import STUDENTS, TARGETS, fit, fit_value, generate, write_table
@@ -194,6 +195,41 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
 
 
+@dataclass(frozen=True)
+class DataChunk:
+    """One chunk of an iteration's data, picklable for a worker process: the games it plays and where it goes."""
+
+    game: str
+    model: str  # the current model's path
+    teacher: str
+    players: int
+    play: str
+    games: int
+    seed: int
+    index: int
+    path: str
+
+
+def play_chunk(task: DataChunk) -> tuple[int, dict]:
+    """The chunk's games played and its table written whole (a kill leaves no partial file); its index and its
+    entry in the iteration's state."""
+    cls = resolve("expert", get_game(task.game))[1]
+    start = time.process_time()
+    rows = generate(task.game, task.teacher, lambda: cls(model=task.model), task.games, task.seed, task.players,
+                    play=task.play)  # fmt: skip
+    path = Path(task.path)
+    tmp = path.with_name(path.name + ".tmp")
+    write_table(rows, tmp)
+    os.replace(tmp, path)
+    return task.index, {"file": path.name, "seed": task.seed, "games": task.games,
+                        "decisions": len({r["decision"] for r in rows}), "candidates": len(rows),
+                        "cpu_seconds": round(time.process_time() - start, 1)}  # fmt: skip
+
+
+# plays the chunk tasks and gives each one's result as it finishes (``map``, or a process pool's ``imap_unordered``)
+Chunks = Callable[[Callable[[DataChunk], tuple[int, dict]], list[DataChunk]], Iterable[tuple[int, dict]]]
+
+
 class Iteration:
     """One iteration in its directory: its settings, its state and its steps."""
 
@@ -233,26 +269,22 @@ class Iteration:
     def save(self) -> None:
         _write_json(self.out / STATE, self.state)
 
-    def data(self, say: Callable[[str], None]) -> None:
-        """Every chunk not yet entered in the state, played and written whole."""
-        pipe, settings = self.pipe, self.settings
-        for k, seed in enumerate(self.chunk_seeds):
-            path = self.out / f"chunk-{k:04d}.parquet"
-            if str(k) in self.state["chunks"] and path.is_file():
-                continue
-            start = time.process_time()
-            rows = generate(pipe.game.name, settings["teacher"], lambda: pipe.student(model=str(self.current)),
-                            self.args.chunk_games, seed, settings["players"], play=settings["play"])  # fmt: skip
-            tmp = path.with_name(path.name + ".tmp")
-            write_table(rows, tmp)
-            os.replace(tmp, path)
-            decisions = len({r["decision"] for r in rows})
-            self.state["chunks"][str(k)] = {"file": path.name, "seed": seed, "games": self.args.chunk_games,
-                                            "decisions": decisions, "candidates": len(rows),
-                                            "cpu_seconds": round(time.process_time() - start, 1)}  # fmt: skip
+    def data(self, say: Callable[[str], None], chunks: Chunks = map) -> None:
+        """Every chunk not yet entered in the state, played and written whole; ``chunks`` plays the tasks (the
+        built-in ``map`` in this process, or a pool's ``imap_unordered``) and gives each chunk's state entry as it
+        finishes."""
+        settings = self.settings
+        tasks = [
+            DataChunk(self.pipe.game.name, str(self.current), settings["teacher"], settings["players"],
+                      settings["play"], self.args.chunk_games, seed, k, str(self.out / f"chunk-{k:04d}.parquet"))
+            for k, seed in enumerate(self.chunk_seeds)
+            if not (str(k) in self.state["chunks"] and (self.out / f"chunk-{k:04d}.parquet").is_file())
+        ]  # fmt: skip
+        for k, entry in chunks(play_chunk, tasks):
+            self.state["chunks"][str(k)] = entry
             self.save()
-            say(f"chunk {k + 1}/{len(self.chunk_seeds)}: {len(rows)} candidates, {self.args.chunk_games} games, "
-                f"{time.process_time() - start:.0f} CPU-s")  # fmt: skip
+            say(f"chunk {k + 1}/{len(self.chunk_seeds)}: {entry['candidates']} candidates, {entry['games']} games, "
+                f"{entry['cpu_seconds']:.0f} CPU-s")  # fmt: skip
 
     def earlier_data(self) -> list[tuple[Path, dict]]:
         """The chunk files every ``--with-data`` directory's state has entered (an iteration of this game and player
@@ -407,15 +439,16 @@ class Iteration:
             f"--batch {match.batch_groups} --seed {match.seed} --iteration-gate",
         ])  # fmt: skip
 
-    def run(self, play: Gate, say: Callable[[str], None], compare: Compare | None = None) -> dict:
-        """Every step not yet done; the gate's figures and decision (``compare`` plays the anchored gate)."""
+    def run(self, play: Gate, say: Callable[[str], None], compare: Compare | None = None, chunks: Chunks = map) -> dict:
+        """Every step not yet done; the gate's figures and decision (``compare`` plays the anchored gate, ``chunks``
+        the data's chunks)."""
         if self.done:
             say(f"{self.out}: done, its model installed at {self.state['installed']}")
             gate: dict = self.state["gate"]
             return gate
         self.out.mkdir(parents=True, exist_ok=True)
         self.save()
-        self.data(say)
+        self.data(say, chunks)
         candidate = (self.out / "candidate.json").resolve()
         model = self.fit()
         _write_json(candidate, model)

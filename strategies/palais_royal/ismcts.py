@@ -182,10 +182,16 @@ class IsmctsStrategy:
 
     def analyse(self, view: PlayerView, decision: Decision) -> list[Candidate]:
         """Every candidate at the decision with its visits, mean reward and whether the search plays it, most
-        visited first."""
+        visited first. With a prior it is the PUCT root that plays (``choose``): the same candidates, votes and
+        rollouts."""
         root = Node()
-        candidates = self.candidates(view, decision)
-        played = choice_key(self.decide(view, decision, root, candidates))
+        if self.prior:
+            votes: dict[object, int] = {}
+            candidates = self.candidates(view, decision, votes)
+            played = choice_key(self.puct(view, decision, root, candidates, votes))
+        else:
+            candidates = self.candidates(view, decision)
+            played = choice_key(self.decide(view, decision, root, candidates))
         out = []
         for key, choice in candidates:
             node = root.children.get(key)

@@ -16,7 +16,8 @@ from palais_sim.games.palais_royal.setup import new_game
 from palais_sim.games.palais_royal.state import PH_TURN_START, RuleOptions
 from palais_sim.games.palais_royal.view import PlayerView
 from palais_sim.registry import load_strategy
-from strategies.palais_royal.ismcts import IsmctsStrategy
+from strategies.common.search import choice_key
+from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 
 COMPONENTS = standard_components()
 
@@ -77,6 +78,24 @@ def test_the_halving_search_spends_its_budget_keeps_the_base_choice_and_repeats_
     played = search.choose(PlayerView(state, dec.seat), dec)
     assert played in [c.choice for c in survivors]
     assert [c.choice for c in first if c.played] == [played]
+
+
+def test_analyse_with_a_prior_analyses_the_prior_root_that_plays() -> None:
+    """With a prior the analysis is the PUCT root's (``palais train --teacher ...,prior=expert`` labels with it): its
+    visits and values, and the candidate marked played is the one ``choose`` plays."""
+    state, dec = _move_decision()
+    search = IsmctsStrategy(budget=40, prior="expert", horizon=1)
+    out = search.analyse(PlayerView(state, dec.seat), dec)  # a fresh view: its random stream starts anew
+    root, votes = Node(), {}
+    view = PlayerView(state, dec.seat)
+    candidates = search.candidates(view, dec, votes)
+    search.puct(view, dec, root, candidates, votes)
+    assert {choice_key(c.choice): (c.visits, c.value) for c in out if c.visits} == {
+        key: (node.visits, node.total / node.visits) for key, node in root.children.items() if node.visits
+    }
+    assert sum(c.visits for c in out) == 40  # PUCT spends the budget one rollout at a time
+    played = search.choose(PlayerView(state, dec.seat), dec)
+    assert [c.choice for c in out if c.played] == [played]
 
 
 def test_the_halving_search_runs_on_time_too() -> None:
