@@ -78,12 +78,9 @@ def train(
     def played_chunks(
         play: Callable[[DataChunk], tuple[int, dict]], tasks: list[DataChunk]
     ) -> Iterator[tuple[int, dict]]:
-        """The data's chunks, one per task of a pool of ``--workers`` processes (in this process with one): each
-        chunk is written whole by its worker and entered in the state here as it finishes."""
-        if workers <= 1 or len(tasks) <= 1:
-            yield from map(play, tasks)
-            return
-        executor = make_executor(min(workers, len(tasks)), init_plain_worker, ())
+        """The data's chunks, one per task of a pool of ``--workers`` processes (``make_executor`` plays them in this
+        process with one): each chunk is written whole by its worker and entered in the state here as it finishes."""
+        executor = make_executor(max(1, min(workers, len(tasks))), init_plain_worker, ())
         try:
             yield from executor.imap_unordered(play, tasks)
         except BaseException:

@@ -274,11 +274,12 @@ class Iteration:
         built-in ``map`` in this process, or a pool's ``imap_unordered``) and gives each chunk's state entry as it
         finishes."""
         settings = self.settings
+        paths = [self.out / f"chunk-{k:04d}.parquet" for k in range(len(self.chunk_seeds))]
         tasks = [
             DataChunk(self.pipe.game.name, str(self.current), settings["teacher"], settings["players"],
-                      settings["play"], self.args.chunk_games, seed, k, str(self.out / f"chunk-{k:04d}.parquet"))
+                      settings["play"], self.args.chunk_games, seed, k, str(paths[k]))
             for k, seed in enumerate(self.chunk_seeds)
-            if not (str(k) in self.state["chunks"] and (self.out / f"chunk-{k:04d}.parquet").is_file())
+            if not (str(k) in self.state["chunks"] and paths[k].is_file())
         ]  # fmt: skip
         for k, entry in chunks(play_chunk, tasks):
             self.state["chunks"][str(k)] = entry
