@@ -283,6 +283,33 @@ def test_an_iteration_fits_on_earlier_iterations_chunks_too_first_and_recorded(
     assert refused.exit_code != 0 and "another game" in refused.output, refused.output
 
 
+def test_features_all_fits_on_every_feature_the_data_records_and_refuses_data_that_records_fewer(
+    finished: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--features all: the new model is fitted on every feature the expert's data records (Palais Royal's two rounds
+    of replies, more than the shipped model reads), plays as expert, and says so in its provenance; an earlier
+    iteration's chunks that record fewer features are refused in one line, not fitted on a shorter row."""
+    pipe = iteration.pipeline(get_game("palais-royal"))
+    assert len(pipe.data_features) > len(pipe.load(pipe.model).features)  # else this test shows nothing
+    result = run_in(tmp_path / "all", tiny("palais-royal", "--features", "all"), monkeypatch)
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "all" / "it" / "model.json"
+    model = json.loads(path.read_text(encoding="utf-8"))
+    assert tuple(model["features"]) == pipe.data_features and model["iteration"]["features"] == "all"
+    assert pipe.load(path).features == pipe.data_features
+    fewer = tmp_path / "fewer" / "it"
+    shutil.copytree(finished["palais-royal"], fewer)
+    for chunk in fewer.glob("chunk-*.parquet"):
+        table = pl.read_parquet(chunk)
+        table.with_columns(pl.col("features").list.head(len(pipe.data_features) - 4)).write_parquet(chunk)
+    # as earlier data, refused before any chunk is played; as the iteration's own chunks, before the fit
+    for where, argv in ((tmp_path / "more", ["--with-data", "../fewer/it"]), (tmp_path / "fewer", [])):
+        refused = run_in(where, tiny("palais-royal", "--features", "all", *argv), monkeypatch)
+        assert refused.exit_code != 0 and refused.output.count("\n") == 1, refused.output
+        assert f"records {len(pipe.data_features) - 4} features" in refused.output, refused.output
+    assert not (tmp_path / "more" / "it").exists()
+
+
 def test_the_anchored_gate_plays_both_models_against_the_anchor_on_the_same_seeds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -355,6 +382,7 @@ def test_the_anchored_gate_accepts_only_a_difference_whose_interval_lies_above_0
         (["--game", "palais-royal", "--model", "missing.json"], "no model at"),
         (["--game", "chess"], "chess"),
         (["--game", "palais-royal", "--gate-anchor", " "], "--gate-anchor must name a strategy spec"),
+        (["--game", "palais-royal", "--features", "some"], "--features must be one of model, all"),
     ],
 )
 def test_bad_input_is_one_line_and_a_non_zero_exit(

@@ -30,6 +30,9 @@ def train(
     student: str | None = typer.Option(None, "--student", help="linear or mlp \\[default: the current model's]"),
     hidden: int | None = typer.Option(None, "--hidden", help="A network's tanh units \\[default: the current's]"),
     target: str | None = typer.Option(None, "--target", help="played, visits or value \\[default: the current's]"),
+    features: str = typer.Option(
+        "model", "--features", help="Fit on the current model's features (model) or on every one the data records (all)"
+    ),
     l2: float = typer.Option(1e-3, "--l2", help="The fit's L2 penalty"),
     fit_seed: int = typer.Option(1, "--fit-seed", help="The fit's held-out games and start"),
     expert: str = typer.Option("expert", "--expert", help="The spec the gate plays both models with"),
@@ -111,8 +114,8 @@ def train(
         if workers < 1:
             raise ValueError(f"--workers must be at least 1, got {workers}")
         options = Options(out=out, model=model, teacher=teacher, players=players, play=play, chunks=chunks,
-                          chunk_games=chunk_games, student=student, hidden=hidden, target=target, l2=l2,
-                          fit_seed=fit_seed, expert=expert, gate_games=gate_games, gate_share=gate_share,
+                          chunk_games=chunk_games, student=student, hidden=hidden, target=target, features=features,
+                          l2=l2, fit_seed=fit_seed, expert=expert, gate_games=gate_games, gate_share=gate_share,
                           gate_anchor=gate_anchor, install=install, with_data=tuple(with_data),
                           self_play_games=self_play_games)  # fmt: skip
         command = shlex.join(["palais", *COMMAND_LINE])

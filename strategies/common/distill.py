@@ -332,6 +332,9 @@ def fit(
     file_col = table["file"].to_list() if "file" in table.columns else [0] * len(table)
     is_held = np.array([(f, g) in held for f, g in zip(file_col, table["game"].to_list(), strict=True)])
     x_all = np.array(table["features"].to_list(), dtype=float)
+    if x_all.ndim != 2 or x_all.shape[1] != len(features):  # a model would be read with other features than fitted
+        raise ValueError(f"the table's rows hold {x_all.shape[-1]} features, not the {len(features)} named (a subset: "
+                         "cut the rows to their first features)")  # fmt: skip
     q_all = _targets(table, target, temperature)
     kinds = table["kind"].to_numpy()
     uid = table["uid"].to_numpy()

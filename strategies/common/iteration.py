@@ -69,6 +69,8 @@ SEEDS_PER_ITERATION = 10_000  # iteration n: chunk k plays from start + n * this
 STATE = "state.json"
 STUDY_SPEC = "expert"  # how studies play a game's expert (its defaults): the self-play check plays each model so
 # what decides the data: another value in a directory's state is another iteration, refused
+# the features a new model is fitted on: the current model's, or every one the expert's data records
+FEATURE_CHOICES = ("model", "all")
 DATA_SETTINGS = ("game", "model_sha256", "iteration", "teacher", "players", "play", "chunk_games")
 
 
@@ -86,6 +88,7 @@ class Options:
     student: str | None = None  # the policy's form [the current model's]
     hidden: int | None = None  # a network's units [the current model's, or 32]
     target: str | None = None  # what the policy imitates [the current model's]
+    features: str = "model"  # the features fitted on: the current model's, or ``all`` the data records
     l2: float = 1e-3
     fit_seed: int = 1
     expert: str = "expert"  # the spec the gate plays both models with
@@ -108,6 +111,8 @@ class Options:
             raise ValueError(f"--play must be student or teacher, not {self.play!r}")
         if self.student not in (None, *STUDENTS):
             raise ValueError(f"--student must be one of {', '.join(STUDENTS)}, not {self.student!r}")
+        if self.features not in FEATURE_CHOICES:
+            raise ValueError(f"--features must be one of {', '.join(FEATURE_CHOICES)}, not {self.features!r}")
         if self.target not in (None, *TARGETS):
             raise ValueError(f"--target must be one of {', '.join(TARGETS)}, not {self.target!r}")
 
@@ -137,13 +142,15 @@ SHOWN = ("games", "groups", "score", "score_ci", "elo", "elo_ci", "confidence", 
 class Pipeline:
     """What the loop needs of a game's ``expert``, found through the registry: its class (``cls(model=PATH)`` plays
     and describes candidates, and reads the model as the expert reads it), its shipped model, the default teacher
-    and player count of an iteration (the class's ``iteration_teacher`` and ``iteration_players``)."""
+    and player count of an iteration (the class's ``iteration_teacher`` and ``iteration_players``), and the features
+    its data records (``data_features``: the names of a ``featurize`` row)."""
 
     game: Game
     student: Callable[..., Any]
     model: Path
     teacher: str
     players: int
+    data_features: tuple[str, ...]
 
     def load(self, path: Path) -> Any:
         """The model at ``path`` as the expert reads it (a model of other features refused in one line)."""
@@ -155,7 +162,8 @@ def pipeline(game: Game) -> Pipeline:
         raise ValueError(f"{game.name} has no expert to iterate")
     cls = resolve("expert", game)[1]
     expert = cls()  # read from an instance: a compiled class keeps its attributes' defaults on its instances
-    return Pipeline(game, cls, Path(expert.model), expert.iteration_teacher, expert.iteration_players)
+    return Pipeline(game, cls, Path(expert.model), expert.iteration_teacher, expert.iteration_players,
+                    tuple(expert.data_features))  # fmt: skip
 
 
 def seeds(iteration: int, chunks: int) -> tuple[list[int], int]:
@@ -314,6 +322,22 @@ class Iteration:
             found.extend((where / c["file"], summary) for c in chunks)
         return found
 
+    def fitted_features(self) -> list[str]:
+        """The features the new model is fitted on (``--features``: the current model's, or all the data records)."""
+        return list(self.policy.features if self.args.features == "model" else self.pipe.data_features)
+
+    def check_earlier_data(self) -> None:
+        """Refuse (one line) ``--with-data`` directories that are no iteration of this game and player count, or
+        whose chunks record fewer features than the fit needs (data recorded before the expert described more)."""
+        import polars as pl
+
+        need = len(self.fitted_features())
+        for path, _ in self.earlier_data():
+            recorded = pl.read_parquet(path, columns=["features"], n_rows=1)["features"][0].len()
+            if recorded < need:
+                raise ValueError(f"--features {self.args.features}: {path} records {recorded} features, not the "
+                                 f"{need} the fit needs")  # fmt: skip
+
     def fit(self) -> dict:
         """The candidate model (policy and value head) fitted on every chunk (``--with-data``'s first), with the
         iteration's provenance."""
@@ -324,7 +348,11 @@ class Iteration:
         own = [self.out / self.state["chunks"][str(k)]["file"] for k in range(len(self.chunk_seeds))]
         files = [path for path, _ in earlier] + own
         table = pl.concat([pl.read_parquet(path).with_columns(file=pl.lit(k)) for k, path in enumerate(files)])
-        features = self.policy.features
+        features = self.fitted_features()
+        fewest = table["features"].list.len().min()
+        if fewest is not None and fewest < len(features):  # chunks recorded before the expert described more
+            raise ValueError(f"--features {args.features}: the data records {fewest} features in places, not the "
+                             f"{len(features)} the fit needs")  # fmt: skip
         table = table.with_columns(pl.col("features").list.head(len(features)))  # a model on the first features
         student = args.student or self.policy.meta.get("model", "linear")
         target = args.target or self.policy.meta.get("target", "played")
@@ -351,6 +379,7 @@ class Iteration:
                 "players": self.settings["players"], "chunk_seeds": [c["seed"] for c in chunks],
                 "games": games, "decisions": sum(c["decisions"] for c in chunks),
                 "candidates": sum(c["candidates"] for c in chunks), "fit_seed": args.fit_seed,
+                "features": args.features,
                 **({"with_data": with_data} if with_data else {}),
             },
         })  # fmt: skip
@@ -447,6 +476,7 @@ class Iteration:
             say(f"{self.out}: done, its model installed at {self.state['installed']}")
             gate: dict = self.state["gate"]
             return gate
+        self.check_earlier_data()  # before the data's hours, not after
         self.out.mkdir(parents=True, exist_ok=True)
         self.save()
         self.data(say, chunks)

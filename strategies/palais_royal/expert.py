@@ -36,7 +36,13 @@ from palais_sim.games.palais_royal.view import PlayerView
 from strategies.common.distill import LinearPolicy, best_index, check_prior_search, load_model
 from strategies.common.mlp import MlpPolicy
 from strategies.common.search import choice_key
-from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, TURN_FEATURES, candidate_features
+from strategies.palais_royal.expert_features import (
+    FEATURE_SETS,
+    LONG_FEATURES,
+    ROUNDS,
+    TURN_FEATURES,
+    candidate_features,
+)
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 
 PASSES = TURN_FEATURES.index("passes")  # a candidate's row: 1.0 where it passes (no movement, no noble)
@@ -101,6 +107,7 @@ class ExpertStrategy:
     # an expert iteration's defaults (``palais train``): its teacher (the strongest player a study knows), its players
     iteration_teacher = "ismcts:budget=100,horizon=2"
     iteration_players = 2
+    data_features = LONG_FEATURES  # what ``featurize`` records by default: a model may be fitted on all of them
 
     def __init__(
         self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,
@@ -178,10 +185,11 @@ class ExpertStrategy:
         return view.round - seen[1]
 
     def featurize(
-        self, view: PlayerView, decision: Decision, rng: random.Random, replies: bool = True
+        self, view: PlayerView, decision: Decision, rng: random.Random, replies: int = 2
     ) -> tuple[list[object], list[list[float]]] | None:
-        """The candidates and their features (``FEATURES``, or without ``replies`` ``TURN_FEATURES``), or ``None``
-        where the base style decides alone."""
+        """The candidates and their features after ``replies`` rounds of replies (2: ``LONG_FEATURES``, what
+        ``palais train``'s data records; 1: ``FEATURES``; 0: ``TURN_FEATURES``), or ``None`` where the base style
+        decides alone."""
         if view.round >= self.base_after or decision.kind in self._search.skip or decision.kind not in self.searched:
             return None
         votes: dict[object, int] = {}
@@ -196,7 +204,7 @@ class ExpertStrategy:
         idle = self.rounds_without_recruitment(view)
         rng = random.Random(view.rng.getrandbits(64))
         policy = self.policy
-        described = self.featurize(view, decision, rng, len(policy.features) == len(FEATURES))
+        described = self.featurize(view, decision, rng, ROUNDS[len(policy.features)])
         if described is None:
             return self._base.choose(view, decision)
         choices, rows = described

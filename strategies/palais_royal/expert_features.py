@@ -7,7 +7,9 @@ the candidate and on to the end of the seat's turn by the base style (greedy), a
 by the leaf value's features (``leaf_value.features``: the seat's differences to the best other seat in everything it
 owns, plain and scaled by closeness to the end) and its two fitted heads (win chance and worth, as logits); then the
 other seats' replies, played by the base style too up to the seat's next turn, and the two heads and the score lead
-there (a one-round rollout of a deterministic player, on the same deal for every candidate). The move
+there (a one-round rollout of a deterministic player, on the same deal for every candidate); and the same four at
+the end of the next round (the seat's own next turn and the replies to it: a two-round rollout, the teacher's
+horizon; ``docs/notes/2026-12-02-student.md``). The move
 itself adds how many of the styles chose it, whether it is the base style's choice and whether it passes (no
 movement, no noble). Everything is read from the seat's own view: the other hands are the sample's.
 """
@@ -29,7 +31,10 @@ from palais_sim.games.palais_royal.view import PlayerView
 TURN_FEATURES: tuple[str, ...] = (*LEAF_FEATURES, "win_logit", "worth_logit", "votes", "is_base", "passes", "over")
 REPLY_FEATURES: tuple[str, ...] = ("reply_win_logit", "reply_worth_logit", "reply_lead", "reply_over")
 FEATURES: tuple[str, ...] = (*TURN_FEATURES, *REPLY_FEATURES)
-FEATURE_SETS: tuple[tuple[str, ...], ...] = (FEATURES, TURN_FEATURES)  # a model is fitted on one of these
+SECOND_FEATURES: tuple[str, ...] = ("second_win_logit", "second_worth_logit", "second_lead", "second_over")
+LONG_FEATURES: tuple[str, ...] = (*FEATURES, *SECOND_FEATURES)
+FEATURE_SETS: tuple[tuple[str, ...], ...] = (LONG_FEATURES, FEATURES, TURN_FEATURES)  # a model is fitted on one
+ROUNDS = {len(TURN_FEATURES): 0, len(FEATURES): 1, len(LONG_FEATURES): 2}  # rounds played out, by a set's size
 TURN_STEPS = 40  # most decisions played to finish a turn (a turn has about ten; a guard, never reached in practice)
 
 
@@ -47,6 +52,11 @@ def after_turn(state: GameState, seat: int, choice: object, base: Any) -> GameSt
     state = state.copy()
     turn = state.turn_no
     rules.apply(state, choice)
+    return _finish_turn(state, seat, base, turn)
+
+
+def _finish_turn(state: GameState, seat: int, base: Any, turn: int) -> GameState:
+    """``state`` itself, with the seat's decisions of turn ``turn`` played by ``base`` to the turn's end."""
     for _ in range(TURN_STEPS):
         if state.over or state.turn_no != turn:
             break
@@ -68,11 +78,26 @@ def after_replies(state: GameState, seat: int, base: Any) -> GameState:
     return state
 
 
+def own_turn(state: GameState, seat: int, base: Any) -> GameState:
+    """``state`` (a copy is made) with the seat's whole turn, starting now, played by ``base``."""
+    state = state.copy()
+    return _finish_turn(state, seat, base, state.turn_no)
+
+
+def _lead_row(state: GameState, seat: int, win: Any, worth: Any) -> list[float]:
+    """The leaf value's two heads (as logits), the seat's score lead and whether the game is over, at ``state``."""
+    scores = final_scores(state)
+    lead = scores[seat].total - max(s.total for s in scores if s.seat != seat)
+    seen = leaf_features(state, seat, scores)
+    return [_logit(win(seen)), _logit(worth(seen)), float(lead), 1.0 if state.over else 0.0]
+
+
 def candidate_features(
     view: PlayerView, choices: list[object], votes: list[int], styles: int, base: Any, rng: random.Random,
-    replies: bool = True,
+    replies: int = 1,
 ) -> list[list[float]]:  # fmt: skip
-    """One feature row (``FEATURES``, or ``TURN_FEATURES`` without ``replies``) per choice; ``votes[i]``: how many
+    """One feature row per choice (``TURN_FEATURES``, and after ``replies`` rounds of replies, 1 or 2, ``FEATURES``
+    or ``LONG_FEATURES``); ``votes[i]``: how many
     of the ``styles`` chose ``choices[i]``; ``choices[0]`` is the base style's own choice, and ``base`` the style that
     finishes the turn."""
     seat = view.seat
@@ -89,9 +114,9 @@ def candidate_features(
         ]  # fmt: skip
         if replies:
             reply = after_replies(state, seat, base)
-            reply_scores = final_scores(reply)
-            lead = reply_scores[seat].total - max(s.total for s in reply_scores if s.seat != seat)
-            seen = leaf_features(reply, seat, reply_scores)
-            row += [_logit(win(seen)), _logit(worth(seen)), float(lead), 1.0 if reply.over else 0.0]
+            row += _lead_row(reply, seat, win, worth)
+            if replies > 1:
+                second = after_replies(own_turn(reply, seat, base), seat, base)
+                row += _lead_row(second, seat, win, worth)
         rows.append(row)
     return rows

@@ -262,7 +262,7 @@ class IsmctsStrategy:
         """The prior policy's probability of each candidate (a softmax of its scores over the candidates' features,
         ``expert_features``, on one determinization of the view)."""
         from strategies.common.distill import load_model
-        from strategies.palais_royal.expert_features import FEATURE_SETS, FEATURES, candidate_features
+        from strategies.palais_royal.expert_features import FEATURE_SETS, ROUNDS, candidate_features
 
         if self._prior is None:
             if self.prior == "expert":
@@ -277,7 +277,7 @@ class IsmctsStrategy:
         counts = [votes.get(key, 0) for key, _ in candidates]
         rng = random.Random(view.rng.getrandbits(64))
         rows = candidate_features(
-            view, choices, counts, len(self.styles), self._rollout, rng, len(policy.features) == len(FEATURES)
+            view, choices, counts, len(self.styles), self._rollout, rng, ROUNDS[len(policy.features)]
         )
         scores = policy.scores(decision.kind, rows)
         top = max(scores)

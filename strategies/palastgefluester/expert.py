@@ -45,6 +45,7 @@ class ExpertStrategy:
     # an expert iteration's defaults (``palais train``): its teacher (three times the first one's budget), players
     iteration_teacher = "search:budget=48"
     iteration_players = 3
+    data_features = FEATURES  # what ``featurize`` records: a model may be fitted on all of them
 
     def __init__(self, budget: int = 4, top: int = 2, horizon: int = 1, model: str = "") -> None:
         check_prior_search(budget, top)

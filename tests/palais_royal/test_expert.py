@@ -24,7 +24,7 @@ from strategies.common.distill import LinearPolicy, ValueHead, fit, fit_value, g
 from strategies.common.mlp import MlpPolicy
 from strategies.palais_royal import expert_train
 from strategies.palais_royal.expert import MODEL, ExpertStrategy, load_policy
-from strategies.palais_royal.expert_features import FEATURES, TURN_FEATURES
+from strategies.palais_royal.expert_features import FEATURES, LONG_FEATURES, TURN_FEATURES
 from strategies.palais_royal.ismcts import IsmctsStrategy
 
 COMPONENTS = standard_components()
@@ -172,14 +172,16 @@ def test_the_pipeline_reproduces_a_small_model_from_a_fixed_seed(tmp_path: Path)
     again = generate("palais-royal", teacher, ExpertStrategy, 2, seed=3)
     assert rows == again and rows
     assert {r["kind"] for r in rows} <= set(rules.DECISION_KINDS) - {"cards", "draw", "keep"}
-    assert all(len(r["features"]) == len(FEATURES) for r in rows)
+    assert all(len(r["features"]) == len(LONG_FEATURES) for r in rows)  # two rounds of replies recorded
     decisions = pl.DataFrame(rows).group_by("decision").agg(pl.col("played").sum(), pl.col("candidate").min())
     assert decisions["candidate"].max() == 0 and decisions["played"].max() == 1  # one choice played, listed first
     path = tmp_path / "data.parquet"
     write_table(rows, path)
     table = pl.read_parquet(path).with_columns(file=pl.lit(0))
-    first, report = fit(table, FEATURES, seed=5, holdout=0.5, by_kind=False)
-    second, _ = fit(table, FEATURES, seed=5, holdout=0.5, by_kind=False)
+    first, report = fit(table, LONG_FEATURES, seed=5, holdout=0.5, by_kind=False)
+    second, _ = fit(table, LONG_FEATURES, seed=5, holdout=0.5, by_kind=False)
+    with pytest.raises(ValueError, match=f"rows hold {len(LONG_FEATURES)} features, not the {len(FEATURES)}"):
+        fit(table, FEATURES, seed=5, holdout=0.5, by_kind=False)  # a subset is fitted on rows cut to it
     assert first.weights == second.weights and report["all"]["decisions"] > 0
     # the command line writes the model with its provenance
     model = tmp_path / "model.json"
@@ -187,13 +189,40 @@ def test_the_pipeline_reproduces_a_small_model_from_a_fixed_seed(tmp_path: Path)
     written = json.loads(model.read_text(encoding="utf-8"))
     assert written["seed"] == 5 and written["games"] == 2 and "fit data.parquet" in written["command"]
     assert expert_train.main(["fit", str(tmp_path / "missing.parquet")]) == 1
-    # fitted on the after-turn features alone, the policy is a model expert plays without playing the replies out
-    short = tmp_path / "short.json"
-    assert expert_train.main(["fit", str(path), "--seed", "5", "--no-replies", "--write", "--model", str(short)]) == 0
-    assert tuple(json.loads(short.read_text(encoding="utf-8"))["features"]) == TURN_FEATURES
-    assert load_policy(short).features == TURN_FEATURES
-    seats = [ExpertStrategy(model=str(short)), load_strategy("greedy")]
-    assert play_game(COMPONENTS, RuleOptions(players=2), 5, seats).finished
+    assert tuple(written["features"]) == LONG_FEATURES and load_policy(model).features == LONG_FEATURES
+    # fitted on the first features alone (one round of replies, or none), the policy is a model expert plays
+    # playing that many rounds out
+    for flag, features in (("--one-round", FEATURES), ("--no-replies", TURN_FEATURES), (None, LONG_FEATURES)):
+        short = tmp_path / f"short{flag}.json"
+        argv = ["fit", str(path), "--seed", "5", *([flag] if flag else []), "--write", "--model", str(short)]
+        assert expert_train.main(argv) == 0
+        assert tuple(json.loads(short.read_text(encoding="utf-8"))["features"]) == features
+        assert load_policy(short).features == features
+        seats = [ExpertStrategy(model=str(short)), load_strategy("greedy")]
+        assert play_game(COMPONENTS, RuleOptions(players=2), 5, seats).finished
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_fewer_rounds_of_replies_describe_a_candidate_by_the_first_features_of_more(seed: int) -> None:
+    """A model fitted on the first features of the recorded rows (the data records two rounds of replies) sees what
+    expert computes for it with fewer rounds: the same rows cut short, on the same deal; the second round's figures
+    are the leaf value's at the end of the seat's next turn and the replies to it."""
+    expert = ExpertStrategy(budget=0)
+    state = _state_at(200 + seed, 4 + seed)
+    greedy = load_strategy("greedy")
+    while rules.decision(state).kind != "move":  # on to a movement, the decision expert describes most
+        dec = rules.decision(state)
+        rules.apply(state, greedy.choose(PlayerView(state, dec.seat), dec))
+    decision = rules.decision(state)
+    view = PlayerView(state, decision.seat)
+    rows = {r: expert.featurize(view, decision, random.Random(seed), r) for r in (0, 1, 2)}
+    assert rows[2] is not None and len(rows[2][0]) > 1
+    for r, features in ((0, TURN_FEATURES), (1, FEATURES), (2, LONG_FEATURES)):
+        assert rows[r][0] == rows[2][0] and all(len(row) == len(features) for row in rows[r][1])
+        assert [row[: len(features)] for row in rows[2][1]] == rows[r][1]
+    over = LONG_FEATURES.index("reply_over"), LONG_FEATURES.index("second_over")
+    assert all(row[over[1]] >= row[over[0]] for row in rows[2][1])  # a game over after the replies stays over
+    assert any(row[-4:] != row[-8:-4] for row in rows[2][1])  # the next round is played, not copied
 
 
 def test_every_fit_runs_on_one_blas_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -216,9 +245,9 @@ def test_every_fit_runs_on_one_blas_thread(tmp_path: Path, monkeypatch: pytest.M
     write_table(generate("palais-royal", "ismcts:budget=2,horizon=1", ExpertStrategy, 4, seed=3), path)
     table = pl.read_parquet(path).with_columns(file=pl.lit(0))
     with threadpool_limits(limits=2, user_api="blas"):
-        fit(table, FEATURES, seed=5, holdout=0.25, by_kind=False)
-        fit(table, FEATURES, seed=5, holdout=0.25, by_kind=False, student="mlp", hidden=4)
-        fit_value(table, FEATURES, seed=5, holdout=0.25)
+        fit(table, LONG_FEATURES, seed=5, holdout=0.25, by_kind=False)
+        fit(table, LONG_FEATURES, seed=5, holdout=0.25, by_kind=False, student="mlp", hidden=4)
+        fit_value(table, LONG_FEATURES, seed=5, holdout=0.25)
         assert max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas") == 2  # the machine's
     assert len(threads) >= 3 and set(threads) == {1}
 

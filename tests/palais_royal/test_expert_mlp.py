@@ -23,7 +23,7 @@ from strategies.common.distill import fit, generate, write_table
 from strategies.common.mlp import MlpPolicy, fit_mlp, tanh
 from strategies.palais_royal import expert_train
 from strategies.palais_royal.expert import ExpertStrategy, load_policy
-from strategies.palais_royal.expert_features import FEATURES
+from strategies.palais_royal.expert_features import LONG_FEATURES
 from strategies.palais_royal.ismcts import IsmctsStrategy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,9 +109,9 @@ def _small_model(tmp_path: Path) -> Path:
     path = tmp_path / "data.parquet"
     write_table(rows, path)
     table = pl.read_parquet(path).with_columns(file=pl.lit(0))
-    first, report = fit(table, FEATURES, "value", temperature=0.2, seed=5, holdout=0.5, by_kind=False,
+    first, report = fit(table, LONG_FEATURES, "value", temperature=0.2, seed=5, holdout=0.5, by_kind=False,
                         student="mlp", hidden=4)  # fmt: skip
-    second, _ = fit(table, FEATURES, "value", temperature=0.2, seed=5, holdout=0.5, by_kind=False,
+    second, _ = fit(table, LONG_FEATURES, "value", temperature=0.2, seed=5, holdout=0.5, by_kind=False,
                     student="mlp", hidden=4)  # fmt: skip
     assert isinstance(first, MlpPolicy) and first.to_json() == second.to_json()
     assert {"agreement", "top2", "top3", "log_loss"} <= set(report["all"])
