@@ -78,12 +78,6 @@ def after_replies(state: GameState, seat: int, base: Any) -> GameState:
     return state
 
 
-def own_turn(state: GameState, seat: int, base: Any) -> GameState:
-    """``state`` (a copy is made) with the seat's whole turn, starting now, played by ``base``."""
-    state = state.copy()
-    return _finish_turn(state, seat, base, state.turn_no)
-
-
 def _lead_row(state: GameState, seat: int, win: Any, worth: Any) -> list[float]:
     """The leaf value's two heads (as logits), the seat's score lead and whether the game is over, at ``state``."""
     scores = final_scores(state)
@@ -115,8 +109,8 @@ def candidate_features(
         if replies:
             reply = after_replies(state, seat, base)
             row += _lead_row(reply, seat, win, worth)
-            if replies > 1:
-                second = after_replies(own_turn(reply, seat, base), seat, base)
+            if replies > 1:  # the seat's next turn played on ``reply`` itself (its row is taken), then the replies
+                second = after_replies(_finish_turn(reply, seat, base, reply.turn_no), seat, base)
                 row += _lead_row(second, seat, win, worth)
         rows.append(row)
     return rows
