@@ -18,7 +18,7 @@ from typer.testing import CliRunner, Result
 from palais_sim.cli import app
 from palais_sim.core.games import get_game
 from strategies.common import iteration
-from strategies.common.distill import ValueHead, fit_value, load_model, value_head
+from strategies.common.distill import ValueHead, fit_value, load_model, load_screens, value_head
 from strategies.palastgefluester.expert_train import main as train_main
 
 # tiny settings: a teacher of two rollouts, one game a chunk, the policy alone in a gate of one seat rotation
@@ -297,6 +297,11 @@ def test_features_all_fits_on_every_feature_the_data_records_and_refuses_data_th
     model = json.loads(path.read_text(encoding="utf-8"))
     assert tuple(model["features"]) == pipe.data_features and model["iteration"]["features"] == "all"
     assert pipe.load(path).features == pipe.data_features
+    # with the screens the game's expert declares below it, each on the first features of the model's
+    assert pipe.screen_sets  # else this shows nothing
+    screens = load_screens(path, pipe.data_features, *(f for f, _ in pipe.screen_sets))
+    assert [(s.features, keep) for s, keep in screens] == list(pipe.screen_sets)
+    assert all(screen["policy"]["held_out"] for screen in model["screens"])  # fitted as the model is, held out
     fewer = tmp_path / "fewer" / "it"
     shutil.copytree(finished["palais-royal"], fewer)
     for chunk in fewer.glob("chunk-*.parquet"):

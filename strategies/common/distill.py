@@ -43,26 +43,64 @@ COLUMNS = (
 )  # fmt: skip
 
 
-_LOADED: dict[tuple, LinearPolicy | MlpPolicy] = {}  # fitted policies read in this process, by path and features
+Screen = tuple["LinearPolicy | MlpPolicy", int]  # a cheaper policy, and how many of its best candidates it keeps
+_LOADED: dict[tuple, tuple[LinearPolicy | MlpPolicy, list[Screen]]] = {}  # read in this process, by path and features
 
 
 def load_model(path: str | Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy | MlpPolicy:
     """The fitted policy at ``path`` (linear, or a network where the file says ``"model": "mlp"``), fitted on
     ``features`` or one of the ``others`` lists; read once per process and path (every player of a game shares it),
     and again once the file changed (an iteration installs its model over the one it started from)."""
+    return _read_model(path, features, *others)[0]
+
+
+def load_screens(path: str | Path, features: Sequence[str], *others: Sequence[str]) -> list[Screen]:
+    """The screens of the model at ``path`` (its ``"screens"``, none if absent), cheapest first: each a policy on the
+    first features of the model's, and how many of the candidates it ranks best go on to the next (the last to the
+    model). A candidate's longer features cost longer rollouts; the screens spend them on the few worth it."""
+    return _read_model(path, features, *others)[1]
+
+
+def _read_model(
+    path: str | Path, features: Sequence[str], *others: Sequence[str]
+) -> tuple[LinearPolicy | MlpPolicy, list[Screen]]:
     stat = Path(path).stat()
     key = (str(path), stat.st_mtime_ns, stat.st_size, tuple(features), *map(tuple, others))
     if key not in _LOADED:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
+        allowed = [tuple(f) for f in (features, *others)]
         if "value" in data:  # a value head of other features is refused as its policy would be
             ValueHead.from_json(data["value"], data["features"], path)
-        if data.get("model") != MLP:
-            _LOADED[key] = LinearPolicy.load(Path(path), features, *others)
-        elif tuple(data["features"]) not in [tuple(f) for f in (features, *others)]:
-            raise ValueError(f"{path}: fitted on other features than today's {len(features)}: refit it")
-        else:
-            _LOADED[key] = MlpPolicy.from_json(data)
+        _LOADED[key] = (_policy_from_data(data, path, allowed), _screens_from_data(data, path))
     return _LOADED[key]
+
+
+def _policy_from_data(data: dict, path: str | Path, allowed: list[tuple[str, ...]]) -> LinearPolicy | MlpPolicy:
+    if tuple(data.get("features", ())) not in allowed:
+        raise ValueError(f"{path}: fitted on other features than today's {len(allowed[0])}: refit it")
+    return MlpPolicy.from_json(data) if data.get("model") == MLP else LinearPolicy.from_json(data)
+
+
+def _screens_from_data(data: dict, path: str | Path) -> list[Screen]:
+    """A model file's screens, refused in one line unless each is a policy on fewer of the model's first features
+    than the next (and than the model), keeping one candidate or more (whether the game's expert can describe a
+    candidate by those features is its own check)."""
+    screens: list[Screen] = []
+    for i, screen in enumerate(data.get("screens", [])):
+        if not isinstance(screen, dict) or not isinstance(screen.get("policy"), dict):
+            raise ValueError(f"{path}: screen {i + 1} is not a policy with the candidates it keeps")
+        keep = screen.get("keep")
+        if not isinstance(keep, int) or isinstance(keep, bool) or keep < 1:
+            raise ValueError(f"{path}: screen {i + 1} must keep a number of candidates (1 or more), not {keep!r}")
+        policy = _policy_from_data(screen["policy"], path, [tuple(screen["policy"].get("features", ()))])
+        longer = screens[-1][0].features if screens else ()
+        if not len(longer) < len(policy.features) < len(data["features"]) or (
+            tuple(data["features"][: len(policy.features)]) != policy.features
+        ):
+            raise ValueError(f"{path}: screen {i + 1} is not fitted on fewer of the model's first features than the "
+                             "next")  # fmt: skip
+        screens.append((policy, keep))
+    return screens
 
 
 def check_prior_search(budget: int, top: int) -> None:
@@ -86,13 +124,17 @@ class LinearPolicy:
                 raise ValueError(f"kind {kind!r} has {len(w)} weights for {len(self.features)} features")
 
     @classmethod
+    def from_json(cls, data: dict) -> LinearPolicy:
+        weights = {kind: [float(x) for x in w] for kind, w in data["weights"].items()}
+        return cls(data["features"], weights, {k: v for k, v in data.items() if k not in ("features", "weights")})
+
+    @classmethod
     def load(cls, path: Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy:
         """The model at ``path``, fitted on ``features`` or on one of the ``others`` feature lists."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if tuple(data["features"]) not in [tuple(f) for f in (features, *others)]:
             raise ValueError(f"{path}: fitted on other features than today's {len(features)}: refit it")
-        weights = {kind: [float(x) for x in w] for kind, w in data["weights"].items()}
-        return cls(data["features"], weights, {k: v for k, v in data.items() if k not in ("features", "weights")})
+        return cls.from_json(data)
 
     @classmethod
     def cached(cls, path: str | Path, features: Sequence[str], *others: Sequence[str]) -> LinearPolicy:
@@ -368,6 +410,24 @@ def fit(
     return LinearPolicy(features, weights, meta), report
 
 
+def fit_screens(
+    table: Any, screens: Sequence[tuple[Sequence[str], int]], features: Sequence[str], target: str = "played",
+    l2: float = 1e-3, seed: int = 1, student: str = "linear", hidden: int = 32,
+) -> list[dict]:  # fmt: skip
+    """A model file's ``"screens"`` for a policy on ``features``: for each (features, keep) of ``screens`` (a game's
+    expert's ``screen_sets``, cheapest first) on fewer features than the policy, a policy fitted as :func:`fit` fits
+    the model, on the first features of the table's rows (the same decisions, the same held-out games), with how
+    many of its best candidates it keeps."""
+    import polars as pl
+
+    out = []
+    for features, keep in [(f, keep) for f, keep in screens if len(f) < len(features)]:
+        cut = table.with_columns(pl.col("features").list.head(len(features)))
+        policy, _ = fit(cut, features, target, l2, seed=seed, student=student, hidden=hidden)
+        out.append({"keep": int(keep), "policy": policy.to_json()})
+    return out
+
+
 def _segments(uid: Any) -> tuple[Any, Any]:
     import numpy as np
 
@@ -496,6 +556,10 @@ def train_main(
         [*(p.name for p in args.tables), f"--seed {args.seed}", f"--target {args.target}", f"--l2 {args.l2}",
          f"--temperature {args.temperature}", *(f"--{flag}" for flag in chosen),
          *((f"--student {args.student}", f"--hidden {args.hidden}") if args.student != "linear" else ())])  # fmt: skip
+    screen_sets = getattr(student(), "screen_sets", ())  # an instance's: a compiled class keeps them there
+    screens = fit_screens(table, screen_sets, features, args.target, args.l2, args.seed, args.student, args.hidden)
+    if screens:
+        policy.meta["screens"] = screens
     policy.meta["games"] = int(table.select(pl.struct("file", "game").n_unique()).item())
     print(json.dumps(report, indent=1))
     if args.write:

@@ -17,7 +17,10 @@ The steps, each resumable from ``OUT/state.json`` (the iteration's settings and 
 2. **Fit**: the policy (the current model's form, linear or a network, unless ``--student``) and the value head
    (``distill.fit_value``) on every chunk, into ``OUT/candidate.json``. ``--with-data DIR`` (repeatable) adds the
    chunks of earlier iterations' directories, first and in the order given: the teacher's labels are the expensive
-   part, and an earlier iteration's positions are as good a lesson for the next student.
+   part, and an earlier iteration's positions are as good a lesson for the next student. Where the game's expert
+   declares screens (``screen_sets``: feature sets, each a prefix of the next, and how many candidates each keeps),
+   those on fewer features than the policy are fitted too (``distill.fit_screens``, the same form, target and
+   held-out games): at play they choose the few candidates worth the longer rollouts the policy's features cost.
 3. **Gate**: ``palais match``'s machinery (``palais_sim.study.match``, played by the command), the candidate
    against the current model on paired, seat-rotated games, a fixed length (``--gate-games``); its batches are
    kept in ``OUT/gate`` and resumed.
@@ -61,7 +64,7 @@ from palais_sim.core.game import Game
 from palais_sim.core.games import get_game
 from palais_sim.core.seeds import ITERATION_ROOT_SEEDS
 from palais_sim.registry import load_strategy, resolve
-from strategies.common.distill import STUDENTS, TARGETS, fit, fit_value, generate, write_table
+from strategies.common.distill import STUDENTS, TARGETS, fit, fit_screens, fit_value, generate, write_table
 
 # the root seeds reserved for the iterations (palais_sim/core/seeds.py: no study's or test's, refused by the CLI)
 ITERATION_SEEDS = ITERATION_ROOT_SEEDS
@@ -151,6 +154,7 @@ class Pipeline:
     teacher: str
     players: int
     data_features: tuple[str, ...]
+    screen_sets: tuple[tuple[tuple[str, ...], int], ...] = ()
 
     def load(self, path: Path) -> Any:
         """The model at ``path`` as the expert reads it (a model of other features refused in one line)."""
@@ -162,8 +166,9 @@ def pipeline(game: Game) -> Pipeline:
         raise ValueError(f"{game.name} has no expert to iterate")
     cls = resolve("expert", game)[1]
     expert = cls()  # read from an instance: a compiled class keeps its attributes' defaults on its instances
+    screen_sets = tuple((tuple(features), int(keep)) for features, keep in getattr(expert, "screen_sets", ()))
     return Pipeline(game, cls, Path(expert.model), expert.iteration_teacher, expert.iteration_players,
-                    tuple(expert.data_features))  # fmt: skip
+                    tuple(expert.data_features), screen_sets)  # fmt: skip
 
 
 def seeds(iteration: int, chunks: int) -> tuple[list[int], int]:
@@ -359,6 +364,10 @@ class Iteration:
         hidden = args.hidden or self.policy.meta.get("hidden", 32)
         policy, _ = fit(table, features, target, args.l2, seed=args.fit_seed, student=student, hidden=hidden)
         head = fit_value(table, features, args.l2, args.fit_seed)
+        # the cheaper policies that choose which candidates the new one reads: those on fewer features than it
+        screens = fit_screens(table, self.pipe.screen_sets, features, target, args.l2, args.fit_seed, student, hidden)
+        if screens:
+            policy.meta["screens"] = screens
         chunks = [self.state["chunks"][str(k)] for k in range(len(self.chunk_seeds))]
         games = sum(c["games"] for c in chunks)
         with_data = list({id(summary): summary for _, summary in earlier}.values())

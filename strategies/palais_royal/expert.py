@@ -6,7 +6,11 @@ candidates (``IsmctsStrategy.candidates``), describes each by its after-state at
 other seats' replies and the move itself (``expert_features``), and scores it with a policy fitted on the choices of
 ``ismcts:budget=30,horizon=2`` in its self-play: a small network (``strategies/common/mlp.py``) or a linear score
 (``python -m strategies.palais_royal.expert_train``; the model file ``expert.json`` beside this module
-records its commands, data size, seed and held-out figures).
+records its commands, data size, seed and held-out figures). A model on longer features (two rounds of replies)
+may hold ``screens``: cheaper policies on the first features of its own, each keeping the candidates it ranks best
+(every candidate is described after its turn, the best few after the replies, the best of those after the second
+round), so the longer rollouts are played for the few candidates that can be chosen; ``screen=off`` reads every
+candidate at the model's depth.
 
 Where the policy's best score leads its second by less than ``margin`` (3.0; 0 searches every decision), the ``top``
 (2) candidates it scores best are searched by ``ismcts``' sequential-halving root with ``budget`` (2) rollouts of
@@ -33,18 +37,20 @@ from typing import Any
 
 from palais_sim.games.palais_royal.rules import DECISION_KINDS, Decision
 from palais_sim.games.palais_royal.view import PlayerView
-from strategies.common.distill import LinearPolicy, best_index, check_prior_search, load_model
+from strategies.common.distill import LinearPolicy, Screen, best_index, check_prior_search, load_model, load_screens
 from strategies.common.mlp import MlpPolicy
 from strategies.common.search import choice_key
 from strategies.palais_royal.expert_features import (
     FEATURE_SETS,
+    FEATURES,
     LONG_FEATURES,
     ROUNDS,
     TURN_FEATURES,
-    candidate_features,
+    CandidateRows,
 )
 from strategies.palais_royal.ismcts import IsmctsStrategy, Node
 
+SCREEN_CHOICES = ("model", "off")
 PASSES = TURN_FEATURES.index("passes")  # a candidate's row: 1.0 where it passes (no movement, no noble)
 
 # found through the package (a compiled module's __file__ is the shared library's, elsewhere)
@@ -108,10 +114,14 @@ class ExpertStrategy:
     iteration_teacher = "ismcts:budget=100,horizon=2"
     iteration_players = 2
     data_features = LONG_FEATURES  # what ``featurize`` records by default: a model may be fitted on all of them
+    # the screens a fit adds below a policy on more features (``distill.fit_screens``): every candidate scored on its
+    # turn alone, the best 4 of them after the replies, the best 2 of those after a second round (the policy's)
+    screen_sets = ((TURN_FEATURES, 4), (FEATURES, 2))
 
     def __init__(
         self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,
         model: str = "", search: str = "move/recruit", alone: str = "model", no_pass_after: str = "model",
+        screen: str = "model",
     ) -> None:  # fmt: skip
         check_prior_search(budget, top)
         if margin < 0:
@@ -136,6 +146,10 @@ class ExpertStrategy:
         self._search = IsmctsStrategy(budget=max(1, self.budget), horizon=horizon, base_after=base_after)
         self._base = self._search._rollout
         self._styles = len(self._search.styles)
+        if screen not in SCREEN_CHOICES:
+            raise ValueError(f"screen is one of {', '.join(SCREEN_CHOICES)} (the model file's screens, or none), "
+                             f"not {screen!r}")  # fmt: skip
+        self.screen = screen
         self.model = model or str(MODEL)
         # read at the first decision (data generation needs none); a model named is read now: one of other features
         # is refused where the strategy is made, in one line
@@ -144,6 +158,8 @@ class ExpertStrategy:
             self._alone_counts = declared_alone_counts(self._policy.meta, model)
         if self._policy is not None and self._no_pass_after is None:
             self._no_pass_after = declared_no_pass_after(self._policy.meta, model)
+        if self._policy is not None:
+            self.screens  # noqa: B018 - a screen on features no round of replies gives is refused now, in one line
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:
@@ -151,7 +167,7 @@ class ExpertStrategy:
         class has no inspectable signature)."""
         return {
             "budget": 2, "top": 2, "margin": 3.0, "horizon": 2, "base_after": 40, "model": "",
-            "search": "move/recruit", "alone": "model", "no_pass_after": "model",
+            "search": "move/recruit", "alone": "model", "no_pass_after": "model", "screen": "model",
         }  # fmt: skip
 
     @property
@@ -159,6 +175,18 @@ class ExpertStrategy:
         if self._policy is None:
             self._policy = load_policy(self.model)
         return self._policy
+
+    @property
+    def screens(self) -> list[Screen]:
+        """The cheaper policies that choose which candidates the policy reads (``screen=model``: the model file's)."""
+        if self.screen == "off":
+            return []
+        screens = load_screens(self.model, *FEATURE_SETS)
+        for screen, _ in screens:
+            if len(screen.features) not in ROUNDS:
+                raise ValueError(f"{self.model}: a screen on {len(screen.features)} features, which no round of "
+                                 "replies describes")  # fmt: skip
+        return screens
 
     @property
     def alone_counts(self) -> frozenset[int]:
@@ -184,12 +212,11 @@ class ExpertStrategy:
         self._park_seen[view.seat] = (seen[0], seen[1], view.round)
         return view.round - seen[1]
 
-    def featurize(
-        self, view: PlayerView, decision: Decision, rng: random.Random, replies: int = 2
-    ) -> tuple[list[object], list[list[float]]] | None:
-        """The candidates and their features after ``replies`` rounds of replies (2: ``LONG_FEATURES``, what
-        ``palais train``'s data records; 1: ``FEATURES``; 0: ``TURN_FEATURES``), or ``None`` where the base style
-        decides alone."""
+    def describe(
+        self, view: PlayerView, decision: Decision, rng: random.Random
+    ) -> tuple[list[object], CandidateRows] | None:
+        """The candidates and their rows, no replies played yet (``CandidateRows.deepen`` plays them), or ``None``
+        where the base style decides alone."""
         if view.round >= self.base_after or decision.kind in self._search.skip or decision.kind not in self.searched:
             return None
         votes: dict[object, int] = {}
@@ -198,27 +225,57 @@ class ExpertStrategy:
             return None
         choices = [choice for _, choice in candidates]
         counts = [votes.get(key, 0) for key, _ in candidates]
-        return choices, candidate_features(view, choices, counts, self._styles, self._base, rng, replies)
+        return choices, CandidateRows(view, choices, counts, self._styles, self._base, rng)
+
+    def featurize(
+        self, view: PlayerView, decision: Decision, rng: random.Random, replies: int = 2
+    ) -> tuple[list[object], list[list[float]]] | None:
+        """The candidates and their features after ``replies`` rounds of replies (2: ``LONG_FEATURES``, what
+        ``palais train``'s data records; 1: ``FEATURES``; 0: ``TURN_FEATURES``), or ``None`` where the base style
+        decides alone."""
+        described = self.describe(view, decision, rng)
+        if described is None:
+            return None
+        choices, rows = described
+        for _ in range(replies):
+            rows.deepen(list(range(len(choices))))
+        return choices, rows.rows
+
+    def _screened(self, kind: str, rows: CandidateRows, alive: list[int]) -> list[int]:
+        """The candidates of ``alive`` the model's screens keep, cheapest screen first, each candidate described as
+        deep as the screen reads (``screen=off``: all of them)."""
+        for screen, keep in self.screens:
+            if len(alive) <= keep:
+                continue
+            rows.deepen([i for i in alive if rows.rounds(i) < ROUNDS[len(screen.features)]])
+            scores = screen.scores(kind, [rows.rows[i] for i in alive])
+            alive = [alive[j] for j in sorted(range(len(alive)), key=lambda j: (-scores[j], j))[:keep]]
+        return alive
 
     def choose(self, view: PlayerView, decision: Decision) -> object:
         idle = self.rounds_without_recruitment(view)
         rng = random.Random(view.rng.getrandbits(64))
         policy = self.policy
-        described = self.featurize(view, decision, rng, ROUNDS[len(policy.features)])
+        described = self.describe(view, decision, rng)
         if described is None:
             return self._base.choose(view, decision)
         choices, rows = described
+        alive = list(range(len(choices)))
         if 0 < self.no_pass_rounds <= idle:  # neither an empty movement nor stopping where a noble can be taken
-            moving = [i for i, row in enumerate(rows) if row[PASSES] < 0.5]
-            if moving and len(moving) < len(rows):
-                choices, rows = [choices[i] for i in moving], [rows[i] for i in moving]
-                if len(choices) == 1:
-                    return choices[0]
-        scores = policy.scores(decision.kind, rows)
-        if self.budget == 0 or view.n in self.alone_counts:
-            return choices[best_index(scores)]
-        order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))[: self.top]
+            moving = [i for i in alive if rows.rows[i][PASSES] < 0.5]
+            if moving and len(moving) < len(alive):
+                alive = moving
+                if len(alive) == 1:
+                    return choices[alive[0]]
+        alive = self._screened(decision.kind, rows, alive)
+        depth = ROUNDS[len(policy.features)]
+        while any(rows.rounds(i) < depth for i in alive):
+            rows.deepen([i for i in alive if rows.rounds(i) < depth])
+        scores = policy.scores(decision.kind, [rows.rows[i] for i in alive])
+        if self.budget == 0 or view.n in self.alone_counts or len(alive) == 1:
+            return choices[alive[best_index(scores)]]
+        order = sorted(range(len(alive)), key=lambda j: (-scores[j], j))[: self.top]
         if self.margin > 0.0 and scores[order[0]] - scores[order[1]] >= self.margin:
-            return choices[order[0]]  # the policy is sure enough: no search
-        ranked = [(choice_key(choices[i]), choices[i]) for i in order]
+            return choices[alive[order[0]]]  # the policy is sure enough: no search
+        ranked = [(choice_key(choices[alive[j]]), choices[alive[j]]) for j in order]
         return self._search.decide(view, decision, Node(), ranked)

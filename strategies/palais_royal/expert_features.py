@@ -67,9 +67,8 @@ def _finish_turn(state: GameState, seat: int, base: Any, turn: int) -> GameState
     return state
 
 
-def after_replies(state: GameState, seat: int, base: Any) -> GameState:
-    """``state`` (a copy is made) played on by ``base`` for every seat until ``seat``'s next turn begins."""
-    state = state.copy()
+def _play_replies(state: GameState, seat: int, base: Any) -> GameState:
+    """``state`` itself, played on by ``base`` for every seat until ``seat``'s next turn begins."""
     for _ in range(TURN_STEPS * state.n):
         if state.over or state.current == seat:
             break
@@ -86,31 +85,58 @@ def _lead_row(state: GameState, seat: int, win: Any, worth: Any) -> list[float]:
     return [_logit(win(seen)), _logit(worth(seen)), float(lead), 1.0 if state.over else 0.0]
 
 
+class CandidateRows:
+    """A decision's candidates described on one determinization of the seat's view: ``rows[i]`` is candidate ``i``'s
+    ``TURN_FEATURES`` row, one round of replies longer (``REPLY_FEATURES``, then ``SECOND_FEATURES``) each time
+    ``deepen`` names it. Deepening only the few a cheaper policy ranks best (a model's ``screens``) is what makes the
+    longer rollouts affordable; every row is the one ``candidate_features`` would give it."""
+
+    def __init__(
+        self, view: PlayerView, choices: list[object], votes: list[int], styles: int, base: Any, rng: random.Random
+    ) -> None:
+        self.seat = view.seat
+        self.base = base
+        sample = view.sample_state(rng)
+        self._win, self._worth = leaf_value()._heads(sample.n)  # the leaf value's heads, each applied to one row
+        self.rows: list[list[float]] = []
+        self._states: list[GameState] = []  # where each candidate's rollout stands (played on in place)
+        for i, choice in enumerate(choices):
+            state = after_turn(sample, self.seat, choice, base)
+            row = leaf_features(state, self.seat, final_scores(state))
+            row += [
+                _logit(self._win(row)), _logit(self._worth(row)),
+                votes[i] / max(1, styles), 1.0 if i == 0 else 0.0, 1.0 if _passes(choice) else 0.0,
+                1.0 if state.over else 0.0,
+            ]  # fmt: skip
+            self.rows.append(row)
+            self._states.append(state)
+
+    def rounds(self, i: int) -> int:
+        """The rounds of replies candidate ``i``'s row describes."""
+        return (len(self.rows[i]) - len(TURN_FEATURES)) // len(REPLY_FEATURES)
+
+    def deepen(self, indices: list[int]) -> None:
+        """One more round for each candidate in ``indices``: the other seats' replies (the first), or the seat's next
+        turn, played on the replies' state itself, and the replies to it (the second)."""
+        for i in indices:
+            if self.rounds(i) >= len(ROUNDS) - 1:
+                raise ValueError(f"candidate {i} is described {self.rounds(i)} rounds deep already, the most there is")
+            state = self._states[i]
+            if self.rounds(i) > 0:
+                state = _finish_turn(state, self.seat, self.base, state.turn_no)
+            state = _play_replies(state, self.seat, self.base)
+            self.rows[i] += _lead_row(state, self.seat, self._win, self._worth)
+
+
 def candidate_features(
     view: PlayerView, choices: list[object], votes: list[int], styles: int, base: Any, rng: random.Random,
     replies: int = 1,
 ) -> list[list[float]]:  # fmt: skip
     """One feature row per choice (``TURN_FEATURES``, and after ``replies`` rounds of replies, 1 or 2, ``FEATURES``
-    or ``LONG_FEATURES``); ``votes[i]``: how many
-    of the ``styles`` chose ``choices[i]``; ``choices[0]`` is the base style's own choice, and ``base`` the style that
-    finishes the turn."""
-    seat = view.seat
-    sample = view.sample_state(rng)
-    win, worth = leaf_value()._heads(sample.n)  # the leaf value's heads, each applied to one feature row
-    rows = []
-    for i, choice in enumerate(choices):
-        state = after_turn(sample, seat, choice, base)
-        row = leaf_features(state, seat, final_scores(state))
-        row += [
-            _logit(win(row)), _logit(worth(row)),
-            votes[i] / max(1, styles), 1.0 if i == 0 else 0.0, 1.0 if _passes(choice) else 0.0,
-            1.0 if state.over else 0.0,
-        ]  # fmt: skip
-        if replies:
-            reply = after_replies(state, seat, base)
-            row += _lead_row(reply, seat, win, worth)
-            if replies > 1:  # the seat's next turn played on ``reply`` itself (its row is taken), then the replies
-                second = after_replies(_finish_turn(reply, seat, base, reply.turn_no), seat, base)
-                row += _lead_row(second, seat, win, worth)
-        rows.append(row)
-    return rows
+    or ``LONG_FEATURES``); ``votes[i]``: how many of the ``styles`` chose ``choices[i]``; ``choices[0]`` is the base
+    style's own choice, and ``base`` the style that finishes the turn."""
+    described = CandidateRows(view, choices, votes, styles, base, rng)
+    everyone = list(range(len(choices)))
+    for _ in range(replies):
+        described.deepen(everyone)
+    return described.rows

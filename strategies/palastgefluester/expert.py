@@ -46,6 +46,7 @@ class ExpertStrategy:
     iteration_teacher = "search:budget=48"
     iteration_players = 3
     data_features = FEATURES  # what ``featurize`` records: a model may be fitted on all of them
+    screen_sets: tuple[tuple[tuple[str, ...], int], ...] = ()  # every candidate's features cost the same
 
     def __init__(self, budget: int = 4, top: int = 2, horizon: int = 1, model: str = "") -> None:
         check_prior_search(budget, top)

@@ -196,7 +196,12 @@ def test_the_pipeline_reproduces_a_small_model_from_a_fixed_seed(tmp_path: Path)
         short = tmp_path / f"short{flag}.json"
         argv = ["fit", str(path), "--seed", "5", *([flag] if flag else []), "--write", "--model", str(short)]
         assert expert_train.main(argv) == 0
-        assert tuple(json.loads(short.read_text(encoding="utf-8"))["features"]) == features
+        written = json.loads(short.read_text(encoding="utf-8"))
+        assert tuple(written["features"]) == features
+        # with a screen for each shorter feature set (none below the turn's own), fitted on the same data
+        assert [(tuple(x["policy"]["features"]), x["keep"]) for x in written.get("screens", [])] == [
+            (f, keep) for f, keep in ExpertStrategy().screen_sets if len(f) < len(features)
+        ]
         assert load_policy(short).features == features
         seats = [ExpertStrategy(model=str(short)), load_strategy("greedy")]
         assert play_game(COMPONENTS, RuleOptions(players=2), 5, seats).finished
@@ -223,6 +228,85 @@ def test_fewer_rounds_of_replies_describe_a_candidate_by_the_first_features_of_m
     over = LONG_FEATURES.index("reply_over"), LONG_FEATURES.index("second_over")
     assert all(row[over[1]] >= row[over[0]] for row in rows[2][1])  # a game over after the replies stays over
     assert any(row[-4:] != row[-8:-4] for row in rows[2][1])  # the next round is played, not copied
+    # deepened a candidate at a time (as a model's screens deepen their best few), each row is the same, cut short
+    described = expert.describe(view, decision, random.Random(seed))
+    assert described is not None
+    choices, partial = described
+    some = list(range(0, len(choices), 2))
+    partial.deepen(some)
+    partial.deepen(some[:1])
+    assert [partial.rounds(i) for i in range(len(choices))] == [2 if i == 0 else 1 if i in some else 0
+                                                                for i in range(len(choices))]  # fmt: skip
+    assert all(row == rows[2][1][i][: len(row)] for i, row in enumerate(partial.rows))
+    with pytest.raises(ValueError, match="rounds deep"):
+        partial.deepen([0])
+
+
+def _screened_model(tmp_path: Path, name: str, screens: list[dict]) -> Path:
+    """The shipped model with ``screens`` in place of its own."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({**json.loads(MODEL.read_text(encoding="utf-8")), "screens": screens}), "utf-8")
+    return path
+
+
+def _screen(features: tuple[str, ...], weights: dict[str, float], keep: int) -> dict:
+    return {"keep": keep, "policy": LinearPolicy(features, {"": [weights.get(f, 0.0) for f in features]}).to_json()}
+
+
+def test_a_screen_passes_only_its_best_few_on_to_the_policy(tmp_path: Path) -> None:
+    """Planted screens on the turn's features alone: one that keeps the single candidate it ranks first, the base
+    style's own choice, makes expert play greedy's choice at every decision; one that keeps every candidate changes
+    no choice of the model's; ``screen=off`` reads none."""
+    game = get_game("palais-royal")
+    base_first = _screen(TURN_FEATURES, {"is_base": 1.0}, 1)
+    only_base = _screened_model(tmp_path, "only-base", [base_first])
+    everyone = _screened_model(tmp_path, "everyone", [{**base_first, "keep": 10_000}])
+    greedy = load_strategy("greedy")
+    screened = load_strategy(f"expert:budget=0,no_pass_after=off,model={only_base}", game)
+    players = {
+        "everyone": load_strategy(f"expert:model={everyone}", game),
+        "off": load_strategy(f"expert:screen=off,model={only_base}", game),
+    }
+    shipped = load_strategy("expert", game)
+    decided = differ = 0
+    for seed in range(3):
+        state = _state_at(300 + seed, 2 + seed)
+        for _ in range(60):
+            if state.over:
+                break
+            dec = rules.decision(state)
+            mine = shipped.choose(PlayerView(state, dec.seat), dec)  # a fresh view each: the same decision stream
+            base = greedy.choose(PlayerView(state, dec.seat), dec)
+            assert screened.choose(PlayerView(state, dec.seat), dec) == base
+            for player in players.values():
+                assert player.choose(PlayerView(state, dec.seat), dec) == mine
+            decided += dec.kind in ("move", "recruit")
+            differ += mine != base
+            rules.apply(state, mine)
+    assert decided >= 20 and differ >= 1  # the model does choose otherwise than greedy: the screen decided
+
+
+def test_a_model_whose_screens_do_not_lead_up_to_it_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A screen must keep one candidate or more and read fewer of the model's first features than the next one
+    (and than the model), as many as some rounds of replies give; anything else is refused where the strategy is
+    made."""
+    features = load_policy().features
+    shorter = next(f for f in (TURN_FEATURES, FEATURES, LONG_FEATURES) if len(f) < len(features))
+    longer = next(f for f in (LONG_FEATURES, FEATURES) if len(f) >= len(features))
+    cases = {
+        "keeps-none": ([_screen(shorter, {}, 0)], "must keep"),
+        "as-long": ([_screen(longer, {}, 2)], "fewer of the model's first features"),
+        "twice": ([_screen(shorter, {}, 3), _screen(shorter, {}, 2)], "fewer of the model's first features"),
+        "renamed": ([_screen(("a", "b"), {}, 2)], "fewer of the model's first features"),
+        "no-round": ([_screen(shorter[:10], {}, 2)], "no round of replies describes"),
+        "no-policy": ([{"keep": 2}], "not a policy"),
+    }
+    for name, (screens, why) in cases.items():
+        with pytest.raises(StrategySpecError, match=why) as caught:
+            load_strategy(f"expert:model={_screened_model(tmp_path, name, screens)}", get_game("palais-royal"))
+        assert "\n" not in str(caught.value)
+    with pytest.raises(StrategySpecError, match="screen is one of"):
+        load_strategy("expert:screen=some", get_game("palais-royal"))
 
 
 def test_every_fit_runs_on_one_blas_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
