@@ -115,8 +115,10 @@ class ExpertStrategy:
     iteration_players = 2
     data_features = LONG_FEATURES  # what ``featurize`` records by default: a model may be fitted on all of them
     # the screens a fit adds below a policy on more features (``distill.fit_screens``): every candidate scored on its
-    # turn alone, the best 4 of them after the replies, the best 2 of those after a second round (the policy's)
-    screen_sets = ((TURN_FEATURES, 4), (FEATURES, 2))
+    # turn alone, the best 3 of them after the replies, the best 2 of those after a second round (the policy's); on
+    # held-out decisions they keep most of what the second round adds at about the cost of one round for every
+    # candidate (docs/notes/2026-12-02-screens.md)
+    screen_sets = ((TURN_FEATURES, 3), (FEATURES, 2))
 
     def __init__(
         self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,
@@ -150,6 +152,7 @@ class ExpertStrategy:
             raise ValueError(f"screen is one of {', '.join(SCREEN_CHOICES)} (the model file's screens, or none), "
                              f"not {screen!r}")  # fmt: skip
         self.screen = screen
+        self._screens: list[Screen] | None = None  # read with the policy, once
         self.model = model or str(MODEL)
         # read at the first decision (data generation needs none); a model named is read now: one of other features
         # is refused where the strategy is made, in one line
@@ -179,14 +182,14 @@ class ExpertStrategy:
     @property
     def screens(self) -> list[Screen]:
         """The cheaper policies that choose which candidates the policy reads (``screen=model``: the model file's)."""
-        if self.screen == "off":
-            return []
-        screens = load_screens(self.model, *FEATURE_SETS)
-        for screen, _ in screens:
-            if len(screen.features) not in ROUNDS:
-                raise ValueError(f"{self.model}: a screen on {len(screen.features)} features, which no round of "
-                                 "replies describes")  # fmt: skip
-        return screens
+        if self._screens is None:
+            screens = [] if self.screen == "off" else load_screens(self.model, *FEATURE_SETS)
+            for screen, _ in screens:
+                if len(screen.features) not in ROUNDS:
+                    raise ValueError(f"{self.model}: a screen on {len(screen.features)} features, which no round of "
+                                     "replies describes")  # fmt: skip
+            self._screens = screens
+        return self._screens
 
     @property
     def alone_counts(self) -> frozenset[int]:
@@ -248,7 +251,7 @@ class ExpertStrategy:
             if len(alive) <= keep:
                 continue
             rows.deepen([i for i in alive if rows.rounds(i) < ROUNDS[len(screen.features)]])
-            scores = screen.scores(kind, [rows.rows[i] for i in alive])
+            scores = screen.scores(kind, [rows.rows[i][: len(screen.features)] for i in alive])
             alive = [alive[j] for j in sorted(range(len(alive)), key=lambda j: (-scores[j], j))[:keep]]
         return alive
 
