@@ -487,3 +487,22 @@ def test_rounds_without_a_recruitment_are_counted_per_seat_and_start_again_in_a_
     for bad in ("never", "0", "-1"):
         with pytest.raises(StrategySpecError, match="no_pass_after"):
             load_strategy(f"expert:no_pass_after={bad}", get_game("palais-royal"))
+
+
+def test_the_next_candidate_model_reads_as_expert_reads_it_with_its_screens() -> None:
+    """The candidate kept for the next install (docs/notes/2026-12-02-screens.md): a network on two rounds of
+    replies with its value head and two screens below it (the turn's features keeping 3, one round of replies keeping
+    2), its provenance the `palais train` command that fits it and the gate that accepted it; it plays a game through
+    `expert:model=...`, the screens read."""
+    path = MODEL.parent / "candidates" / "expert-iteration-3.json"
+    policy = load_policy(path)
+    assert isinstance(policy, MlpPolicy) and policy.features == LONG_FEATURES and policy.meta["target"] == "value"
+    provenance = policy.meta["iteration"]
+    assert (
+        provenance["number"] == 3 and provenance["features"] == "all" and provenance["gate"]["decision"] == "accepted"
+    )
+    assert policy.meta["games"] == 2880 and "--features all" in policy.meta["command"]
+    strategy = ExpertStrategy(model=str(path))
+    assert [(screen.features, keep) for screen, keep in strategy.screens] == [(TURN_FEATURES, 3), (FEATURES, 2)]
+    assert strategy.alone_counts == {2} and strategy.no_pass_rounds == 2
+    assert play_game(COMPONENTS, RuleOptions(players=2), 7, [strategy, strategy]).finished
