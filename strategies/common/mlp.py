@@ -3,12 +3,16 @@ candidates, one network per decision kind.
 
 - :class:`MlpPolicy` is the fitted model, evaluated with numpy, a few array operations per decision (a forward pass
   in plain Python lists cost about 40 ms a game, half of what the policy alone costs). Its floats are the same on
-  every machine: only elementwise IEEE operations (each correctly rounded, one ufunc at a time, so none fuses into a
-  multiply-add) and numpy's own pairwise sums along a row, no BLAS (a matrix product's kernel is chosen by the CPU,
-  and its order of additions with it: with OpenBLAS' Prescott kernel instead of Haswell's, 2 of 600 games of an
-  `expert` arm went otherwise, and the standard reports' expert rows could not be replayed on a new machine) and no
-  numpy ``tanh`` or ``exp`` (their SIMD versions differ by CPU); ``tanh`` is built from those operations. The compiled
-  build compiles none of this module. It has
+  every machine. The hidden layer is one matrix product computed exactly: each feature is rounded to a multiple of
+  2**-20 and each weight to an integer multiple of its network's own power of two, small enough that every product
+  and every partial sum is an integer below 2**53, so a BLAS kernel's order of additions, or a fused multiply-add,
+  cannot change a bit (a row outside that range takes the same rounded values through numpy's elementwise products
+  and pairwise sums along a row). The rest is elementwise IEEE operations (each correctly rounded, one ufunc at a
+  time, so none fuses into a multiply-add) and pairwise sums, and no numpy ``tanh`` or ``exp`` (their SIMD versions
+  differ by CPU); ``tanh`` is built from those operations, and a unit's is read from a table of it, interpolated
+  linearly (within 1e-7). Before the rounding, a product's kernel decided its
+  bits: with OpenBLAS' Prescott kernel instead of Haswell's, 2 of 600 games of an `expert` arm went otherwise. The
+  compiled build compiles none of this module. It has
   :class:`~strategies.common.distill.LinearPolicy`'s interface (``features``, ``meta``, ``scores``, ``best``,
   ``to_json``), so a student plays either.
 - :func:`fit_mlp` fits one network to a decision kind's candidates (features standardised, the standardisation folded
@@ -16,7 +20,11 @@ candidates, one network per decision kind.
   an L2 penalty, by scipy's L-BFGS from a seeded random start, stopped early on a validation part of the training
   games (the iterate with the lowest validation loss is kept).
 
-A candidate's score is ``sum_j out[j] * tanh(bias[j] + sum_i hidden[j][i] * x[i])``.
+A candidate's score is ``sum_j out[j] * tanh(bias[j] + sum_i hidden[j][i] * x[i])``, with ``x`` and ``hidden``
+rounded as above and ``tanh`` interpolated: on today's models a score moves by 1e-4 at most (the weights of a
+feature of small range are large). In self-play the shipped model's candidates kept their order in every scoring
+(10,199 of them, 2 to 4 players), the iteration-3 candidate's changed twice in 29,546 and the best never
+(``benchmarks/scorer_rounding.py``, docs/notes/2026-12-02-exact-scorer.md).
 """
 
 from __future__ import annotations
@@ -48,8 +56,7 @@ class MlpPolicy:
             if any(len(row) != len(self.features) for row in hidden) or not len(hidden) == len(bias) == len(out):
                 raise ValueError(f"kind {kind!r}: the network's shapes do not fit {len(self.features)} features")
             self.nets[kind] = (hidden, bias, out)
-        # the hidden weights as stored, a row per unit: a candidate's products with a unit lie along the last axis
-        self._arrays = {kind: (np.array(h), np.array(b), np.array(o)) for kind, (h, b, o) in self.nets.items()}
+        self._arrays = {kind: ExactLayer(h, b, o) for kind, (h, b, o) in self.nets.items()}
 
     @classmethod
     def from_json(cls, data: dict) -> MlpPolicy:
@@ -67,11 +74,8 @@ class MlpPolicy:
     def scores(self, kind: str, rows: list[list[float]]) -> list[float]:
         if not rows:
             return []
-        hidden, bias, out = self._arrays.get(kind) or self._arrays[""]
-        x = np.array(rows, dtype=float)
-        units = (x[:, None, :] * hidden[None, :, :]).sum(axis=2) + bias  # candidates x units, no BLAS
-        scores: list[float] = (tanh(units) * out).sum(axis=1).tolist()
-        return scores
+        layer = self._arrays.get(kind) or self._arrays[""]
+        return layer.scores(np.array(rows, dtype=float))
 
     def best(self, kind: str, rows: list[list[float]]) -> int:
         """The index of the best-scored row (the first of equals)."""
@@ -81,6 +85,47 @@ class MlpPolicy:
             if scores[i] > scores[best]:
                 best = i
         return best
+
+
+# ------------------------------------------------------------------------ the hidden layer's exact product
+
+FEATURE_BITS = 20  # a feature's resolution, 2**-20 (a millionth): the features are counts and a few ratios
+PRODUCT_BITS = 53  # a double holds every integer below 2**53 exactly
+WEIGHT_BITS = 26  # the largest sum of a unit's |weights| is rounded to about 2**26 units of its resolution
+
+
+class ExactLayer:
+    """One network's arrays for scoring: the hidden weights rounded to integer multiples of ``2**-shift`` (``shift``
+    such that a unit's sum of |weights| is at most about ``2**WEIGHT_BITS`` of them), so that the product with
+    features rounded to multiples of ``2**-FEATURE_BITS`` is a sum of integers, exact below ``2**PRODUCT_BITS``."""
+
+    def __init__(self, hidden: list[list[float]], bias: list[float], out: list[float]) -> None:
+        weights = np.array(hidden, dtype=float)
+        largest = float(np.abs(weights).sum(axis=1).max()) if weights.size else 0.0
+        self.shift = WEIGHT_BITS - math.frexp(largest)[1] if largest > 0.0 else 0
+        self.units = np.rint(np.ldexp(weights, self.shift))  # integers, a row per unit
+        self.columns = np.ascontiguousarray(self.units.T)  # features x units, for the product
+        self.unit_sum = float(np.abs(self.units).sum(axis=1).max()) if weights.size else 0.0
+        self.bias = np.array(bias, dtype=float)
+        self.out = np.array(out, dtype=float)
+        # a row of features whose largest |rounded value| stays below this keeps every partial sum below 2**53
+        self.exact_below = math.ldexp(1.0, PRODUCT_BITS) / max(self.unit_sum, 1.0)
+
+    def hidden_sums(self, x: np.ndarray) -> np.ndarray:
+        """``sum_i hidden[j][i] * x[i]`` for each row of ``x`` and unit ``j``, the same bits on every machine."""
+        rounded = np.rint(x * float(1 << FEATURE_BITS))
+        if rounded.size and float(np.abs(rounded).max()) >= self.exact_below:
+            # beyond the exact range (no feature of today's models comes near): numpy's own sums along a row
+            products = (rounded[:, None, :] * self.units[None, :, :]).sum(axis=2)
+        else:
+            products = rounded @ self.columns  # integers below 2**53: any kernel's order of additions is exact
+        return np.ldexp(products, -(self.shift + FEATURE_BITS))
+
+    def scores(self, x: np.ndarray) -> list[float]:
+        units = self.hidden_sums(x)
+        units += self.bias
+        scores: list[float] = (interpolated_tanh(units) * self.out).sum(axis=1).tolist()
+        return scores
 
 
 # ------------------------------------------------------------------------ tanh from IEEE operations alone
@@ -103,6 +148,26 @@ def tanh(z: np.ndarray) -> np.ndarray:
     scaled = np.ldexp(even - odd, k.astype(np.int64))  # 2**k N(-r)
     plus = even + odd  # N(r)
     return np.copysign((scaled - plus) / (scaled + plus), z)
+
+
+TANH_STEPS = 1024  # table points per unit of |z|: linear interpolation between them is within 1e-7 of tanh
+TANH_END = 16.0  # tanh(16) = 1 - 2.5e-14: the table's last point, and the value of every |z| beyond it
+_TANH_TABLE = tanh(np.arange(int(TANH_END * TANH_STEPS) + 2) / TANH_STEPS)
+_TANH_SLOPES = np.append(np.diff(_TANH_TABLE), 0.0)
+
+
+def interpolated_tanh(z: np.ndarray) -> np.ndarray:
+    """tanh within 1e-7 (a step of 2**-10 between table points: h**2 / 8 * max|tanh''| = 9.2e-8), in 10 array
+    operations instead of ``tanh``'s 25 (a network's scores are a few dozen microseconds of array operations, each
+    with its fixed cost); the same bits on every machine, from the table of ``tanh`` and elementwise operations."""
+    t = np.abs(z)
+    t *= float(TANH_STEPS)
+    np.minimum(t, TANH_END * TANH_STEPS, out=t)
+    index = t.astype(np.intp)  # the point below (t >= 0: truncation is the floor)
+    t -= index  # the fraction of the step past it, exact
+    t *= _TANH_SLOPES.take(index)
+    t += _TANH_TABLE.take(index)
+    return np.copysign(t, z, out=t)
 
 
 # ---------------------------------------------------------------------------------------------- the fit

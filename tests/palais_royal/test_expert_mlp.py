@@ -20,9 +20,9 @@ from palais_sim.games.palais_royal.play import play_game
 from palais_sim.games.palais_royal.state import RuleOptions
 from palais_sim.registry import load_strategy
 from strategies.common.distill import fit, generate, write_table
-from strategies.common.mlp import MlpPolicy, fit_mlp, tanh
+from strategies.common.mlp import FEATURE_BITS, ExactLayer, MlpPolicy, fit_mlp, interpolated_tanh, tanh
 from strategies.palais_royal import expert_train
-from strategies.palais_royal.expert import ExpertStrategy, load_policy
+from strategies.palais_royal.expert import MODEL, ExpertStrategy, load_policy
 from strategies.palais_royal.expert_features import LONG_FEATURES
 from strategies.palais_royal.ismcts import IsmctsStrategy
 
@@ -35,12 +35,45 @@ def test_a_network_scores_each_candidate_through_its_tanh_units() -> None:
     policy = MlpPolicy(("a", "b"), {"": net, "move": {"hidden": [[1.0, 1.0]], "bias": [0.0], "out": [1.0]}})
     row = [0.3, 0.8]
     expected = 2.0 * math.tanh(0.3) - 1.0 * math.tanh(0.25 + 0.15 - 0.8)
-    assert policy.scores("recruit", [row]) == pytest.approx([expected], rel=1e-12)
+    # features rounded to multiples of 2**-20 before the product: a millionth of a score at most
+    assert policy.scores("recruit", [row]) == pytest.approx([expected], abs=1e-6)
     assert policy.best("recruit", [[0.0, 0.0], row]) == 1
-    assert policy.scores("move", [row]) == pytest.approx([math.tanh(1.1)], rel=1e-12)
+    assert policy.scores("move", [row]) == pytest.approx([math.tanh(1.1)], abs=1e-6)
+    exact = [0.25, 0.75]  # multiples of 2**-20, weights of the network's resolution: no rounding at all
+    assert policy.scores("move", [exact]) == pytest.approx([math.tanh(1.0)], abs=1e-15)
     assert MlpPolicy.from_json(json.loads(json.dumps(policy.to_json()))).nets == policy.nets
     with pytest.raises(ValueError, match="shapes"):
         MlpPolicy(("a",), {"": net})
+
+
+@pytest.mark.parametrize("scale", [1.0, 50.0, 1e4])
+def test_the_hidden_layers_product_is_the_exact_sum_of_its_rounded_terms(scale: float) -> None:
+    """Each hidden unit's sum is the exact sum of the rounded features times the rounded weights (Python's integers
+    as the reference), scaled by a power of two: no order of additions could change it. Rows beyond the exact range
+    (``1e4``) take numpy's sums along a row instead, within a rounding of the exact value."""
+    rng = np.random.default_rng(int(scale))
+    weights = (rng.normal(size=(32, 75)) * rng.choice([0.01, 1.0, 30.0], size=75)).tolist()
+    layer = ExactLayer(weights, [0.0] * 32, [1.0] * 32)
+    x = np.clip(rng.normal(size=(9, 75)) * scale * rng.choice([0.1, 1.0, 2.0], size=75), -127.0, 127.0)
+    if scale > 100:
+        x[4, 7] = 1e4  # one feature far beyond any of today's
+    got = layer.hidden_sums(x)
+    rounded = [[int(v) for v in np.rint(x[i] * 2.0**FEATURE_BITS)] for i in range(len(x))]
+    units = [[int(w) for w in row] for row in layer.units]
+    exact = np.array([[math.ldexp(sum(a * b for a, b in zip(row, unit, strict=True)), -(layer.shift + FEATURE_BITS))
+                       for unit in units] for row in rounded])  # fmt: skip
+    beyond = float(np.abs(np.rint(x * 2.0**FEATURE_BITS)).max()) >= layer.exact_below
+    assert beyond == (scale > 100)
+    if beyond:
+        assert np.allclose(got, exact, rtol=1e-12, atol=1e-9)
+    else:
+        assert np.array_equal(got, exact)
+    # and the rounding is what it says: half a feature's step times the weights, half a weight's step times the
+    # features (a few millionths of a score on today's features)
+    w = np.array(weights)
+    bound = 2.0 ** -(FEATURE_BITS + 1) * np.abs(w).sum(axis=1) + 2.0 ** -(layer.shift + 1) * np.abs(x).sum(axis=1)[
+        :, None] * (1 + 2.0 ** -(FEATURE_BITS + 1))  # fmt: skip
+    assert np.all(np.abs(got - x @ w.T) <= bound + 1e-9 * np.abs(x @ w.T))
 
 
 def test_tanh_from_ieee_operations_is_tanh() -> None:
@@ -49,6 +82,17 @@ def test_tanh_from_ieee_operations_is_tanh() -> None:
     assert np.max(np.abs(got - np.array([math.tanh(v) for v in z]))) <= 4e-16
     assert np.array_equal(tanh(-z), -got)  # odd, bit for bit
     assert got[-1] == 1.0 and got[-2] == 1.0 and np.signbit(tanh(np.array([-0.0])))[0]
+
+
+def test_the_interpolated_tanh_a_network_scores_with_is_within_a_ten_millionth_of_tanh() -> None:
+    z = np.concatenate([np.linspace(-25.0, 25.0, 200_001), [0.0, 1e-300, 15.9999, 16.0, 16.001, 1e6, np.inf]])
+    got = interpolated_tanh(z)
+    assert np.max(np.abs(got - np.array([math.tanh(v) for v in z]))) <= 1e-7
+    assert np.array_equal(interpolated_tanh(-z), -got)  # odd, bit for bit
+    assert np.all(
+        np.diff(interpolated_tanh(np.sort(z))) >= 0
+    )  # never turns back, so no unit's order of two inputs reverses
+    assert np.signbit(interpolated_tanh(np.array([-0.0])))[0] and got[-1] == got[-2] == got[-4]
 
 
 # The shipped model's scores on rows at the features' scales, hashed bit for bit, in a fresh interpreter.
@@ -168,3 +212,27 @@ def test_ismcts_with_a_prior_plays_and_without_one_is_unchanged() -> None:
     assert games[0] == games[1]
     with pytest.raises(ValueError, match="cpuct"):
         IsmctsStrategy(cpuct=-1.0)
+
+
+def test_the_rounding_study_compares_every_scoring_of_a_game_with_the_unrounded_network() -> None:
+    """``benchmarks/scorer_rounding.py`` on one game of the shipped expert: every scoring is compared, the unrounded
+    scores lie within a ten-thousandth of the played ones, and the scorer is restored afterwards."""
+    from benchmarks.scorer_rounding import study, unrounded_scores
+
+    played = MlpPolicy.scores
+    tally = study("", players=2, games=1, seed=3)
+    assert MlpPolicy.scores is played
+    assert tally["scorings"] > 20 and tally["first_differs"] <= tally["order_differs"] <= tally["scorings"]
+    assert 0.0 < tally["largest_change"] < 1e-3
+    policy = load_policy()
+    rows = (np.random.default_rng(2).normal(size=(5, len(policy.features))) * 3).tolist()
+    assert np.allclose(unrounded_scores(policy, "move", rows), policy.scores("move", rows), rtol=0, atol=1e-3)
+
+
+def test_the_speed_benchmark_times_every_arm_on_the_same_setups_and_restores_the_scorer() -> None:
+    from benchmarks.scorer_speed import measure
+
+    played = MlpPolicy.scores
+    spent = measure({"a": str(MODEL), "b": str(MODEL)}, unrounded=True, players=2, games=2, seed=1)
+    assert MlpPolicy.scores is played
+    assert list(spent) == ["a exact", "a unrounded", "b exact", "b unrounded"] and all(t > 0 for t in spent.values())
