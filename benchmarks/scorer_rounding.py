@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import weakref
 
 import numpy as np
 
@@ -24,7 +25,9 @@ from palais_sim.core.games import get_game
 from palais_sim.registry import resolve
 from strategies.common import mlp
 
-_ARRAYS: dict[int, dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+# per network, made once as the old scorer made them; weak keys, so that a policy freed and another made at its
+# address never reads the first one's arrays
+_ARRAYS: weakref.WeakKeyDictionary[mlp.MlpPolicy, dict[str, tuple[np.ndarray, ...]]] = weakref.WeakKeyDictionary()
 
 
 def unrounded_scores(policy: mlp.MlpPolicy, kind: str, rows: list[list[float]]) -> list[float]:
@@ -32,9 +35,9 @@ def unrounded_scores(policy: mlp.MlpPolicy, kind: str, rows: list[list[float]]) 
     per network as there."""
     if not rows:
         return []
-    arrays = _ARRAYS.get(id(policy))
+    arrays = _ARRAYS.get(policy)
     if arrays is None:
-        arrays = _ARRAYS[id(policy)] = {k: tuple(np.array(part) for part in net) for k, net in policy.nets.items()}
+        arrays = _ARRAYS[policy] = {k: tuple(np.array(part) for part in net) for k, net in policy.nets.items()}
     hidden, bias, out = arrays.get(kind) or arrays[""]
     x = np.array(rows, dtype=float)
     units = (x[:, None, :] * hidden[None, :, :]).sum(axis=2) + bias
