@@ -489,19 +489,30 @@ def test_rounds_without_a_recruitment_are_counted_per_seat_and_start_again_in_a_
             load_strategy(f"expert:no_pass_after={bad}", get_game("palais-royal"))
 
 
-def test_the_next_candidate_model_reads_as_expert_reads_it_with_its_screens() -> None:
-    """The candidate kept for the next install (docs/notes/2026-12-02-screens.md): a network on two rounds of
-    replies with its value head and two screens below it (the turn's features keeping 3, one round of replies keeping
-    2), its provenance the `palais train` command that fits it and the gate that accepted it; it plays a game through
-    `expert:model=...`, the screens read."""
-    path = MODEL.parent / "candidates" / "expert-iteration-3.json"
+# the candidates kept for the next install: iteration 3 (docs/notes/2026-12-02-screens.md), fitted with
+# --features all on the installed model's play, accepted head to head against it; iteration 4
+# (docs/notes/2026-12-07-iteration-4.md), fitted on iteration 3's own play, its anchored gate's interval reaching 0
+CANDIDATES = {3: ("--features all", "accepted"), 4: ("candidates/expert-iteration-3.json", "rejected")}
+
+
+@pytest.mark.parametrize("number", sorted(CANDIDATES))
+def test_a_candidate_model_reads_as_expert_reads_it_with_its_screens(number: int) -> None:
+    """A candidate kept for the next install: a network on two rounds of replies with its value head and two screens
+    below it (the turn's features keeping 3, one round of replies keeping 2), its provenance the `palais train`
+    command that fits it from the iteration before and its gate's decision (anchored: the decision its paired
+    interval gives); it plays a game through `expert:model=...`, the screens read."""
+    path = MODEL.parent / "candidates" / f"expert-iteration-{number}.json"
     policy = load_policy(path)
     assert isinstance(policy, MlpPolicy) and policy.features == LONG_FEATURES and policy.meta["target"] == "value"
     provenance = policy.meta["iteration"]
-    assert (
-        provenance["number"] == 3 and provenance["features"] == "all" and provenance["gate"]["decision"] == "accepted"
-    )
-    assert policy.meta["games"] == 2880 and "--features all" in policy.meta["command"]
+    option, decision = CANDIDATES[number]
+    assert provenance["number"] == number and provenance["from_iteration"] == number - 1
+    assert policy.meta["games"] == 2880 and option in policy.meta["command"]
+    gate = provenance["gate"]
+    assert gate["decision"] == decision and gate["self_play"]["decision"] == "passed"
+    if "anchor" in gate:  # both models against the anchor on the same seeds, decided by the paired interval
+        assert gate["candidate"]["seed"] == gate["current"]["seed"] and gate["difference"]["groups"] == 200
+        assert (gate["difference"]["ci"][0] > 0) == (decision == "accepted")
     strategy = ExpertStrategy(model=str(path))
     assert [(screen.features, keep) for screen, keep in strategy.screens] == [(TURN_FEATURES, 3), (FEATURES, 2)]
     assert strategy.alone_counts == {2} and strategy.no_pass_rounds == 2
