@@ -492,7 +492,10 @@ def test_rounds_without_a_recruitment_are_counted_per_seat_and_start_again_in_a_
 # the candidates kept for the next install: iteration 3 (docs/notes/2026-12-02-screens.md), fitted with
 # --features all on the installed model's play, accepted head to head against it; iteration 4
 # (docs/notes/2026-12-07-iteration-4.md), fitted on iteration 3's own play, its anchored gate's interval reaching 0
-CANDIDATES = {3: ("--features all", "accepted"), 4: ("candidates/expert-iteration-3.json", "rejected")}
+CANDIDATES = {
+    3: ("all", "--features all", "accepted"),
+    4: ("model", "candidates/expert-iteration-3.json", "rejected"),
+}
 
 
 @pytest.mark.parametrize("number", sorted(CANDIDATES))
@@ -505,8 +508,9 @@ def test_a_candidate_model_reads_as_expert_reads_it_with_its_screens(number: int
     policy = load_policy(path)
     assert isinstance(policy, MlpPolicy) and policy.features == LONG_FEATURES and policy.meta["target"] == "value"
     provenance = policy.meta["iteration"]
-    option, decision = CANDIDATES[number]
+    features, option, decision = CANDIDATES[number]
     assert provenance["number"] == number and provenance["from_iteration"] == number - 1
+    assert provenance["features"] == features
     assert policy.meta["games"] == 2880 and option in policy.meta["command"]
     gate = provenance["gate"]
     assert gate["decision"] == decision and gate["self_play"]["decision"] == "passed"
