@@ -59,3 +59,17 @@ def test_a_models_screens_are_read_with_it_and_checked_against_its_features(tmp_
     with pytest.raises(ValueError, match="first features") as caught:
         load_screens(path, FEATURES)
     assert "\n" not in str(caught.value)
+
+
+def test_a_sure_screen_chooses_its_best_where_it_leads_by_the_gap(tmp_path: Path) -> None:
+    """The screen leads its second by 1.0 (``cheap`` 3 against 2) at every planted decision: a gap of 1.0 or less
+    makes it choose its best at once (the teacher's worst, the model's last), a larger gap leaves the choice to the
+    model among the candidates the screen keeps."""
+    out = study(_model(tmp_path, 2), [_chunk(tmp_path)], [[2]], (0.5, 1.0, 1.5))
+    keeps = out[("move", "2")]
+    assert keeps["sure"] == 0 and keeps["as_screened"] == 4
+    for gap in ("0.5", "1"):
+        sure = out[("move", f"2 sure {gap}")]
+        assert sure["sure"] == 4 and sure["as_screened"] == 0 and sure["same"] == 0
+        assert sure["regret"] == pytest.approx(4 * 0.3) and sure["left"] == [4]
+    assert out[("move", "2 sure 1.5")] == keeps

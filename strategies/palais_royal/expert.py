@@ -10,7 +10,11 @@ records its commands, data size, seed and held-out figures). A model on longer f
 may hold ``screens``: cheaper policies on the first features of its own, each keeping the candidates it ranks best
 (every candidate is described after its turn, the best few after the replies, the best of those after the second
 round), so the longer rollouts are played for the few candidates that can be chosen; ``screen=off`` reads every
-candidate at the model's depth.
+candidate at the model's depth. Where a screen's best candidate leads its second by at least ``sure`` (a score gap:
+``model``, the default, reads the model file's ``play.sure``, none declared: off; ``off``; a gap for every kind, or
+gaps per decision kind, ``move:0.5/recruit:1.5``), that candidate is played without the longer rollouts, at the
+player counts where the policy plays alone (where the race follows, it decides between the best two: a sure screen
+there would skip it; docs/notes/2026-12-07-sure-screens.md).
 
 Where the policy's best score leads its second by less than ``margin`` (3.0; 0 searches every decision), the ``top``
 (2) candidates it scores best are searched by ``ismcts``' sequential-halving root with ``budget`` (2) rollouts of
@@ -100,6 +104,51 @@ def declared_no_pass_after(meta: dict[str, Any], path: str | Path) -> int:
     return declared
 
 
+def _gap(text: object, where: str) -> float:
+    """A score gap: a number above 0 and finite."""
+    try:
+        gap = float(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: a score gap is a number (e.g. 1.5), not {text!r}") from None
+    if isinstance(text, bool) or not 0.0 < gap < float("inf"):
+        raise ValueError(f"{where}: a score gap is a number above 0, not {text!r}")
+    return gap
+
+
+def _kind_gaps(items: dict[str, object], where: str) -> dict[str, float]:
+    """Gaps per decision kind (a kind not named: never sure)."""
+    unknown = sorted(set(items) - set(DECISION_KINDS))
+    if unknown:
+        raise ValueError(f"{where}: gaps are per decision kind ({', '.join(DECISION_KINDS)}), not {unknown[0]!r}")
+    return {kind: _gap(gap, where) for kind, gap in items.items()}
+
+
+def parse_sure(text: str) -> dict[str, float]:
+    """``off`` (or nothing) as no gap (every screen keeps its few), a gap for every kind (``0.75``), or gaps per
+    decision kind (``move:0.5/recruit:1.5``)."""
+    if text.strip() in ("", "off"):
+        return {}
+    where = f"sure={text}"
+    if ":" not in text:
+        return dict.fromkeys(DECISION_KINDS, _gap(text, where))
+    pairs = [part.split(":", 1) for part in text.split("/") if part.strip()]
+    if any(len(pair) != 2 for pair in pairs):
+        raise ValueError(f"{where}: gaps per kind are kind:gap separated by '/' (e.g. move:0.5/recruit:1.5)")
+    return _kind_gaps({kind.strip(): gap.strip() for kind, gap in pairs}, where)
+
+
+def declared_sure(meta: dict[str, Any], path: str | Path) -> dict[str, float]:
+    """The score gaps, per decision kind, at which a model file declares a screen's best candidate is played at once
+    (``play.sure``: a gap for every kind or ``{kind: gap}``; none, never, if absent)."""
+    declared = meta.get("play", {}).get("sure", {})
+    where = f"{path}: play.sure"
+    gaps = declared if isinstance(declared, dict) else dict.fromkeys(DECISION_KINDS, declared)
+    for gap in gaps.values():
+        if isinstance(gap, bool) or not isinstance(gap, int | float):
+            raise ValueError(f"{where}: a score gap is a number (e.g. 1.5), not {gap!r}")
+    return _kind_gaps(gaps, where)
+
+
 def load_policy(path: str | Path = MODEL) -> LinearPolicy | MlpPolicy:
     """The fitted policy at ``path`` (linear or a small network), read once per process."""
     return load_model(path, *FEATURE_SETS)
@@ -123,7 +172,7 @@ class ExpertStrategy:
     def __init__(
         self, budget: int = 2, top: int = 2, margin: float = 3.0, horizon: int = 2, base_after: int = 40,
         model: str = "", search: str = "move/recruit", alone: str = "model", no_pass_after: str = "model",
-        screen: str = "model",
+        screen: str = "model", sure: str = "model",
     ) -> None:  # fmt: skip
         check_prior_search(budget, top)
         if margin < 0:
@@ -152,6 +201,8 @@ class ExpertStrategy:
             raise ValueError(f"screen is one of {', '.join(SCREEN_CHOICES)} (the model file's screens, or none), "
                              f"not {screen!r}")  # fmt: skip
         self.screen = screen
+        self.sure = sure
+        self._sure: dict[str, float] | None = None if sure == "model" else parse_sure(sure)
         self._screens: list[Screen] | None = None  # read with the policy, once
         self.model = model or str(MODEL)
         # read at the first decision (data generation needs none); a model named is read now: one of other features
@@ -161,6 +212,8 @@ class ExpertStrategy:
             self._alone_counts = declared_alone_counts(self._policy.meta, model)
         if self._policy is not None and self._no_pass_after is None:
             self._no_pass_after = declared_no_pass_after(self._policy.meta, model)
+        if self._policy is not None and self._sure is None:
+            self._sure = declared_sure(self._policy.meta, model)
         if self._policy is not None:
             self.screens  # noqa: B018 - a screen on features no round of replies gives is refused now, in one line
 
@@ -171,6 +224,7 @@ class ExpertStrategy:
         return {
             "budget": 2, "top": 2, "margin": 3.0, "horizon": 2, "base_after": 40, "model": "",
             "search": "move/recruit", "alone": "model", "no_pass_after": "model", "screen": "model",
+            "sure": "model",
         }  # fmt: skip
 
     @property
@@ -205,6 +259,14 @@ class ExpertStrategy:
         if self._no_pass_after is None:
             self._no_pass_after = declared_no_pass_after(self.policy.meta, self.model)
         return self._no_pass_after
+
+    @property
+    def sure_gaps(self) -> dict[str, float]:
+        """Per decision kind, the score gap by which a screen's best candidate must lead its second to be played at
+        once (a kind not there: never)."""
+        if self._sure is None:
+            self._sure = declared_sure(self.policy.meta, self.model)
+        return self._sure
 
     def rounds_without_recruitment(self, view: PlayerView) -> int:
         """Rounds since the seat first saw the park's present number of nobles at one of its decisions (called at
@@ -244,15 +306,19 @@ class ExpertStrategy:
             rows.deepen(list(range(len(choices))))
         return choices, rows.rows
 
-    def _screened(self, kind: str, rows: CandidateRows, alive: list[int]) -> list[int]:
+    def _screened(self, kind: str, rows: CandidateRows, alive: list[int], sure: float) -> list[int]:
         """The candidates of ``alive`` the model's screens keep, cheapest screen first, each candidate described as
-        deep as the screen reads (``screen=off``: all of them)."""
+        deep as the screen reads (``screen=off``: all of them); a screen's best alone where it leads the second by
+        ``sure`` or more (0.0: never)."""
         for screen, keep in self.screens:
             if len(alive) <= keep:
                 continue
             rows.deepen([i for i in alive if rows.rounds(i) < ROUNDS[len(screen.features)]])
             scores = screen.scores(kind, [rows.rows[i][: len(screen.features)] for i in alive])
-            alive = [alive[j] for j in sorted(range(len(alive)), key=lambda j: (-scores[j], j))[:keep]]
+            order = sorted(range(len(alive)), key=lambda j: (-scores[j], j))
+            if sure > 0.0 and scores[order[0]] - scores[order[1]] >= sure:
+                return [alive[order[0]]]
+            alive = [alive[j] for j in order[:keep]]
         return alive
 
     def choose(self, view: PlayerView, decision: Decision) -> object:
@@ -270,12 +336,15 @@ class ExpertStrategy:
                 alive = moving
                 if len(alive) == 1:
                     return choices[alive[0]]
-        alive = self._screened(decision.kind, rows, alive)
+        alone = self.budget == 0 or view.n in self.alone_counts  # the policy's choice is played: no race follows
+        alive = self._screened(decision.kind, rows, alive, self.sure_gaps.get(decision.kind, 0.0) if alone else 0.0)
+        if len(alive) == 1:  # a screen is sure of it: no longer rollouts
+            return choices[alive[0]]
         depth = ROUNDS[len(policy.features)]
         while any(rows.rounds(i) < depth for i in alive):
             rows.deepen([i for i in alive if rows.rounds(i) < depth])
         scores = policy.scores(decision.kind, [rows.rows[i] for i in alive])
-        if self.budget == 0 or view.n in self.alone_counts or len(alive) == 1:
+        if alone:
             return choices[alive[best_index(scores)]]
         order = sorted(range(len(alive)), key=lambda j: (-scores[j], j))[: self.top]
         if self.margin > 0.0 and scores[order[0]] - scores[order[1]] >= self.margin:

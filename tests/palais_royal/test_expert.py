@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -24,7 +26,7 @@ from strategies.common.distill import LinearPolicy, ValueHead, fit, fit_value, g
 from strategies.common.mlp import MlpPolicy
 from strategies.palais_royal import expert_train
 from strategies.palais_royal.expert import MODEL, ExpertStrategy, load_policy
-from strategies.palais_royal.expert_features import FEATURES, LONG_FEATURES, TURN_FEATURES
+from strategies.palais_royal.expert_features import FEATURES, LONG_FEATURES, ROUNDS, TURN_FEATURES
 from strategies.palais_royal.ismcts import IsmctsStrategy
 
 COMPONENTS = standard_components()
@@ -242,6 +244,20 @@ def test_fewer_rounds_of_replies_describe_a_candidate_by_the_first_features_of_m
         partial.deepen([0])
 
 
+def _walk(first_seed: int, player: Any) -> Iterator[tuple[Any, Any, object]]:
+    """The first 60 decisions of three two-player games from a few turns in, each as ``player`` decides it (a fresh
+    view each: the same decision stream): the state, the decision and the choice, before the choice is played."""
+    for seed in range(3):
+        state = _state_at(first_seed + seed, 2 + seed)
+        for _ in range(60):
+            if state.over:
+                break
+            dec = rules.decision(state)
+            choice = player.choose(PlayerView(state, dec.seat), dec)
+            yield state, dec, choice
+            rules.apply(state, choice)
+
+
 def _screened_model(tmp_path: Path, name: str, screens: list[dict]) -> Path:
     """The shipped model with ``screens`` in place of its own."""
     path = tmp_path / f"{name}.json"
@@ -267,23 +283,73 @@ def test_a_screen_passes_only_its_best_few_on_to_the_policy(tmp_path: Path) -> N
         "everyone": load_strategy(f"expert:model={everyone}", game),
         "off": load_strategy(f"expert:screen=off,model={only_base}", game),
     }
-    shipped = load_strategy("expert", game)
     decided = differ = 0
-    for seed in range(3):
-        state = _state_at(300 + seed, 2 + seed)
-        for _ in range(60):
-            if state.over:
-                break
-            dec = rules.decision(state)
-            mine = shipped.choose(PlayerView(state, dec.seat), dec)  # a fresh view each: the same decision stream
-            base = greedy.choose(PlayerView(state, dec.seat), dec)
-            assert screened.choose(PlayerView(state, dec.seat), dec) == base
-            for player in players.values():
-                assert player.choose(PlayerView(state, dec.seat), dec) == mine
-            decided += dec.kind in ("move", "recruit")
-            differ += mine != base
-            rules.apply(state, mine)
+    for state, dec, mine in _walk(300, load_strategy("expert", game)):
+        base = greedy.choose(PlayerView(state, dec.seat), dec)
+        assert screened.choose(PlayerView(state, dec.seat), dec) == base
+        for player in players.values():
+            assert player.choose(PlayerView(state, dec.seat), dec) == mine
+        decided += dec.kind in ("move", "recruit")
+        differ += mine != base
     assert decided >= 20 and differ >= 1  # the model does choose otherwise than greedy: the screen decided
+
+
+def _screens_best(strategy: ExpertStrategy, state, dec) -> tuple[object, float]:
+    """What a screen sure of its best plays, and by how much it leads: the first screen that has more candidates than
+    it keeps, its best (the first of equals), each candidate described as deep as that screen reads, on the deal
+    ``choose`` samples."""
+    view = PlayerView(state, dec.seat)
+    described = strategy.describe(view, dec, random.Random(view.rng.getrandbits(64)))
+    assert described is not None
+    choices, rows = described
+    screen = next(screen for screen, keep in strategy.screens if len(choices) > keep)
+    for _ in range(ROUNDS[len(screen.features)]):
+        rows.deepen(list(range(len(choices))))
+    scores = screen.scores(dec.kind, [row[: len(screen.features)] for row in rows.rows])
+    order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
+    return choices[order[0]], scores[order[0]] - scores[order[1]]
+
+
+def test_a_screen_sure_of_its_best_plays_it_without_the_longer_rollouts(tmp_path: Path) -> None:
+    """``sure``: where a screen's best candidate leads its second by the gap or more, it is played at once. A gap no
+    score difference reaches changes no choice; one every difference reaches plays the first screen's best at every
+    decision it screens (the policy's own choice often differs), but not where the race follows (``alone=none``:
+    the race decides between the best two); the model file's ``play.sure`` is the default."""
+    game = get_game("palais-royal")
+    path = MODEL.parent / "candidates" / "expert-iteration-4.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    declaring = tmp_path / "declaring.json"
+    declaring.write_text(json.dumps({**data, "play": {**data["play"], "sure": {"move": 1e-9, "recruit": 1e-9}}}))
+    spec = "expert:no_pass_after=off,model="
+    off, never = (load_strategy(f"{spec}{path},sure={gap}", game) for gap in ("off", "1e9"))
+    always = [load_strategy(f"{spec}{path},sure={gap}", game) for gap in ("1e-9", "move:1e-9/recruit:1e-9")]
+    always.append(load_strategy(f"{spec}{declaring}", game))
+    assert off.sure_gaps == {} and never.sure_gaps["move"] == never.sure_gaps["recruit"] == 1e9
+    assert all(player.sure_gaps["move"] == player.sure_gaps["recruit"] == 1e-9 for player in always)
+    moves_only = load_strategy(f"{spec}{path},sure=move:1e-9", game)
+    racing, racing_sure = (load_strategy(f"{spec}{path},alone=none,sure={gap}", game) for gap in ("off", "1e-9"))
+    decided = differ = 0
+    for state, dec, mine in _walk(400, off):
+        assert never.choose(PlayerView(state, dec.seat), dec) == mine
+        if off.describe(PlayerView(state, dec.seat), dec, random.Random(0)) is None:
+            continue
+        best, lead = _screens_best(off, state, dec)
+        if lead > 0.0:  # equals at the top: no screen is sure of one (the same deal can give two equal rows)
+            assert all(player.choose(PlayerView(state, dec.seat), dec) == best for player in always)
+            decided += 1
+            differ += best != mine
+        only = moves_only.choose(PlayerView(state, dec.seat), dec)
+        assert only == (best if dec.kind == "move" and lead > 0.0 else mine)
+        raced = racing.choose(PlayerView(state, dec.seat), dec)
+        assert racing_sure.choose(PlayerView(state, dec.seat), dec) == raced
+    assert decided >= 20 and differ >= 1
+    for bad in ("never", "0", "-1", "inf", "move:0", "move=1", "card:1", "move:1/recruit"):
+        with pytest.raises(StrategySpecError, match="sure"):
+            load_strategy(f"expert:sure={bad}", game)
+    for bad_value in (-1.0, "1", True, {"move": 0}, {"deal": 1.0}):
+        declaring.write_text(json.dumps({**data, "play": {**data["play"], "sure": bad_value}}), "utf-8")
+        with pytest.raises(ValueError, match="play.sure"):
+            ExpertStrategy(model=str(declaring))
 
 
 def test_a_model_whose_screens_do_not_lead_up_to_it_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -491,10 +557,11 @@ def test_rounds_without_a_recruitment_are_counted_per_seat_and_start_again_in_a_
 
 # the candidates kept for the next install: iteration 3 (docs/notes/2026-12-02-screens.md), fitted with
 # --features all on the installed model's play, accepted head to head against it; iteration 4
-# (docs/notes/2026-12-07-iteration-4.md), fitted on iteration 3's own play, its anchored gate's interval reaching 0
+# (docs/notes/2026-12-07-iteration-4.md), fitted on iteration 3's own play, its anchored gate's interval reaching 0,
+# with the sure screens' gaps (docs/notes/2026-12-07-sure-screens.md)
 CANDIDATES = {
-    3: ("all", "--features all", "accepted"),
-    4: ("model", "candidates/expert-iteration-3.json", "rejected"),
+    3: ("all", "--features all", "accepted", {}),
+    4: ("model", "candidates/expert-iteration-3.json", "rejected", {"move": 0.5, "recruit": 1.25}),
 }
 
 
@@ -503,12 +570,13 @@ def test_a_candidate_model_reads_as_expert_reads_it_with_its_screens(number: int
     """A candidate kept for the next install: a network on two rounds of replies with its value head and two screens
     below it (the turn's features keeping 3, one round of replies keeping 2), its provenance the `palais train`
     command that fits it from the iteration before and its gate's decision (anchored: the decision its paired
-    interval gives); it plays a game through `expert:model=...`, the screens read."""
+    interval gives), and the gaps at which its screens are sure; it plays a game through `expert:model=...`, the
+    screens read."""
     path = MODEL.parent / "candidates" / f"expert-iteration-{number}.json"
     policy = load_policy(path)
     assert isinstance(policy, MlpPolicy) and policy.features == LONG_FEATURES and policy.meta["target"] == "value"
     provenance = policy.meta["iteration"]
-    features, option, decision = CANDIDATES[number]
+    features, option, decision, sure = CANDIDATES[number]
     assert provenance["number"] == number and provenance["from_iteration"] == number - 1
     assert provenance["features"] == features
     assert policy.meta["games"] == 2880 and option in policy.meta["command"]
@@ -519,5 +587,5 @@ def test_a_candidate_model_reads_as_expert_reads_it_with_its_screens(number: int
         assert (gate["difference"]["ci"][0] > 0) == (decision == "accepted")
     strategy = ExpertStrategy(model=str(path))
     assert [(screen.features, keep) for screen, keep in strategy.screens] == [(TURN_FEATURES, 3), (FEATURES, 2)]
-    assert strategy.alone_counts == {2} and strategy.no_pass_rounds == 2
+    assert strategy.alone_counts == {2} and strategy.no_pass_rounds == 2 and strategy.sure_gaps == sure
     assert play_game(COMPONENTS, RuleOptions(players=2), 7, [strategy, strategy]).finished
