@@ -37,10 +37,10 @@ def _ranked(scores: np.ndarray, alive: list[int]) -> list[int]:
 
 
 def _screened(
-    scores: list[np.ndarray], final: np.ndarray, keeps: list[int], sure: float, n: int
+    scores: list[np.ndarray], final: np.ndarray, keeps: list[int], sure: float
 ) -> tuple[int, list[int], bool]:
     """The candidate chosen, the candidates each screen leaves and whether a screen was sure (``sure`` 0: never)."""
-    alive = list(range(n))
+    alive = list(range(len(final)))
     left = []
     for screen_scores, keep in zip(scores, keeps, strict=True):
         if len(alive) > keep:
@@ -79,10 +79,10 @@ def study(
         final = np.array(policy.scores(kind, [r[: len(features)] for r in rows]))
         unscreened = _ranked(final, list(range(n)))[0]
         for name, keeps in [("unscreened", [n] * len(screens)), *(("/".join(map(str, k)), k) for k in grids)]:
-            screened, left, _ = _screened(scores, final, keeps, 0.0, n)
+            screened, left, _ = _screened(scores, final, keeps, 0.0)
             arms = [(name, screened, left, False)]
             for gap in gaps if name != "unscreened" else ():
-                chosen, sure_left, sure = _screened(scores, final, keeps, gap, n)
+                chosen, sure_left, sure = _screened(scores, final, keeps, gap)
                 arms.append((f"{name} sure {gap:g}", chosen, sure_left, sure))
             for arm, chosen, left, sure in arms:
                 counts = {"decisions": 0, "same": 0, "sure": 0, "as_screened": 0}
