@@ -562,6 +562,7 @@ def test_rounds_without_a_recruitment_are_counted_per_seat_and_start_again_in_a_
 CANDIDATES = {
     3: ("all", "--features all", "accepted", {}),
     4: ("model", "candidates/expert-iteration-3.json", "rejected", {"move": 0.5, "recruit": 1.25}),
+    5: ("model", "candidates/expert-iteration-4.json", "rejected", {"move": 0.5, "recruit": 1.25}),
 }
 
 
